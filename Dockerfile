@@ -1,0 +1,27 @@
+# syntax=docker/dockerfile:1
+# Build stage: full dependencies, compile TypeScript.
+FROM node:22-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci
+COPY tsconfig.json tsconfig.build.json nest-cli.json ./
+COPY src ./src
+RUN npm run build
+
+# Production dependencies only.
+FROM node:22-bookworm-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev && npm cache clean --force
+
+# Runtime: compiled code + production dependencies, as the unprivileged `node` user.
+FROM node:22-bookworm-slim
+ENV NODE_ENV=production PORT=3000 STORAGE_DIR=/data/storage
+WORKDIR /app
+COPY --from=deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+RUN mkdir -p /data/storage && chown -R node:node /data
+USER node
+EXPOSE 3000
+CMD ["node", "dist/main.js"]

@@ -1,0 +1,35 @@
+/**
+ * NestJS 12 and a few of its dependencies ship as ES modules only. The app runs them through
+ * Node's require(esm); Jest's CommonJS runtime cannot, so those packages are transpiled to
+ * CommonJS here (cached after the first run) instead of switching Jest to its experimental ESM mode.
+ */
+const ESM_ONLY = [
+  '@nestjs',
+  'file-type',
+  'strtok3',
+  'token-types',
+  '@tokenizer',
+  'uint8array-extras',
+  '@borewit',
+  'request-filtering-agent',
+];
+
+const base = {
+  rootDir: __dirname,
+  testEnvironment: 'node',
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  transform: {
+    '^.+\\.(ts|js)$': ['<rootDir>/test/support/esm-interop.transformer.js', { tsconfig: '<rootDir>/tsconfig.jest.json' }],
+  },
+  transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
+};
+
+module.exports = {
+  testTimeout: 60_000,
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  projects: [
+    { ...base, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
+    { ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'] },
+  ],
+};

@@ -1,0 +1,19 @@
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  PrimaryGeneratedColumn,
+  UpdateDateColumn,
+} from 'typeorm';
+
+export const ACCOUNT_STATUSES = ['PENDING', 'APPROVED', 'SUSPENDED'] as const;
+export type AccountStatus = (typeof ACCOUNT_STATUSES)[number];
+
+@Entity({ name: 'accounts' })
+export class Account {
+  @PrimaryGeneratedColumn('uuid') id: string;
+  @Column({ type: 'text' }) name: string;
+  @Column({ type: 'text' }) status: AccountStatus;
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' }) updatedAt: Date;
+}

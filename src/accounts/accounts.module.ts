@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { Account } from './account.entity';
+import { AccountsService } from './accounts.service';
+import { ApiKey } from './api-key.entity';
+import { ApiKeysService } from './api-keys.service';
+import { MeController } from './me.controller';
+import { MeService } from './me.service';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([Account, ApiKey])],
+  controllers: [MeController],
+  providers: [AccountsService, ApiKeysService, MeService],
+  exports: [AccountsService, ApiKeysService],
+})
+export class AccountsModule {}

@@ -1,0 +1,39 @@
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  JoinColumn,
+  ManyToOne,
+  PrimaryGeneratedColumn,
+} from 'typeorm';
+import { Account } from './account.entity';
+
+export const API_KEY_KINDS = ['live', 'test'] as const;
+export type ApiKeyKind = (typeof API_KEY_KINDS)[number];
+
+export const SCOPES = [
+  'listings:read',
+  'listings:write',
+  'webhooks:manage',
+  'account:read',
+] as const;
+export type Scope = (typeof SCOPES)[number];
+
+@Entity({ name: 'api_keys' })
+export class ApiKey {
+  @PrimaryGeneratedColumn('uuid') id: string;
+  @Column({ name: 'account_id', type: 'uuid' }) accountId: string;
+  @ManyToOne(() => Account, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'account_id' })
+  account?: Account;
+  @Column({ type: 'text' }) name: string;
+  @Column({ type: 'text' }) kind: ApiKeyKind;
+  /** first 12 characters, enough to recognise a key in a dashboard without revealing it */
+  @Column({ type: 'text' }) prefix: string;
+  /** hex SHA-256 of the whole key; the key itself is never stored */
+  @Column({ name: 'key_hash', type: 'char', length: 64 }) keyHash: string;
+  @Column({ type: 'text', array: true }) scopes: Scope[];
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
+  @Column({ name: 'last_used_at', type: 'timestamptz', nullable: true }) lastUsedAt: Date | null;
+  @Column({ name: 'revoked_at', type: 'timestamptz', nullable: true }) revokedAt: Date | null;
+}

@@ -1,0 +1,35 @@
+import type { AccountStatus } from '../account.entity';
+import type { ApiKeyKind, Scope } from '../api-key.entity';
+
+export class AccountSummary {
+  id: string;
+  name: string;
+  status: AccountStatus;
+  createdAt: string;
+}
+
+export class ApiKeySummary {
+  id: string;
+  name: string;
+  /** first 12 characters of the key; the key itself is never shown again */
+  prefix: string;
+  kind: ApiKeyKind;
+  scopes: Scope[];
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+
+export class RateLimits {
+  readPerMinute: number;
+  writePerMinute: number;
+  bulkItemsPerRequest: number;
+  imagesPerListing: number;
+  webhookEndpoints: number;
+  pageSizeMax: number;
+}
+
+export class MeResponse {
+  account: AccountSummary;
+  key: ApiKeySummary;
+  limits: RateLimits;
+}

@@ -1,0 +1,20 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { CurrentPrincipal, Scopes } from '../common/auth/auth.decorators';
+import type { Principal } from '../common/auth/principal';
+import { MeResponse } from './dto/me.response';
+import { MeService } from './me.service';
+
+@ApiTags('account')
+@ApiBearerAuth()
+@Controller('me')
+export class MeController {
+  constructor(private readonly me: MeService) {}
+
+  /** The account and the API key making this request. */
+  @Get()
+  @Scopes('account:read')
+  describe(@CurrentPrincipal() principal: Principal): Promise<MeResponse> {
+    return this.me.describe(principal);
+  }
+}

@@ -1,0 +1,37 @@
+import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { Principal } from '../common/auth/principal';
+import type { AllConfig } from '../config';
+import { toAccountSummary, toApiKeySummary } from './accounts.mapper';
+import { AccountsService } from './accounts.service';
+import { ApiKeysService } from './api-keys.service';
+import { MeResponse } from './dto/me.response';
+
+@Injectable()
+export class MeService {
+  constructor(
+    private readonly accounts: AccountsService,
+    private readonly apiKeys: ApiKeysService,
+    private readonly config: ConfigService<AllConfig, true>,
+  ) {}
+
+  async describe(principal: Principal): Promise<MeResponse> {
+    const [account, key] = await Promise.all([
+      this.accounts.get(principal.accountId),
+      this.apiKeys.get(principal.keyId),
+    ]);
+    const rateLimit = this.config.get('rateLimit', { infer: true });
+    return {
+      account: toAccountSummary(account),
+      key: toApiKeySummary(key),
+      limits: {
+        readPerMinute: rateLimit.readPerMin,
+        writePerMinute: rateLimit.writePerMin,
+        bulkItemsPerRequest: 50,
+        imagesPerListing: 30,
+        webhookEndpoints: 5,
+        pageSizeMax: 100,
+      },
+    };
+  }
+}

@@ -1,0 +1,57 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { ConfigModule } from '@nestjs/config';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { AccountsModule } from './accounts/accounts.module';
+import { AdminModule } from './admin/admin.module';
+import { ApiKeyGuard } from './common/auth/api-key.guard';
+import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
+import { EnvelopeInterceptor } from './common/http/envelope.interceptor';
+import { createValidationPipe } from './common/http/validation.pipe';
+import { CONFIG_LOADERS } from './config';
+import type { ProcessRole } from './config/app.config';
+import { DatabaseModule } from './database/database.module';
+import { HealthModule } from './health/health.module';
+import { LoggingModule } from './logging/logging.module';
+import { RedisModule } from './redis/redis.module';
+import { ReferenceModule } from './reference/reference.module';
+
+/** Everything an API replica or a worker needs: config, logs, database, Redis. */
+@Module({
+  imports: [
+    ConfigModule.forRoot({
+      isGlobal: true,
+      load: CONFIG_LOADERS,
+      ignoreEnvFile: true,
+      cache: true,
+    }),
+    LoggingModule,
+    DatabaseModule,
+    RedisModule,
+  ],
+})
+export class CoreModule {}
+
+@Module({})
+export class AppModule {
+  /** `api` serves HTTP, `worker` runs queues and schedules, `all` does both in one process. */
+  static forRole(role: ProcessRole): DynamicModule {
+    const http = role === 'api' || role === 'all';
+    return {
+      module: AppModule,
+      imports: [
+        CoreModule,
+        AccountsModule,
+        ReferenceModule,
+        ...(http ? [AdminModule, HealthModule] : []),
+      ],
+      providers: http
+        ? [
+            { provide: APP_GUARD, useClass: ApiKeyGuard },
+            { provide: APP_PIPE, useFactory: createValidationPipe },
+            { provide: APP_FILTER, useClass: AllExceptionsFilter },
+            { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
+          ]
+        : [],
+    };
+  }
+}

@@ -1,0 +1,105 @@
+import 'reflect-metadata';
+import { Module } from '@nestjs/common';
+import { ConfigModule } from '@nestjs/config';
+import { NestFactory } from '@nestjs/core';
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
+import { parseArgs } from 'node:util';
+import { AccountsModule } from './accounts/accounts.module';
+import { AccountsService } from './accounts/accounts.service';
+import { ApiKeysService } from './accounts/api-keys.service';
+import { CreateAccountDto } from './admin/dto/create-account.dto';
+import { CreateKeyDto } from './admin/dto/create-key.dto';
+import { flattenValidationErrors } from './common/http/validation.pipe';
+import { CONFIG_LOADERS } from './config';
+import { DatabaseModule } from './database/database.module';
+
+const USAGE = `Usage: npm run cli -- <command>
+  account:create --name "Bilhallen AB" [--approve]   prints the account id
+  account:approve <accountId>
+  account:suspend <accountId>
+  key:create <accountId> --kind live|test [--name N] [--scopes a,b]   prints the key (shown only once)
+  key:revoke <keyId>`;
+
+@Module({
+  imports: [
+    ConfigModule.forRoot({ isGlobal: true, load: CONFIG_LOADERS, ignoreEnvFile: true }),
+    DatabaseModule,
+    AccountsModule,
+  ],
+})
+class CliModule {}
+
+/** The same DTO rules as the admin HTTP API, so both front doors accept the same input. */
+function validated<T extends object>(dto: new () => T, plain: object): T {
+  const instance = plainToInstance(dto, plain);
+  const errors = flattenValidationErrors(
+    validateSync(instance, { whitelist: true, forbidNonWhitelisted: true }),
+  );
+  if (errors.length > 0) throw new Error(errors.map((e) => `${e.field}: ${e.message}`).join('\n'));
+  return instance;
+}
+
+async function run(argv: string[]): Promise<string> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      approve: { type: 'boolean' },
+      kind: { type: 'string' },
+      scopes: { type: 'string' },
+    },
+  });
+  const [command, id] = positionals;
+  if (!command || command === 'help') return USAGE;
+  const app = await NestFactory.createApplicationContext(CliModule, { logger: ['error'] });
+  try {
+    const accounts = app.get(AccountsService);
+    const apiKeys = app.get(ApiKeysService);
+    switch (command) {
+      case 'account:create': {
+        const dto = validated(CreateAccountDto, {
+          name: values.name,
+          approve: values.approve ?? false,
+        });
+        return (await accounts.create(dto.name, dto.approve)).id;
+      }
+      case 'account:approve':
+        return `${(await accounts.setStatus(requireId(id), 'APPROVED')).id} APPROVED`;
+      case 'account:suspend':
+        return `${(await accounts.setStatus(requireId(id), 'SUSPENDED')).id} SUSPENDED`;
+      case 'key:create': {
+        const dto = validated(CreateKeyDto, {
+          kind: values.kind,
+          name: values.name,
+          scopes: values.scopes?.split(',').map((s) => s.trim()),
+        });
+        const { record, key } = await apiKeys.create(requireId(id), dto);
+        console.error(
+          `key ${record.id} (${record.kind}, scopes ${record.scopes.join(',')}): store it now, it is not shown again`,
+        );
+        return key;
+      }
+      case 'key:revoke':
+        return `${(await apiKeys.revoke(requireId(id))).id} revoked`;
+      default:
+        throw new Error(`Unknown command ${command}\n${USAGE}`);
+    }
+  } finally {
+    await app.close();
+  }
+}
+
+function requireId(id: string | undefined): string {
+  if (!id || !/^[0-9a-f-]{36}$/i.test(id)) throw new Error('A UUID argument is required.');
+  return id;
+}
+
+run(process.argv.slice(2)).then(
+  (output) => console.log(output),
+  (error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  },
+);

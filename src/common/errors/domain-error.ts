@@ -1,0 +1,62 @@
+import { ErrorCode } from './error-code';
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** Services throw these; the exception filter alone turns them into HTTP answers. */
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: FieldError[],
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export class ValidationError extends DomainError {
+  constructor(details: FieldError[], message = 'The request is invalid.') {
+    super(ErrorCode.VALIDATION_ERROR, message, details);
+  }
+
+  static field(field: string, message: string): ValidationError {
+    return new ValidationError([{ field, message }], message);
+  }
+}
+
+export class NotFoundError extends DomainError {
+  constructor(what = 'Resource') {
+    super(ErrorCode.NOT_FOUND, `${what} not found.`);
+  }
+}
+
+export class UnauthorizedError extends DomainError {
+  constructor(message = 'A valid API key is required: Authorization: Bearer <key>.') {
+    super(ErrorCode.UNAUTHORIZED, message);
+  }
+}
+
+export class ForbiddenError extends DomainError {
+  constructor(message: string) {
+    super(ErrorCode.FORBIDDEN, message);
+  }
+}
+
+export class RateLimitedError extends DomainError {
+  constructor(readonly retryAfterSeconds: number) {
+    super(ErrorCode.RATE_LIMITED, `Rate limit exceeded. Retry after ${retryAfterSeconds} s.`);
+  }
+}
+
+/** A wrong-state action: the spec's codes have none of its own, so it is a validation error on `status`. */
+export class WrongStateError extends ValidationError {
+  constructor(currentStatus: string, action: string) {
+    super(
+      [{ field: 'status', message: `Cannot ${action} a listing in state ${currentStatus}.` }],
+      `Cannot ${action} a listing in state ${currentStatus}.`,
+    );
+  }
+}

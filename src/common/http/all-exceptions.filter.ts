@@ -1,0 +1,112 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { DomainError, FieldError, RateLimitedError } from '../errors/domain-error';
+import { ERROR_HTTP_STATUS, ErrorCode } from '../errors/error-code';
+import { errorEnvelope } from './envelope';
+import { requestIdOf } from './request-id';
+
+interface Mapped {
+  code: ErrorCode;
+  message: string;
+  details?: FieldError[];
+}
+
+/** body-parser raises these before any route runs; each is the client's fault. */
+const BODY_PARSER_ERRORS: Record<string, string> = {
+  'entity.parse.failed': 'The body is not valid JSON.',
+  'entity.too.large': 'The body is larger than this endpoint accepts.',
+  'entity.verify.failed': 'The body could not be verified.',
+  'encoding.unsupported': 'The body encoding is not supported.',
+  'charset.unsupported': 'The body charset is not supported; use UTF-8.',
+  'request.aborted': 'The request was aborted.',
+  'request.size.invalid': 'The body size does not match Content-Length.',
+};
+
+const MULTER_MESSAGES: Record<string, string> = {
+  LIMIT_FILE_SIZE: 'The file is larger than 10 MB.',
+  LIMIT_FILE_COUNT: 'Send one file per request.',
+  LIMIT_UNEXPECTED_FILE: 'The file must be sent in the field `file`.',
+  LIMIT_PART_COUNT: 'Too many parts in the multipart body.',
+  LIMIT_FIELD_COUNT: 'Too many fields in the multipart body.',
+  LIMIT_FIELD_VALUE: 'A multipart field is too long.',
+};
+
+function statusToCode(status: number): ErrorCode {
+  if (status === 401) return ErrorCode.UNAUTHORIZED;
+  if (status === 403) return ErrorCode.FORBIDDEN;
+  if (status === 404 || status === 405) return ErrorCode.NOT_FOUND;
+  if (status === 429) return ErrorCode.RATE_LIMITED;
+  if (status >= 400 && status < 500) return ErrorCode.VALIDATION_ERROR;
+  return ErrorCode.SERVER_ERROR;
+}
+
+/**
+ * The one place where anything thrown becomes an HTTP answer in the spec's envelope.
+ * Unknown errors are logged with the request id and answer 500 without internals.
+ */
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Exceptions');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const ctx = host.switchToHttp();
+    const req = ctx.getRequest<Request>();
+    const res = ctx.getResponse<Response>();
+    const mapped = this.map(exception, req);
+    if (exception instanceof RateLimitedError) {
+      res.setHeader('Retry-After', String(exception.retryAfterSeconds));
+    }
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    res
+      .status(ERROR_HTTP_STATUS[mapped.code])
+      .json(errorEnvelope(req, mapped.code, mapped.message, mapped.details));
+  }
+
+  private map(exception: unknown, req: Request): Mapped {
+    if (exception instanceof DomainError) {
+      return { code: exception.code, message: exception.message, details: exception.details };
+    }
+    // Express-level errors (body-parser, malformed URLs) arrive wrapped in an HttpException.
+    const cause = exception instanceof HttpException ? exception.cause : undefined;
+    const bodyError = this.mapBodyParserError(cause ?? exception);
+    if (bodyError) return bodyError;
+    const multerError = this.mapMulterError(exception);
+    if (multerError) return multerError;
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      const code = statusToCode(status);
+      if (code !== ErrorCode.SERVER_ERROR) {
+        return {
+          code,
+          message: code === ErrorCode.NOT_FOUND ? 'Resource not found.' : exception.message,
+        };
+      }
+    }
+    this.logger.error(
+      { err: exception, requestId: requestIdOf(req), method: req.method, path: req.path },
+      'Unhandled error',
+    );
+    return {
+      code: ErrorCode.SERVER_ERROR,
+      message: 'Internal error. Retry, or contact support with the requestId.',
+    };
+  }
+
+  private mapBodyParserError(exception: unknown): Mapped | undefined {
+    const type = (exception as { type?: unknown } | null)?.type;
+    if (typeof type !== 'string' || !(type in BODY_PARSER_ERRORS)) return undefined;
+    const message = BODY_PARSER_ERRORS[type];
+    return { code: ErrorCode.VALIDATION_ERROR, message, details: [{ field: 'body', message }] };
+  }
+
+  private mapMulterError(exception: unknown): Mapped | undefined {
+    const e = exception as { name?: unknown; code?: unknown; field?: unknown } | null;
+    if (e?.name !== 'MulterError' || typeof e.code !== 'string') return undefined;
+    const message = MULTER_MESSAGES[e.code] ?? 'The multipart body is invalid.';
+    const field = typeof e.field === 'string' ? e.field : 'file';
+    return { code: ErrorCode.VALIDATION_ERROR, message, details: [{ field, message }] };
+  }
+}

@@ -1,0 +1,47 @@
+import type { Request } from 'express';
+import { ErrorCode } from '../errors/error-code';
+import type { FieldError } from '../errors/domain-error';
+import { requestIdOf } from './request-id';
+
+export interface Meta {
+  requestId: string;
+  timestamp: string;
+}
+
+export interface PaginationMeta {
+  page: number;
+  limit: number;
+  total: number;
+  pages: number;
+  hasMore: boolean;
+}
+
+export interface SuccessEnvelope<T> {
+  success: true;
+  data: T;
+  pagination?: PaginationMeta;
+  meta: Meta;
+}
+
+export interface ErrorEnvelope {
+  success: false;
+  error: { code: ErrorCode; message: string; details?: FieldError[] };
+  meta: Meta;
+}
+
+export function metaFor(req: Request): Meta {
+  return { requestId: requestIdOf(req), timestamp: new Date().toISOString() };
+}
+
+export function errorEnvelope(
+  req: Request,
+  code: ErrorCode,
+  message: string,
+  details?: FieldError[],
+): ErrorEnvelope {
+  return {
+    success: false,
+    error: details && details.length > 0 ? { code, message, details } : { code, message },
+    meta: metaFor(req),
+  };
+}

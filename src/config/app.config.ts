@@ -1,0 +1,38 @@
+import { registerAs } from '@nestjs/config';
+import { IsIn, IsInt, IsOptional, IsString, IsUrl, Max, Min, MinLength } from 'class-validator';
+import { ToInt } from './config-transforms';
+import { validateConfig } from './validate-config';
+
+export const PROCESS_ROLES = ['api', 'worker', 'all'] as const;
+export type ProcessRole = (typeof PROCESS_ROLES)[number];
+
+class AppEnv {
+  @ToInt() @IsInt() @Min(0) @Max(65535) PORT: number = 3000;
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  PUBLIC_BASE_URL: string = 'http://localhost:3000';
+  @IsIn(PROCESS_ROLES) PROCESS_ROLE: ProcessRole = 'all';
+  @IsOptional()
+  @IsString()
+  @MinLength(16, { message: 'ADMIN_TOKEN must be at least 16 characters' })
+  ADMIN_TOKEN?: string;
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) LOG_LEVEL: string = 'info';
+}
+
+export interface AppConfig {
+  port: number;
+  publicBaseUrl: string;
+  processRole: ProcessRole;
+  adminToken: string | undefined;
+  logLevel: string;
+}
+
+export const appConfig = registerAs('app', (): AppConfig => {
+  const env = validateConfig(process.env, AppEnv);
+  return {
+    port: env.PORT,
+    publicBaseUrl: env.PUBLIC_BASE_URL.replace(/\/+$/, ''),
+    processRole: env.PROCESS_ROLE,
+    adminToken: env.ADMIN_TOKEN || undefined,
+    logLevel: env.LOG_LEVEL,
+  };
+});

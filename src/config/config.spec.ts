@@ -1,0 +1,64 @@
+import { appConfig } from './app.config';
+import { databaseConfig } from './database.config';
+import { listingsConfig } from './listings.config';
+import { webhooksConfig } from './webhooks.config';
+
+function withEnv<T>(env: Record<string, string>, fn: () => T): T {
+  const saved = { ...process.env };
+  Object.assign(process.env, env);
+  try {
+    return fn();
+  } finally {
+    process.env = saved;
+  }
+}
+
+describe('config validation', () => {
+  it('fills sensible defaults for local use', () => {
+    const saved = { ...process.env };
+    for (const k of ['PORT', 'PROCESS_ROLE', 'LISTING_VALIDITY', 'DATABASE_URL'])
+      delete process.env[k];
+    try {
+      expect(appConfig()).toMatchObject({
+        port: 3000,
+        processRole: 'all',
+        publicBaseUrl: 'http://localhost:3000',
+      });
+      expect(listingsConfig().validityMs).toBe(30 * 24 * 3600 * 1000);
+      expect(databaseConfig().url).toBe('postgres://postgres@127.0.0.1:5432/listings');
+    } finally {
+      process.env = saved;
+    }
+  });
+
+  it.each([
+    ['PORT', 'abc', appConfig],
+    ['PORT', '70000', appConfig],
+    ['PROCESS_ROLE', 'both', appConfig],
+    ['DATABASE_URL', 'mysql://x', databaseConfig],
+    ['LISTING_VALIDITY', 'forever', listingsConfig],
+    ['EXPIRY_SWEEP_EVERY', '-5s', listingsConfig],
+    ['WEBHOOK_RETRY_SCHEDULE', '5m,30m', webhooksConfig],
+    ['WEBHOOK_ALLOW_HTTP', 'yes', webhooksConfig],
+  ] as [string, string, () => unknown][])(
+    'rejects %s=%s, naming the variable',
+    (name, value, loader) => {
+      expect(() => withEnv({ [name]: value }, loader)).toThrow(
+        new RegExp(`^Invalid configuration:[\\s\\S]*${name}=`),
+      );
+    },
+  );
+
+  it('parses durations and retry schedules', () => {
+    expect(
+      withEnv({ LISTING_VALIDITY: '90s', EXPIRY_SWEEP_EVERY: '500' }, listingsConfig),
+    ).toMatchObject({
+      validityMs: 90_000,
+      expirySweepEveryMs: 500,
+    });
+    expect(withEnv({ WEBHOOK_RETRY_SCHEDULE: '100,200' }, webhooksConfig).retryDelaysMs).toEqual([
+      100, 200,
+    ]);
+    expect(webhooksConfig().retryDelaysMs).toHaveLength(9);
+  });
+});

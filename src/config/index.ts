@@ -1,0 +1,27 @@
+import { AppConfig, appConfig } from './app.config';
+import { DatabaseConfig, databaseConfig } from './database.config';
+import { ListingsConfig, listingsConfig } from './listings.config';
+import { RateLimitConfig, rateLimitConfig } from './rate-limit.config';
+import { RedisConfig, redisConfig } from './redis.config';
+import { StorageConfig, storageConfig } from './storage.config';
+import { WebhooksConfig, webhooksConfig } from './webhooks.config';
+
+export interface AllConfig {
+  app: AppConfig;
+  database: DatabaseConfig;
+  redis: RedisConfig;
+  listings: ListingsConfig;
+  storage: StorageConfig;
+  webhooks: WebhooksConfig;
+  rateLimit: RateLimitConfig;
+}
+
+export const CONFIG_LOADERS = [
+  appConfig,
+  databaseConfig,
+  redisConfig,
+  listingsConfig,
+  storageConfig,
+  webhooksConfig,
+  rateLimitConfig,
+];

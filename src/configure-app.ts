@@ -1,0 +1,40 @@
+import { RequestMethod } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { SwaggerModule } from '@nestjs/swagger';
+import { json, Request, Response } from 'express';
+import { ErrorCode } from './common/errors/error-code';
+import { errorEnvelope } from './common/http/envelope';
+import { Logger } from 'nestjs-pino';
+import { contentTypeMiddleware } from './common/http/content-type.middleware';
+import { requestIdMiddleware } from './common/http/request-id';
+import { buildOpenApiDocument } from './openapi';
+
+export const API_PREFIX = 'v1';
+export const JSON_BODY_LIMIT = '2mb';
+
+/**
+ * HTTP wiring shared by main.ts and the tests, so both run exactly the same stack.
+ * Order matters: the request id exists before anything can fail, and body parsing comes
+ * after it so malformed JSON is answered in the envelope with that id.
+ */
+export async function configureApp(app: NestExpressApplication): Promise<NestExpressApplication> {
+  app.useLogger(app.get(Logger));
+  app.disable('x-powered-by');
+  app.use(requestIdMiddleware);
+  app.use(contentTypeMiddleware);
+  app.use(json({ limit: JSON_BODY_LIMIT }));
+  app.setGlobalPrefix(API_PREFIX, {
+    exclude: [
+      { path: 'health/live', method: RequestMethod.GET },
+      { path: 'health/ready', method: RequestMethod.GET },
+    ],
+  });
+  app.enableShutdownHooks();
+  SwaggerModule.setup('docs', app, buildOpenApiDocument(app), { jsonDocumentUrl: 'docs-json' });
+  await app.init();
+  // Nest answers unknown paths only under the prefix; anything else ends here, still in the envelope.
+  app.use((req: Request, res: Response) => {
+    res.status(404).json(errorEnvelope(req, ErrorCode.NOT_FOUND, 'Resource not found.'));
+  });
+  return app;
+}

@@ -1,0 +1,16 @@
+import type { DataSourceOptions } from 'typeorm';
+import type { DatabaseConfig } from '../config/database.config';
+import { ENTITIES } from './entities';
+import { MIGRATIONS } from './migrations';
+
+export function dataSourceOptions(config: DatabaseConfig): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url: config.url,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsTransactionMode: 'each',
+    synchronize: false,
+    extra: { max: config.poolSize, application_name: 'listings-service' },
+  };
+}

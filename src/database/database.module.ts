@@ -1,0 +1,31 @@
+import { Module } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { TypeOrmModule, TypeOrmModuleOptions } from '@nestjs/typeorm';
+import { DataSource, DataSourceOptions } from 'typeorm';
+import type { AllConfig } from '../config';
+import { dataSourceOptions } from './data-source-options';
+import { ensureDatabaseExists } from './ensure-database';
+import { prepareDatabase } from './prepare-database';
+
+/** TypeORM hands the factory only the options, so the start-up switch travels with them. */
+type StartupOptions = TypeOrmModuleOptions & { migrateOnStart: boolean };
+
+@Module({
+  imports: [
+    TypeOrmModule.forRootAsync({
+      inject: [ConfigService],
+      useFactory: (config: ConfigService<AllConfig, true>): StartupOptions => {
+        const database = config.get('database', { infer: true });
+        return { ...dataSourceOptions(database), migrateOnStart: database.migrateOnStart };
+      },
+      dataSourceFactory: async (options) => {
+        const { migrateOnStart, ...rest } = options as StartupOptions;
+        if (migrateOnStart) await ensureDatabaseExists((rest as { url: string }).url);
+        const dataSource = await new DataSource(rest as DataSourceOptions).initialize();
+        if (migrateOnStart) await prepareDatabase(dataSource);
+        return dataSource;
+      },
+    }),
+  ],
+})
+export class DatabaseModule {}

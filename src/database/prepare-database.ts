@@ -1,0 +1,22 @@
+import type { DataSource } from 'typeorm';
+import { seedReferenceData } from './reference-seed';
+
+/** Any constant works; it only has to be the same in every instance of this service. */
+const MIGRATION_LOCK_KEY = 0x4c_53_56_43;
+
+/**
+ * Applies pending migrations, then refreshes the reference data; used at start and by
+ * `migration:run`. An advisory lock makes instances that start together take turns.
+ */
+export async function prepareDatabase(dataSource: DataSource): Promise<void> {
+  const lock = dataSource.createQueryRunner();
+  await lock.connect();
+  try {
+    await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    await dataSource.runMigrations({ transaction: 'each' });
+    await dataSource.transaction((em) => seedReferenceData(em));
+  } finally {
+    await lock.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
+    await lock.release();
+  }
+}

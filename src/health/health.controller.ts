@@ -1,0 +1,71 @@
+import { Controller, Get, Inject, Req, Res, ServiceUnavailableException } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import {
+  HealthCheckService,
+  HealthIndicatorService,
+  TypeOrmHealthIndicator,
+} from '@nestjs/terminus';
+import type { Request, Response } from 'express';
+import Redis from 'ioredis';
+import { Public } from '../common/auth/auth.decorators';
+import { ErrorCode } from '../common/errors/error-code';
+import { errorEnvelope, metaFor } from '../common/http/envelope';
+import { REDIS } from '../redis/redis.module';
+
+interface IndicatorDetails {
+  [name: string]: { status: string; message?: string };
+}
+
+/**
+ * Liveness says the process answers; readiness says it can do its work. Without Redis the API
+ * still serves (limits fail open, events wait in the outbox), so Redis only degrades readiness.
+ */
+@ApiTags('health')
+@Public()
+@Controller('health')
+export class HealthController {
+  constructor(
+    private readonly health: HealthCheckService,
+    private readonly database: TypeOrmHealthIndicator,
+    private readonly indicators: HealthIndicatorService,
+    @Inject(REDIS) private readonly redis: Redis,
+  ) {}
+
+  @Get('live')
+  live() {
+    return { status: 'ok' };
+  }
+
+  /** 200 with each dependency's state; 503 (probes take any non-2xx as not ready) when one is down. */
+  @Get('ready')
+  async ready(@Req() req: Request, @Res() res: Response): Promise<void> {
+    try {
+      const result = await this.health.check([
+        () => this.database.pingCheck('database', { timeout: 2_000 }),
+        () => this.checkRedis(),
+      ]);
+      res.status(200).json({ success: true, data: result, meta: metaFor(req) });
+    } catch (error) {
+      if (!(error instanceof ServiceUnavailableException)) throw error;
+      const details = (error.getResponse() as { details?: IndicatorDetails }).details ?? {};
+      res.status(503).json(
+        errorEnvelope(
+          req,
+          ErrorCode.SERVER_ERROR,
+          'Not ready.',
+          Object.entries(details).map(([field, d]) => ({ field, message: d.message ?? d.status })),
+        ),
+      );
+    }
+  }
+
+  private async checkRedis() {
+    const session = this.indicators.check('redis');
+    try {
+      await this.redis.ping();
+      return session.up();
+    } catch (error) {
+      return session.degraded({ message: `unreachable: ${(error as Error).message}` });
+    }
+  }
+}

@@ -1,0 +1,77 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { as } from '../support/factories';
+import { expectError } from '../support/envelope';
+import { createTestApp, TestApp } from '../support/test-app';
+
+const run = promisify(execFile);
+
+describe('Admin CLI', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  /** Runs `npm run cli -- …` as an operator would, against this test's database. */
+  async function cli(...args: string[]): Promise<string> {
+    const { stdout } = await run(
+      'node',
+      ['-r', 'ts-node/register/transpile-only', join(__dirname, '../../src/cli.ts'), ...args],
+      {
+        env: { ...process.env, DATABASE_URL: t.env.DATABASE_URL, DB_MIGRATE_ON_START: 'false' },
+        timeout: 60_000,
+      },
+    );
+    return stdout.trim();
+  }
+
+  it('creates an approved account and a key that works against the API', async () => {
+    const accountId = await cli('account:create', '--name', 'Bilhallen AB', '--approve');
+    expect(accountId).toMatch(/^[0-9a-f-]{36}$/);
+    const key = await cli(
+      'key:create',
+      accountId,
+      '--kind',
+      'live',
+      '--name',
+      'nightly',
+      '--scopes',
+      'listings:read,account:read',
+    );
+    expect(key).toMatch(/^svc_live_[0-9A-Za-z]{32}$/);
+    const me = await as(t, key).get('/v1/me').expect(200);
+    expect(me.body.data.account).toMatchObject({
+      id: accountId,
+      name: 'Bilhallen AB',
+      status: 'APPROVED',
+    });
+    expect(me.body.data.key).toMatchObject({
+      name: 'nightly',
+      scopes: ['listings:read', 'account:read'],
+    });
+
+    await cli('account:suspend', accountId);
+    await new Promise((r) => setTimeout(r, 4_500));
+    expectError(await as(t, key).get('/v1/me'), 403, 'FORBIDDEN');
+    await cli('account:approve', accountId);
+    await cli('key:revoke', me.body.data.key.id);
+    await new Promise((r) => setTimeout(r, 4_500));
+    expectError(await as(t, key).get('/v1/me'), 401, 'UNAUTHORIZED');
+  });
+
+  it('refuses bad input with a message and a non-zero exit', async () => {
+    await expect(
+      cli('key:create', '7d3c0f5e-8a8e-4b6a-9d0e-2f1b5c4a3e21', '--kind', 'prod'),
+    ).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('kind'),
+    });
+    await expect(cli('account:create')).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('name'),
+    });
+  });
+});

@@ -1,0 +1,103 @@
+import { anAccount, admin, as, TestAccount } from '../support/factories';
+import { expectError, expectMeta, fieldsOf } from '../support/envelope';
+import { createTestApp, TestApp } from '../support/test-app';
+
+describe('Envelope and errors', () => {
+  let t: TestApp;
+  let account: TestAccount;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    account = await anAccount(t).build();
+  });
+  afterAll(() => t.close());
+
+  it('wraps a success in {success, data, meta}', async () => {
+    const res = await as(t, account.liveKey).get('/v1/locations').expect(200);
+    expect(res.body.success).toBe(true);
+    expect(Array.isArray(res.body.data)).toBe(true);
+    expectMeta(res);
+  });
+
+  it('gives every request its own id and reuses a safe incoming X-Request-Id', async () => {
+    const a = await as(t, account.liveKey).get('/v1/locations');
+    const b = await as(t, account.liveKey).get('/v1/locations');
+    expect(a.body.meta.requestId).not.toBe(b.body.meta.requestId);
+    const reused = await as(t, account.liveKey)
+      .get('/v1/locations')
+      .set('X-Request-Id', 'sync-run-42');
+    expect(reused.body.meta.requestId).toBe('sync-run-42');
+    const unsafe = await as(t, account.liveKey)
+      .get('/v1/locations')
+      .set('X-Request-Id', 'bad id with spaces');
+    expect(unsafe.body.meta.requestId).not.toBe('bad id with spaces');
+  });
+
+  it('answers an unknown route with 404 NOT_FOUND in the envelope', async () => {
+    expectError(await as(t, account.liveKey).get('/v1/nope'), 404, 'NOT_FOUND');
+    expectError(await t.http().get('/v2/listings'), 404, 'NOT_FOUND');
+    expectError(await as(t, account.liveKey).delete('/v1/locations'), 404, 'NOT_FOUND');
+  });
+
+  it('answers malformed JSON with 400 naming the body', async () => {
+    const res = await admin(t)
+      .post('/v1/admin/accounts')
+      .set('Content-Type', 'application/json')
+      .send('{"name": ');
+    expect(expectError(res, 400, 'VALIDATION_ERROR').details).toEqual([
+      { field: 'body', message: expect.any(String) },
+    ]);
+  });
+
+  it('answers a body that is not JSON with 400 naming Content-Type', async () => {
+    const res = await admin(t)
+      .post('/v1/admin/accounts')
+      .set('Content-Type', 'text/plain')
+      .send('name=x');
+    expect(fieldsOf(res)).toEqual(['Content-Type']);
+    expectError(res, 400, 'VALIDATION_ERROR');
+  });
+
+  it('answers a body over the size limit with 400', async () => {
+    const res = await admin(t)
+      .post('/v1/admin/accounts')
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify({ name: 'x'.repeat(3 * 1024 * 1024) }));
+    expectError(res, 400, 'VALIDATION_ERROR');
+    expect(fieldsOf(res)).toEqual(['body']);
+  });
+
+  it('rejects unknown fields, naming them', async () => {
+    const res = await admin(t)
+      .post('/v1/admin/accounts')
+      .send({ name: 'Bilhallen AB', colour: 'red' });
+    expectError(res, 400, 'VALIDATION_ERROR');
+    expect(fieldsOf(res)).toEqual(['colour']);
+  });
+
+  it('names the full path of a nested field', async () => {
+    const res = await admin(t)
+      .post(`/v1/admin/accounts/${account.id}/keys`)
+      .send({ kind: 'live', scopes: ['listings:read', 'nope'] });
+    expectError(res, 400, 'VALIDATION_ERROR');
+    expect(fieldsOf(res)).toEqual(['scopes']);
+  });
+
+  it('answers a path id that is not a UUID with 404, never 500', async () => {
+    for (const id of ['abc', '1', "1' OR '1'='1", '00000000-0000-0000-0000-00000000000g']) {
+      expectError(
+        await admin(t).post(`/v1/admin/accounts/${encodeURIComponent(id)}/approve`),
+        404,
+        'NOT_FOUND',
+      );
+    }
+  });
+
+  it('answers an unknown UUID with 404', async () => {
+    expectError(
+      await admin(t).post('/v1/admin/accounts/7d3c0f5e-8a8e-4b6a-9d0e-2f1b5c4a3e21/approve'),
+      404,
+      'NOT_FOUND',
+    );
+  });
+});

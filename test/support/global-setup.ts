@@ -1,0 +1,22 @@
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { dataSourceOptions } from '../../src/database/data-source-options';
+import { prepareDatabase } from '../../src/database/prepare-database';
+import { databaseUrl, templateName, withAdminClient } from './test-database';
+
+/** Migrates and seeds one template database; each test file clones it in milliseconds. */
+export default async function globalSetup(): Promise<void> {
+  const id = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+  process.env.TEST_RUN_ID = id;
+  const name = templateName(id);
+  await withAdminClient((c) => c.query(`CREATE DATABASE "${name}"`));
+  const dataSource = await new DataSource(
+    dataSourceOptions({ url: databaseUrl(name), migrateOnStart: true, poolSize: 2 }),
+  ).initialize();
+  try {
+    await prepareDatabase(dataSource);
+  } finally {
+    await dataSource.destroy();
+  }
+}
