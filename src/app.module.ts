@@ -10,6 +10,7 @@ import { createValidationPipe } from './common/http/validation.pipe';
 import { CONFIG_LOADERS } from './config';
 import type { ProcessRole } from './config/app.config';
 import { DatabaseModule } from './database/database.module';
+import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
 import { RedisModule } from './redis/redis.module';
@@ -27,6 +28,7 @@ import { ReferenceModule } from './reference/reference.module';
     LoggingModule,
     DatabaseModule,
     RedisModule,
+    EventsModule,
   ],
 })
 export class CoreModule {}
