@@ -10,6 +10,8 @@ import { createValidationPipe } from './common/http/validation.pipe';
 import { CONFIG_LOADERS } from './config';
 import type { ProcessRole } from './config/app.config';
 import { DatabaseModule } from './database/database.module';
+import { ExpiryModule } from './expiry/expiry.module';
+import { ListingsModule } from './listings/listings.module';
 import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
@@ -38,6 +40,7 @@ export class AppModule {
   /** `api` serves HTTP, `worker` runs queues and schedules, `all` does both in one process. */
   static forRole(role: ProcessRole): DynamicModule {
     const http = role === 'api' || role === 'all';
+    const worker = role === 'worker' || role === 'all';
     return {
       module: AppModule,
       imports: [

@@ -22,7 +22,11 @@ export interface EventPayloads {
   'listing.sold': ListingRef & { soldAt: string };
   'listing.expired': ListingRef & { expiredAt: string };
   'listing.removed': ListingRef & { removedAt: string; reason: string | null };
-  'message.received': ListingRef & { messageId: string; receivedAt: string; preview?: string | null };
+  'message.received': ListingRef & {
+    messageId: string;
+    receivedAt: string;
+    preview?: string | null;
+  };
   'listing.favorited': ListingRef & { favoritedAt: string; userRef?: string | null };
 }
 

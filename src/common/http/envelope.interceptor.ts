@@ -9,19 +9,17 @@ import { metaFor, SuccessEnvelope } from './envelope';
 export class EnvelopeInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<SuccessEnvelope<unknown>> {
     const req = context.switchToHttp().getRequest<Request>();
-    return next
-      .handle()
-      .pipe(
-        map((result: unknown) =>
-          result instanceof Paginated
-            ? {
-                success: true,
-                data: result.items,
-                pagination: result.pagination,
-                meta: metaFor(req),
-              }
-            : { success: true, data: result ?? null, meta: metaFor(req) },
-        ),
-      );
+    return next.handle().pipe(
+      map((result: unknown) =>
+        result instanceof Paginated
+          ? {
+              success: true,
+              data: result.items,
+              pagination: result.pagination,
+              meta: metaFor(req),
+            }
+          : { success: true, data: result ?? null, meta: metaFor(req) },
+      ),
+    );
   }
 }

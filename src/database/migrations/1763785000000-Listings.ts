@@ -36,12 +36,22 @@ export class Listings1763785000000 implements MigrationInterface {
       CREATE UNIQUE INDEX listings_external_id_uq ON listings (account_id, livemode, external_id)
       WHERE external_id IS NOT NULL AND status <> 'REMOVED'`);
     // One index per list order the API offers, each ending in id so ties page stably.
-    await q.query(`CREATE INDEX listings_newest_idx ON listings (account_id, livemode, created_at DESC, id DESC)`);
-    await q.query(`CREATE INDEX listings_status_newest_idx ON listings (account_id, livemode, status, created_at DESC, id DESC)`);
+    await q.query(
+      `CREATE INDEX listings_newest_idx ON listings (account_id, livemode, created_at DESC, id DESC)`,
+    );
+    await q.query(
+      `CREATE INDEX listings_status_newest_idx ON listings (account_id, livemode, status, created_at DESC, id DESC)`,
+    );
     await q.query(`CREATE INDEX listings_price_idx ON listings (account_id, livemode, price, id)`);
-    await q.query(`CREATE INDEX listings_status_price_idx ON listings (account_id, livemode, status, price, id)`);
-    await q.query(`CREATE INDEX listings_updated_idx ON listings (account_id, livemode, updated_at, id)`);
-    await q.query(`CREATE INDEX listings_expiry_idx ON listings (expires_at) WHERE status = 'ACTIVE'`);
+    await q.query(
+      `CREATE INDEX listings_status_price_idx ON listings (account_id, livemode, status, price, id)`,
+    );
+    await q.query(
+      `CREATE INDEX listings_updated_idx ON listings (account_id, livemode, updated_at, id)`,
+    );
+    await q.query(
+      `CREATE INDEX listings_expiry_idx ON listings (expires_at) WHERE status = 'ACTIVE'`,
+    );
 
     await q.query(`
       CREATE TABLE listing_images (
@@ -75,7 +85,9 @@ export class Listings1763785000000 implements MigrationInterface {
         status text NOT NULL,
         delta integer NOT NULL
       )`);
-    await q.query(`CREATE INDEX listing_count_deltas_account_idx ON listing_count_deltas (account_id, livemode)`);
+    await q.query(
+      `CREATE INDEX listing_count_deltas_account_idx ON listing_count_deltas (account_id, livemode)`,
+    );
     const deltas = (rows: string) => `
       INSERT INTO listing_count_deltas (account_id, livemode, status, delta)
       SELECT account_id, livemode, status, sum(d) FROM (${rows}) x
@@ -103,7 +115,9 @@ export class Listings1763785000000 implements MigrationInterface {
         created_at timestamptz NOT NULL DEFAULT now(),
         relayed_at timestamptz
       )`);
-    await q.query(`CREATE INDEX outbox_events_pending_idx ON outbox_events (seq) WHERE relayed_at IS NULL`);
+    await q.query(
+      `CREATE INDEX outbox_events_pending_idx ON outbox_events (seq) WHERE relayed_at IS NULL`,
+    );
     await q.query(`CREATE INDEX outbox_events_account_idx ON outbox_events (account_id, seq)`);
 
     await q.query(`
@@ -125,7 +139,8 @@ export class Listings1763785000000 implements MigrationInterface {
     await q.query(`DROP TABLE outbox_events`);
     await q.query(`DROP TABLE listing_images`);
     await q.query(`DROP TABLE listings`);
-    for (const op of ['insert', 'update', 'delete']) await q.query(`DROP FUNCTION listing_counts_${op}()`);
+    for (const op of ['insert', 'update', 'delete'])
+      await q.query(`DROP FUNCTION listing_counts_${op}()`);
     await q.query(`DROP TABLE listing_count_deltas`);
     await q.query(`DROP TABLE listing_counts`);
   }

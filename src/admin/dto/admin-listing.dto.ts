@@ -1,0 +1,27 @@
+import { IsOptional, IsString, Length } from 'class-validator';
+
+export class RemoveListingDto {
+  /** why the listing was removed; sent to the owner in listing.removed */
+  @IsString()
+  @Length(1, 500)
+  reason: string;
+}
+
+export class MessageReceivedDto {
+  @IsOptional()
+  @IsString()
+  @Length(1, 100)
+  messageId?: string;
+
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  preview?: string;
+}
+
+export class FavoritedDto {
+  @IsOptional()
+  @IsString()
+  @Length(1, 100)
+  userRef?: string;
+}

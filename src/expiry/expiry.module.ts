@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { ScheduleModule } from '@nestjs/schedule';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
+import { ListingsModule } from '../listings/listings.module';
+import { ExpiryScheduler } from './expiry.scheduler';
+import { ExpiryService } from './expiry.service';
+
+/** Periodic jobs of the worker role: listing expiry, count folding, idempotency-key purge. */
+@Module({
+  imports: [ScheduleModule.forRoot(), ListingsModule, IdempotencyModule],
+  providers: [ExpiryService, ExpiryScheduler],
+  exports: [ExpiryService],
+})
+export class ExpiryModule {}

@@ -1,0 +1,54 @@
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { SchedulerRegistry } from '@nestjs/schedule';
+import type { AllConfig } from '../config';
+import { IdempotencyService } from '../idempotency/idempotency.service';
+import { ListingCountsService } from '../listings/listing-counts.service';
+import { ExpiryService } from './expiry.service';
+
+const FOLD_COUNTS_EVERY_MS = 5_000;
+const PURGE_IDEMPOTENCY_EVERY_MS = 10 * 60_000;
+
+/**
+ * Only triggers: the work is in the services, each safe when every worker instance runs it at
+ * the same moment. A run still in progress is not started again on the same instance.
+ */
+@Injectable()
+export class ExpiryScheduler implements OnApplicationBootstrap {
+  private readonly logger = new Logger(ExpiryScheduler.name);
+  private readonly running = new Set<string>();
+
+  constructor(
+    private readonly registry: SchedulerRegistry,
+    private readonly expiry: ExpiryService,
+    private readonly counts: ListingCountsService,
+    private readonly idempotency: IdempotencyService,
+    private readonly config: ConfigService<AllConfig, true>,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.every(
+      'listing-expiry',
+      this.config.get('listings.expirySweepEveryMs', { infer: true }),
+      async () => {
+        const expired = await this.expiry.sweep();
+        if (expired > 0) this.logger.log(`Expired ${expired} listings`);
+      },
+    );
+    this.every('listing-counts-fold', FOLD_COUNTS_EVERY_MS, () => this.counts.fold());
+    this.every('idempotency-purge', PURGE_IDEMPOTENCY_EVERY_MS, () =>
+      this.idempotency.purgeExpired(),
+    );
+  }
+
+  private every(name: string, ms: number, job: () => Promise<unknown>): void {
+    const timer = setInterval(() => {
+      if (this.running.has(name)) return;
+      this.running.add(name);
+      job()
+        .catch((error: unknown) => this.logger.error({ err: error }, `${name} failed`))
+        .finally(() => this.running.delete(name));
+    }, ms);
+    this.registry.addInterval(name, timer);
+  }
+}

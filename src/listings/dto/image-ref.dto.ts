@@ -1,0 +1,19 @@
+import { IsInt, IsOptional, IsUrl, Max, MaxLength, Min } from 'class-validator';
+
+/** An image referenced by URL inside a listing body. */
+export class ImageRefDto {
+  /** http(s) URL of the image, stored as given */
+  @IsUrl(
+    { protocols: ['http', 'https'], require_protocol: true, require_tld: false },
+    { message: 'url must be an http(s) URL' },
+  )
+  @MaxLength(2048)
+  url: string;
+
+  /** requested position 0–29; resolved against the others, then renumbered densely */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(29)
+  order?: number;
+}

@@ -1,0 +1,52 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import type { RecordScope } from '../common/auth/scope';
+import type { ListingStatus } from './listing.constants';
+
+const FOLD_BATCH = 50_000;
+
+/**
+ * Exact listing totals per account, mode and status without scanning listings. Triggers append
+ * deltas (see the Listings migration); `fold` moves them into the base counts atomically.
+ */
+@Injectable()
+export class ListingCountsService {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Listings in `status`, or all but REMOVED when no status is given. */
+  async total(em: EntityManager, scope: RecordScope, status?: ListingStatus): Promise<number> {
+    const condition = status ? 'status = $3' : `status <> 'REMOVED'`;
+    const values = status
+      ? [scope.accountId, scope.livemode, status]
+      : [scope.accountId, scope.livemode];
+    const [row] = await em.query(
+      `SELECT COALESCE(sum(n), 0)::bigint AS total FROM (
+         SELECT count AS n FROM listing_counts WHERE account_id = $1 AND livemode = $2 AND ${condition}
+         UNION ALL
+         SELECT delta FROM listing_count_deltas WHERE account_id = $1 AND livemode = $2 AND ${condition}
+       ) t`,
+      values,
+    );
+    return Number(row.total);
+  }
+
+  /**
+   * Folds pending deltas into the base counts in one statement, so a reader sees either the
+   * deltas or their sum, never both or neither. Safe with several instances folding at once:
+   * SKIP LOCKED gives each delta to exactly one of them.
+   */
+  async fold(): Promise<void> {
+    await this.dataSource.query(
+      `WITH moved AS (
+         DELETE FROM listing_count_deltas WHERE id IN (
+           SELECT id FROM listing_count_deltas ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
+         RETURNING account_id, livemode, status, delta)
+       INSERT INTO listing_counts AS c (account_id, livemode, status, count)
+       SELECT account_id, livemode, status, sum(delta) FROM moved
+       GROUP BY account_id, livemode, status ORDER BY account_id, livemode, status
+       ON CONFLICT (account_id, livemode, status) DO UPDATE SET count = c.count + EXCLUDED.count`,
+      [FOLD_BATCH],
+    );
+  }
+}

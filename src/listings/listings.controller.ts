@@ -1,0 +1,131 @@
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Patch,
+  Post,
+  Put,
+  Query,
+  Res,
+} from '@nestjs/common';
+import { ApiBearerAuth, ApiHeader, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { CurrentPrincipal, Scopes } from '../common/auth/auth.decorators';
+import type { Principal } from '../common/auth/principal';
+import { scopeOf } from '../common/auth/scope';
+import { UuidParam } from '../common/http/uuid-param.decorator';
+import { Paginated } from '../common/pagination/paginated';
+import { IdempotencyKey } from '../idempotency/idempotency-key.decorator';
+import { sendIdempotent } from '../idempotency/idempotent-response';
+import { CreateListingDto } from './dto/create-listing.dto';
+import { ListListingsQueryDto } from './dto/list-listings.query.dto';
+import { ListingResponse } from './dto/listing.response';
+import { UpdateListingDto } from './dto/update-listing.dto';
+import { ListingsService } from './listings.service';
+
+@ApiTags('listings')
+@ApiBearerAuth()
+@Controller('listings')
+export class ListingsController {
+  constructor(private readonly listings: ListingsService) {}
+
+  /** The caller's listings of the key's mode; REMOVED ones only with status=REMOVED. */
+  @Get()
+  @Scopes('listings:read')
+  list(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: ListListingsQueryDto,
+  ): Promise<Paginated<ListingResponse>> {
+    return this.listings.list(scopeOf(principal), query);
+  }
+
+  /** Live keys create ACTIVE listings, test keys DRAFT ones. Retries with the same Idempotency-Key replay. */
+  @Post()
+  @Scopes('listings:write')
+  @ApiHeader({
+    name: 'Idempotency-Key',
+    required: false,
+    description: '1–255 characters; kept 24 h',
+  })
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Body() dto: CreateListingDto,
+    @IdempotencyKey() idempotencyKey: string | undefined,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<ListingResponse> {
+    return sendIdempotent(
+      res,
+      await this.listings.createOne(scopeOf(principal), dto, idempotencyKey),
+    );
+  }
+
+  /** Creates or updates the listing with this externalId: 201 when created, 200 when updated. */
+  @Put('by-external-id/:externalId')
+  @Scopes('listings:write')
+  async upsert(
+    @CurrentPrincipal() principal: Principal,
+    @Param('externalId') externalId: string,
+    @Body() dto: CreateListingDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<ListingResponse> {
+    const { created, listing } = await this.listings.upsertByExternalId(
+      scopeOf(principal),
+      externalId,
+      dto,
+    );
+    res.status(created ? 201 : 200);
+    return listing;
+  }
+
+  @Get(':id')
+  @Scopes('listings:read')
+  get(
+    @CurrentPrincipal() principal: Principal,
+    @UuidParam('id', 'Listing') id: string,
+  ): Promise<ListingResponse> {
+    return this.listings.get(scopeOf(principal), id);
+  }
+
+  @Patch(':id')
+  @Scopes('listings:write')
+  update(
+    @CurrentPrincipal() principal: Principal,
+    @UuidParam('id', 'Listing') id: string,
+    @Body() dto: UpdateListingDto,
+  ): Promise<ListingResponse> {
+    return this.listings.update(scopeOf(principal), id, dto);
+  }
+
+  /** Soft delete: the listing becomes REMOVED and stays readable by id. */
+  @Delete(':id')
+  @Scopes('listings:write')
+  remove(
+    @CurrentPrincipal() principal: Principal,
+    @UuidParam('id', 'Listing') id: string,
+  ): Promise<ListingResponse> {
+    return this.listings.remove(scopeOf(principal), id);
+  }
+
+  @Post(':id/sold')
+  @HttpCode(200)
+  @Scopes('listings:write')
+  markSold(
+    @CurrentPrincipal() principal: Principal,
+    @UuidParam('id', 'Listing') id: string,
+  ): Promise<ListingResponse> {
+    return this.listings.markSold(scopeOf(principal), id);
+  }
+
+  @Post(':id/renew')
+  @HttpCode(200)
+  @Scopes('listings:write')
+  renew(
+    @CurrentPrincipal() principal: Principal,
+    @UuidParam('id', 'Listing') id: string,
+  ): Promise<ListingResponse> {
+    return this.listings.renew(scopeOf(principal), id);
+  }
+}

@@ -1,0 +1,437 @@
+import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import type { RecordScope } from '../common/auth/scope';
+import { isUniqueViolation } from '../common/db/pg-errors';
+import { withSavepoint } from '../common/db/savepoint';
+import { NotFoundError, ValidationError, WrongStateError } from '../common/errors/domain-error';
+import { jsonEqual } from '../common/json-equal';
+import { Paginated } from '../common/pagination/paginated';
+import type { AllConfig } from '../config';
+import { OutboxService } from '../events/outbox.service';
+import { requestFingerprint } from '../idempotency/fingerprint';
+import { IdempotencyService, IdempotentOutcome } from '../idempotency/idempotency.service';
+import { orderPayloadImages } from '../images/gallery-order';
+import type { CreateListingDto } from './dto/create-listing.dto';
+import { EXTERNAL_ID_PATTERN } from './dto/create-listing.dto';
+import type { ListListingsQueryDto } from './dto/list-listings.query.dto';
+import type { ListingResponse } from './dto/listing.response';
+import type { UpdateListingDto } from './dto/update-listing.dto';
+import { ListingCountsService } from './listing-counts.service';
+import { contentOf, ListingContent, ListingRow } from './listing-row';
+import { EDITABLE_STATUSES, REQUIRED_LISTING_FIELDS } from './listing.constants';
+import { toListingResponse } from './listing.mapper';
+import { ExternalIdTakenError } from './listings.errors';
+import { ListingsStore } from './listings.store';
+import { ListingValidator } from './listing-validator';
+
+const EXTERNAL_ID_CONSTRAINT = 'listings_external_id_uq';
+/** Concurrent PUTs of one new externalId: all but one lose the insert and retry as updates. */
+const UPSERT_ATTEMPTS = 3;
+
+type ImageList = { url: string }[];
+
+/** The listing lifecycle: create, edit, upsert, sell, renew, remove; every change with its event. */
+@Injectable()
+export class ListingsService {
+  private readonly validityMs: number;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly store: ListingsStore,
+    private readonly counts: ListingCountsService,
+    private readonly validator: ListingValidator,
+    private readonly outbox: OutboxService,
+    private readonly idempotency: IdempotencyService,
+    config: ConfigService<AllConfig, true>,
+  ) {
+    this.validityMs = config.get('listings.validityMs', { infer: true });
+  }
+
+  /** POST /listings, honouring an optional Idempotency-Key. */
+  async createOne(
+    scope: RecordScope,
+    dto: CreateListingDto,
+    idempotencyKey?: string,
+  ): Promise<IdempotentOutcome<ListingResponse>> {
+    const work = async (em: EntityManager) => toListingResponse(await this.create(em, scope, dto));
+    if (!idempotencyKey)
+      return { status: 201, data: await this.dataSource.transaction(work), replayed: false };
+    const fingerprint = requestFingerprint('POST /listings', dto);
+    return this.idempotency.execute(scope, idempotencyKey, fingerprint, 201, work);
+  }
+
+  /** Creates inside the caller's transaction (single create, PUT-create, bulk create). */
+  async create(em: EntityManager, scope: RecordScope, dto: CreateListingDto): Promise<ListingRow> {
+    const content = this.contentFromDto(dto);
+    this.validator.assertValid(content);
+    const now = Date.now();
+    let row: ListingRow;
+    try {
+      row = await withSavepoint(em, () =>
+        this.store.insert(em, {
+          ...content,
+          scope,
+          status: scope.livemode ? 'ACTIVE' : 'DRAFT',
+          publishedAt: scope.livemode ? new Date(now) : null,
+          expiresAt: scope.livemode ? new Date(now + this.validityMs) : null,
+          images: this.imagesFromDto(dto.images) ?? [],
+        }),
+      );
+    } catch (error) {
+      if (isUniqueViolation(error, EXTERNAL_ID_CONSTRAINT))
+        throw new ExternalIdTakenError(content.externalId!);
+      throw error;
+    }
+    await this.outbox.append(em, {
+      accountId: scope.accountId,
+      event: 'listing.created',
+      data: { ...this.ref(row), status: row.status, updatedAt: row.updated_at.toISOString() },
+    });
+    return row;
+  }
+
+  async get(scope: RecordScope, id: string): Promise<ListingResponse> {
+    const row = await this.store.find(this.dataSource.manager, scope, id);
+    if (!row) throw new NotFoundError('Listing');
+    return toListingResponse(row);
+  }
+
+  async list(scope: RecordScope, query: ListListingsQueryDto): Promise<Paginated<ListingResponse>> {
+    const filter = {
+      status: query.status,
+      externalId: query.externalId,
+      updatedSince: query.updatedSince ? new Date(query.updatedSince) : undefined,
+      sort: query.sort ?? 'newest',
+      limit: query.limit,
+      offset: (query.page - 1) * query.limit,
+    };
+    const em = this.dataSource.manager;
+    // Maintained counts answer plain and status-filtered lists; narrower filters count their rows.
+    const narrowed = filter.externalId !== undefined || filter.updatedSince !== undefined;
+    const [rows, total] = await Promise.all([
+      this.store.list(em, scope, filter),
+      narrowed
+        ? this.store.countMatching(em, scope, filter)
+        : this.counts.total(em, scope, filter.status),
+    ]);
+    return new Paginated(rows.map(toListingResponse), query.page, query.limit, total);
+  }
+
+  /** PATCH: only the fields sent change; the merged listing is validated as a whole. */
+  async update(
+    scope: RecordScope,
+    id: string,
+    dto: UpdateListingDto,
+    em?: EntityManager,
+  ): Promise<ListingResponse> {
+    return this.inTransaction(em, async (tx) => {
+      const current = await this.store.findForUpdate(tx, scope, id);
+      if (!current) throw new NotFoundError('Listing');
+      this.assertEditable(current, 'update');
+      const next = this.mergePatch(contentOf(current), dto);
+      return toListingResponse(
+        await this.applyContent(tx, scope, current, next, this.imagesFromDto(dto.images)),
+      );
+    });
+  }
+
+  /** PATCH by the caller's own id (bulk update items may name a listing either way). */
+  async updateByExternalId(
+    scope: RecordScope,
+    externalId: string,
+    dto: UpdateListingDto,
+    em: EntityManager,
+  ): Promise<ListingResponse> {
+    const current = await this.store.findByExternalIdForUpdate(em, scope, externalId);
+    if (!current) throw new NotFoundError('Listing');
+    return this.update(scope, current.id, dto, em);
+  }
+
+  /**
+   * PUT /listings/by-external-id/:externalId: a full representation. Updates the listing with this
+   * externalId or creates it. Concurrent PUTs of a new externalId race on the unique index: the
+   * losers roll back to a savepoint and find the winner's row to update.
+   */
+  async upsertByExternalId(
+    scope: RecordScope,
+    externalId: string,
+    dto: CreateListingDto,
+  ): Promise<{ created: boolean; listing: ListingResponse }> {
+    if (!EXTERNAL_ID_PATTERN.test(externalId)) {
+      throw ValidationError.field(
+        'externalId',
+        'externalId must be 1–128 printable characters without whitespace or /',
+      );
+    }
+    if (dto.externalId != null && dto.externalId !== externalId) {
+      throw ValidationError.field(
+        'externalId',
+        'externalId in the body must match the one in the path',
+      );
+    }
+    const representation: CreateListingDto = { ...dto, externalId };
+    return this.dataSource.transaction(async (em) => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await withSavepoint(em, () =>
+            this.upsertOnce(em, scope, externalId, representation),
+          );
+        } catch (error) {
+          if (!(error instanceof ExternalIdTakenError) || attempt >= UPSERT_ATTEMPTS) throw error;
+        }
+      }
+    });
+  }
+
+  private async upsertOnce(
+    em: EntityManager,
+    scope: RecordScope,
+    externalId: string,
+    dto: CreateListingDto,
+  ) {
+    const current = await this.store.findByExternalIdForUpdate(em, scope, externalId);
+    if (!current)
+      return { created: true, listing: toListingResponse(await this.create(em, scope, dto)) };
+    // A stale feed must not resurrect a sold item.
+    this.assertEditable(current, 'update');
+    const next = this.contentFromDto(dto);
+    return {
+      created: false,
+      listing: toListingResponse(
+        await this.applyContent(em, scope, current, next, this.imagesFromDto(dto.images)),
+      ),
+    };
+  }
+
+  /** DELETE: soft delete from any state but REMOVED; an already removed listing is not found. */
+  async remove(scope: RecordScope, id: string, em?: EntityManager): Promise<ListingResponse> {
+    return this.inTransaction(em, async (tx) => {
+      const row = await this.store.transition(
+        tx,
+        { id, scope },
+        'not-removed',
+        `status = 'REMOVED', removed_at = now()`,
+      );
+      if (!row) throw new NotFoundError('Listing');
+      return toListingResponse(row);
+    });
+  }
+
+  async markSold(scope: RecordScope, id: string, em?: EntityManager): Promise<ListingResponse> {
+    return this.inTransaction(em, async (tx) => {
+      const row = await this.store.transition(
+        tx,
+        { id, scope },
+        ['ACTIVE'],
+        `status = 'SOLD', sold_at = now()`,
+      );
+      if (!row) throw await this.missingOrWrongState(tx, scope, id, 'mark as sold');
+      await this.outbox.append(tx, {
+        accountId: scope.accountId,
+        event: 'listing.sold',
+        data: { ...this.ref(row), soldAt: row.sold_at!.toISOString() },
+      });
+      return toListingResponse(row);
+    });
+  }
+
+  /** Extends validity from the later of now and the current expiry; an EXPIRED listing is ACTIVE again. */
+  async renew(scope: RecordScope, id: string): Promise<ListingResponse> {
+    return this.dataSource.transaction(async (tx) => {
+      const row = await this.store.transition(
+        tx,
+        { id, scope },
+        ['ACTIVE', 'EXPIRED'],
+        `status = 'ACTIVE', expired_at = NULL,
+         expires_at = GREATEST(u.expires_at, now()) + make_interval(secs => $2::double precision / 1000)`,
+        [this.validityMs],
+      );
+      if (!row) throw await this.missingOrWrongState(tx, scope, id, 'renew');
+      const changedFields =
+        row.previous_status === 'ACTIVE' ? ['expiresAt'] : ['status', 'expiresAt'];
+      await this.emitUpdated(tx, scope.accountId, row, changedFields);
+      return toListingResponse(row);
+    });
+  }
+
+  /** Removal by a marketplace administrator, with the reason the owner is told. */
+  async adminRemove(id: string, reason: string | null): Promise<ListingResponse> {
+    return this.dataSource.transaction(async (tx) => {
+      const row = await this.store.transition(
+        tx,
+        { id },
+        'not-removed',
+        `status = 'REMOVED', removed_at = now(), removal_reason = $2`,
+        [reason],
+      );
+      if (!row) throw new NotFoundError('Listing');
+      await this.outbox.append(tx, {
+        accountId: row.account_id,
+        event: 'listing.removed',
+        data: { ...this.ref(row), removedAt: row.removed_at!.toISOString(), reason },
+      });
+      return toListingResponse(row);
+    });
+  }
+
+  /** Emits `listing.updated` for a change made elsewhere (images) and bumps updatedAt. */
+  async touch(
+    em: EntityManager,
+    scope: RecordScope,
+    row: ListingRow,
+    changedFields: string[],
+  ): Promise<void> {
+    const [[touched]] = await em.query(
+      'UPDATE listings SET updated_at = now() WHERE id = $1 RETURNING updated_at',
+      [row.id],
+    );
+    await this.emitUpdated(
+      em,
+      scope.accountId,
+      { ...row, updated_at: touched.updated_at },
+      changedFields,
+    );
+  }
+
+  /** Loads a listing for a change and checks it is still editable. */
+  async lockEditable(
+    em: EntityManager,
+    scope: RecordScope,
+    id: string,
+    action: string,
+  ): Promise<ListingRow> {
+    const row = await this.store.findForUpdate(em, scope, id);
+    if (!row) throw new NotFoundError('Listing');
+    this.assertEditable(row, action);
+    return row;
+  }
+
+  /** Locks any account's listing for the admin API (events from messaging and favourites). */
+  async lockAny(em: EntityManager, id: string): Promise<ListingRow> {
+    const row = await this.store.findAnyForUpdate(em, id);
+    if (!row) throw new NotFoundError('Listing');
+    return row;
+  }
+
+  ref(row: ListingRow) {
+    return { id: row.id, externalId: row.external_id, livemode: row.livemode };
+  }
+
+  private async applyContent(
+    em: EntityManager,
+    scope: RecordScope,
+    current: ListingRow,
+    next: ListingContent,
+    images: ImageList | undefined,
+  ): Promise<ListingRow> {
+    this.validator.assertValid(next);
+    const before = contentOf(current);
+    const changes = Object.fromEntries(
+      (Object.keys(next) as (keyof ListingContent)[])
+        .filter((field) => !jsonEqual(next[field], before[field]))
+        .map((field) => [field, next[field]]),
+    ) as Partial<ListingContent>;
+    const imagesChanged =
+      images !== undefined &&
+      !jsonEqual(
+        images.map((i) => i.url),
+        current.images.map((i) => i.url),
+      );
+    const changedFields = [...Object.keys(changes), ...(imagesChanged ? ['images'] : [])];
+    // Nothing to change: the listing, its updatedAt and its subscribers are left alone.
+    if (changedFields.length === 0) return current;
+
+    let row: ListingRow;
+    try {
+      row = await withSavepoint(em, async () => ({
+        ...(await this.store.updateContent(em, current.id, changes)),
+        images: imagesChanged
+          ? await this.store.replaceImages(em, current.id, images!)
+          : current.images,
+      }));
+    } catch (error) {
+      if (isUniqueViolation(error, EXTERNAL_ID_CONSTRAINT))
+        throw new ExternalIdTakenError(next.externalId!);
+      throw error;
+    }
+    await this.emitUpdated(em, scope.accountId, row, changedFields);
+    return row;
+  }
+
+  private async emitUpdated(
+    em: EntityManager,
+    accountId: string,
+    row: ListingRow,
+    changedFields: string[],
+  ): Promise<void> {
+    await this.outbox.append(em, {
+      accountId,
+      event: 'listing.updated',
+      data: {
+        ...this.ref(row),
+        status: row.status,
+        updatedAt: row.updated_at.toISOString(),
+        changedFields,
+      },
+    });
+  }
+
+  private assertEditable(row: ListingRow, action: string): void {
+    if (!EDITABLE_STATUSES.includes(row.status)) throw new WrongStateError(row.status, action);
+  }
+
+  private async missingOrWrongState(
+    em: EntityManager,
+    scope: RecordScope,
+    id: string,
+    action: string,
+  ) {
+    const row = await this.store.find(em, scope, id);
+    return row ? new WrongStateError(row.status, action) : new NotFoundError('Listing');
+  }
+
+  private contentFromDto(dto: CreateListingDto): ListingContent {
+    return {
+      externalId: dto.externalId ?? null,
+      title: dto.title,
+      description: dto.description,
+      price: dto.price,
+      condition: dto.condition,
+      categorySlug: dto.categorySlug,
+      locationLan: dto.locationLan,
+      locationKommun: dto.locationKommun,
+      phone: dto.phone ?? null,
+      attributes: dto.attributes ?? {},
+    };
+  }
+
+  private mergePatch(current: ListingContent, dto: UpdateListingDto): ListingContent {
+    const cleared = REQUIRED_LISTING_FIELDS.filter((field) => dto[field] === null);
+    if (cleared.length > 0) {
+      throw new ValidationError(
+        cleared.map((field) => ({ field, message: `${field} cannot be null` })),
+      );
+    }
+    const next = { ...current };
+    for (const field of Object.keys(current) as (keyof ListingContent)[]) {
+      const value = dto[field];
+      if (value === undefined) continue;
+      (next as Record<string, unknown>)[field] =
+        value === null ? (field === 'attributes' ? {} : null) : value;
+    }
+    return next;
+  }
+
+  private imagesFromDto(images: CreateListingDto['images']): ImageList | undefined {
+    return images && orderPayloadImages(images).map((image) => ({ url: image.url }));
+  }
+
+  private inTransaction<T>(
+    em: EntityManager | undefined,
+    work: (em: EntityManager) => Promise<T>,
+  ): Promise<T> {
+    return em ? work(em) : this.dataSource.transaction(work);
+  }
+}

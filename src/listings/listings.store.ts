@@ -1,0 +1,233 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { RecordScope } from '../common/auth/scope';
+import type { ListingSort, ListingStatus } from './listing.constants';
+import { CONTENT_COLUMNS, ListingContent, ListingRow } from './listing-row';
+
+/** The row plus its gallery, as one JSON array sorted by position. */
+const SELECT_LISTING = `
+  l.*, COALESCE((
+    SELECT json_agg(json_build_object('id', i.id, 'url', i.url, 'order', i.position) ORDER BY i.position)
+    FROM listing_images i WHERE i.listing_id = l.id), '[]') AS images`;
+
+const ORDER_BY: Record<ListingSort | 'updated', string> = {
+  newest: 'l.created_at DESC, l.id DESC',
+  oldest: 'l.created_at ASC, l.id ASC',
+  price_asc: 'l.price ASC, l.id ASC',
+  price_desc: 'l.price DESC, l.id DESC',
+  updated: 'l.updated_at ASC, l.id ASC',
+};
+
+export interface NewListing extends ListingContent {
+  scope: RecordScope;
+  status: ListingStatus;
+  publishedAt: Date | null;
+  expiresAt: Date | null;
+  images: { url: string }[];
+}
+
+export interface ListFilter {
+  status?: ListingStatus;
+  externalId?: string;
+  updatedSince?: Date;
+  sort: ListingSort;
+  limit: number;
+  offset: number;
+}
+
+/**
+ * SQL for listings. Writes are single guarded statements where possible, so the database,
+ * not a read-then-write in the service, decides races.
+ */
+@Injectable()
+export class ListingsStore {
+  async insert(em: EntityManager, listing: NewListing): Promise<ListingRow> {
+    const [row] = await em.query(
+      `INSERT INTO listings (account_id, livemode, external_id, title, description, price, condition,
+         category_slug, location_lan, location_kommun, phone, attributes, status, published_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+       RETURNING *`,
+      [
+        listing.scope.accountId,
+        listing.scope.livemode,
+        listing.externalId,
+        listing.title,
+        listing.description,
+        listing.price,
+        listing.condition,
+        listing.categorySlug,
+        listing.locationLan,
+        listing.locationKommun,
+        listing.phone,
+        JSON.stringify(listing.attributes),
+        listing.status,
+        listing.publishedAt,
+        listing.expiresAt,
+      ],
+    );
+    return { ...row, images: await this.insertImages(em, row.id, listing.images, 0) };
+  }
+
+  /** Replaces the whole gallery with `images`, in that order. */
+  async replaceImages(
+    em: EntityManager,
+    listingId: string,
+    images: { url: string }[],
+  ): Promise<ListingRow['images']> {
+    await em.query('DELETE FROM listing_images WHERE listing_id = $1', [listingId]);
+    return this.insertImages(em, listingId, images, 0);
+  }
+
+  private async insertImages(
+    em: EntityManager,
+    listingId: string,
+    images: { url: string }[],
+    from: number,
+  ): Promise<ListingRow['images']> {
+    if (images.length === 0) return [];
+    const rows: { id: string; url: string; order: number }[] = await em.query(
+      `INSERT INTO listing_images (listing_id, url, position)
+       SELECT $1, x.url, $2 + x.ord - 1 FROM unnest($3::text[]) WITH ORDINALITY AS x(url, ord)
+       RETURNING id, url, position AS "order"`,
+      [listingId, from, images.map((i) => i.url)],
+    );
+    return rows.sort((a, b) => a.order - b.order);
+  }
+
+  async find(em: EntityManager, scope: RecordScope, id: string): Promise<ListingRow | undefined> {
+    const [row] = await em.query(
+      `SELECT ${SELECT_LISTING} FROM listings l WHERE l.id = $1 AND l.account_id = $2 AND l.livemode = $3`,
+      [id, scope.accountId, scope.livemode],
+    );
+    return row;
+  }
+
+  /** Locks the row for the rest of the transaction: concurrent edits of one listing take turns. */
+  async findForUpdate(
+    em: EntityManager,
+    scope: RecordScope,
+    id: string,
+  ): Promise<ListingRow | undefined> {
+    const [row] = await em.query(
+      `SELECT ${SELECT_LISTING} FROM listings l WHERE l.id = $1 AND l.account_id = $2 AND l.livemode = $3 FOR UPDATE OF l`,
+      [id, scope.accountId, scope.livemode],
+    );
+    return row;
+  }
+
+  async findByExternalIdForUpdate(
+    em: EntityManager,
+    scope: RecordScope,
+    externalId: string,
+  ): Promise<ListingRow | undefined> {
+    const [row] = await em.query(
+      `SELECT ${SELECT_LISTING} FROM listings l
+       WHERE l.account_id = $1 AND l.livemode = $2 AND l.external_id = $3 AND l.status <> 'REMOVED'
+       FOR UPDATE OF l`,
+      [scope.accountId, scope.livemode, externalId],
+    );
+    return row;
+  }
+
+  /** Any account's listing, for the admin API. */
+  async findAnyForUpdate(em: EntityManager, id: string): Promise<ListingRow | undefined> {
+    const [row] = await em.query(
+      `SELECT ${SELECT_LISTING} FROM listings l WHERE l.id = $1 FOR UPDATE OF l`,
+      [id],
+    );
+    return row;
+  }
+
+  async updateContent(
+    em: EntityManager,
+    id: string,
+    changes: Partial<ListingContent>,
+  ): Promise<ListingRow> {
+    const entries = Object.entries(changes) as [keyof ListingContent, unknown][];
+    const sets = entries.map(([field], i) => `${CONTENT_COLUMNS[field]} = $${i + 2}`);
+    const values = entries.map(([field, value]) =>
+      field === 'attributes' ? JSON.stringify(value) : value,
+    );
+    const [[row]] = await em.query(
+      `UPDATE listings SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = $1 RETURNING *`,
+      [id, ...values],
+    );
+    return row;
+  }
+
+  /**
+   * Applies `set` only if the listing is in one of `from`; returns the new row and its previous
+   * status, or undefined when no row matched (absent, or in another state).
+   */
+  async transition(
+    em: EntityManager,
+    where: { id: string; scope?: RecordScope },
+    from: readonly ListingStatus[] | 'not-removed',
+    set: string,
+    params: unknown[] = [],
+  ): Promise<(ListingRow & { previous_status: ListingStatus }) | undefined> {
+    const values: unknown[] = [where.id, ...params];
+    const conditions = ['l.id = $1'];
+    if (where.scope) {
+      values.push(where.scope.accountId, where.scope.livemode);
+      conditions.push(`l.account_id = $${values.length - 1}`, `l.livemode = $${values.length}`);
+    }
+    if (from === 'not-removed') {
+      conditions.push(`l.status <> 'REMOVED'`);
+    } else {
+      values.push(from);
+      conditions.push(`l.status = ANY($${values.length})`);
+    }
+    const [[row]] = await em.query(
+      `UPDATE listings u SET ${set}, updated_at = now()
+       FROM (SELECT l.id, l.status FROM listings l WHERE ${conditions.join(' AND ')} FOR UPDATE) old
+       WHERE u.id = old.id
+       RETURNING u.*, old.status AS previous_status,
+         COALESCE((SELECT json_agg(json_build_object('id', i.id, 'url', i.url, 'order', i.position) ORDER BY i.position)
+           FROM listing_images i WHERE i.listing_id = u.id), '[]') AS images`,
+      values,
+    );
+    return row;
+  }
+
+  async list(em: EntityManager, scope: RecordScope, filter: ListFilter): Promise<ListingRow[]> {
+    const { where, values } = this.filterSql(scope, filter);
+    const order = filter.updatedSince ? ORDER_BY.updated : ORDER_BY[filter.sort];
+    values.push(filter.limit, filter.offset);
+    return em.query(
+      `SELECT ${SELECT_LISTING} FROM listings l WHERE ${where}
+       ORDER BY ${order} LIMIT $${values.length - 1} OFFSET $${values.length}`,
+      values,
+    );
+  }
+
+  /** Counts rows by scanning; used only for filters the maintained counts cannot answer. */
+  async countMatching(em: EntityManager, scope: RecordScope, filter: ListFilter): Promise<number> {
+    const { where, values } = this.filterSql(scope, filter);
+    const [row] = await em.query(
+      `SELECT count(*)::int AS n FROM listings l WHERE ${where}`,
+      values,
+    );
+    return row.n;
+  }
+
+  private filterSql(scope: RecordScope, filter: ListFilter): { where: string; values: unknown[] } {
+    const values: unknown[] = [scope.accountId, scope.livemode];
+    const where = ['l.account_id = $1', 'l.livemode = $2'];
+    if (filter.status) {
+      values.push(filter.status);
+      where.push(`l.status = $${values.length}`);
+    } else {
+      where.push(`l.status <> 'REMOVED'`);
+    }
+    if (filter.externalId !== undefined) {
+      values.push(filter.externalId);
+      where.push(`l.external_id = $${values.length}`);
+    }
+    if (filter.updatedSince) {
+      values.push(filter.updatedSince);
+      where.push(`l.updated_at > $${values.length}`);
+    }
+    return { where: where.join(' AND '), values };
+  }
+}
