@@ -47,7 +47,8 @@ export class AppModule {
         CoreModule,
         AccountsModule,
         ReferenceModule,
-        ...(http ? [AdminModule, HealthModule] : []),
+        ...(http ? [ListingsModule, AdminModule, HealthModule] : []),
+        ...(worker ? [ExpiryModule] : []),
       ],
       providers: http
         ? [

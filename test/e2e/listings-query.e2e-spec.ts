@@ -1,0 +1,172 @@
+import { anAccount, as, TestAccount } from '../support/factories';
+import { expectError, fieldsOf } from '../support/envelope';
+import { aListing } from '../support/listing-builder';
+import { createTestApp, TestApp } from '../support/test-app';
+import { ListingCountsService } from '../../src/listings/listing-counts.service';
+
+interface Row {
+  id: string;
+  price: number;
+  createdAt: string;
+  updatedAt: string;
+  status: string;
+}
+
+describe('GET /v1/listings', () => {
+  let t: TestApp;
+  let seller: TestAccount;
+  let all: Row[];
+
+  /** 25 listings, prices with ties, creation times with ties, a few in other states. */
+  beforeAll(async () => {
+    t = await createTestApp();
+    seller = await anAccount(t).build();
+    const prices = [500, 100, 300, 100, 200];
+    for (let i = 0; i < 25; i++) {
+      await as(t, seller.liveKey)
+        .post('/v1/listings')
+        .send(
+          aListing()
+            .with({ price: prices[i % 5], title: `Listing number ${i}` })
+            .withExternalId(`ext-${i}`)
+            .build(),
+        )
+        .expect(201);
+    }
+    // Ties on created_at must still page stably.
+    await t.dataSource.query(
+      `UPDATE listings SET created_at = date_trunc('minute', created_at) WHERE external_id IN ('ext-3', 'ext-4', 'ext-5')`,
+    );
+    const rows = await t.dataSource.query(
+      `SELECT id FROM listings WHERE external_id IN ('ext-0', 'ext-1', 'ext-2', 'ext-6')`,
+    );
+    await as(t, seller.liveKey).post(`/v1/listings/${rows[0].id}/sold`).expect(200);
+    await as(t, seller.liveKey).delete(`/v1/listings/${rows[1].id}`).expect(200);
+    await as(t, seller.liveKey).delete(`/v1/listings/${rows[2].id}`).expect(200);
+    await t.dataSource.query(`UPDATE listings SET status = 'EXPIRED' WHERE id = $1`, [rows[3].id]);
+    all = await pageThrough('');
+  });
+  afterAll(() => t.close());
+
+  async function pageThrough(query: string, limit = 7): Promise<Row[]> {
+    const rows: Row[] = [];
+    for (let page = 1; ; page++) {
+      const res = await as(t, seller.liveKey)
+        .get(`/v1/listings?limit=${limit}&page=${page}${query}`)
+        .expect(200);
+      rows.push(...res.body.data);
+      if (!res.body.pagination.hasMore) return rows;
+    }
+  }
+
+  it("lists only the caller's own listings of the key's mode, without REMOVED ones", async () => {
+    expect(all).toHaveLength(23);
+    expect(all.every((l) => l.status !== 'REMOVED')).toBe(true);
+    const stranger = await anAccount(t).build();
+    await as(t, stranger.liveKey).post('/v1/listings').send(aListing().build()).expect(201);
+    expect(
+      (await as(t, stranger.liveKey).get('/v1/listings').expect(200)).body.pagination.total,
+    ).toBe(1);
+    expect(
+      (await as(t, seller.testKey).get('/v1/listings').expect(200)).body.pagination.total,
+    ).toBe(0);
+  });
+
+  it('gives exact pagination numbers', async () => {
+    const res = await as(t, seller.liveKey).get('/v1/listings?limit=10&page=3').expect(200);
+    expect(res.body.pagination).toEqual({
+      page: 3,
+      limit: 10,
+      total: 23,
+      pages: 3,
+      hasMore: false,
+    });
+    expect(res.body.data).toHaveLength(3);
+    const first = await as(t, seller.liveKey).get('/v1/listings').expect(200);
+    expect(first.body.pagination).toEqual({
+      page: 1,
+      limit: 20,
+      total: 23,
+      pages: 2,
+      hasMore: true,
+    });
+    const beyond = await as(t, seller.liveKey).get('/v1/listings?page=9').expect(200);
+    expect(beyond.body.data).toEqual([]);
+  });
+
+  it('keeps totals exact before and after the deltas are folded', async () => {
+    await t.app.get(ListingCountsService).fold();
+    const res = await as(t, seller.liveKey).get('/v1/listings?status=ACTIVE').expect(200);
+    expect(res.body.pagination.total).toBe(21);
+    expect(
+      (await as(t, seller.liveKey).get('/v1/listings?status=REMOVED').expect(200)).body.pagination
+        .total,
+    ).toBe(2);
+  });
+
+  it.each([
+    [
+      'newest',
+      (a: Row, b: Row) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id),
+    ],
+    [
+      'oldest',
+      (a: Row, b: Row) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id),
+    ],
+    ['price_asc', (a: Row, b: Row) => a.price - b.price || a.id.localeCompare(b.id)],
+    ['price_desc', (a: Row, b: Row) => b.price - a.price || b.id.localeCompare(a.id)],
+  ])(
+    'sorts %s with ties broken by id, never repeating or skipping across pages',
+    async (sort, compare) => {
+      const paged = await pageThrough(`&sort=${sort}`);
+      expect(paged.map((l) => l.id)).toEqual([...all].sort(compare).map((l) => l.id));
+      expect(new Set(paged.map((l) => l.id)).size).toBe(23);
+    },
+  );
+
+  it('filters by status, including REMOVED when asked', async () => {
+    expect((await pageThrough('&status=SOLD')).map((l) => l.status)).toEqual(['SOLD']);
+    expect((await pageThrough('&status=EXPIRED')).map((l) => l.status)).toEqual(['EXPIRED']);
+    expect((await pageThrough('&status=REMOVED')).map((l) => l.status)).toEqual([
+      'REMOVED',
+      'REMOVED',
+    ]);
+  });
+
+  it('filters by exact externalId', async () => {
+    const res = await as(t, seller.liveKey).get('/v1/listings?externalId=ext-7').expect(200);
+    expect(res.body.data.map((l: { externalId: string }) => l.externalId)).toEqual(['ext-7']);
+    expect(res.body.pagination.total).toBe(1);
+    expect(
+      (await as(t, seller.liveKey).get('/v1/listings?externalId=ext-').expect(200)).body.data,
+    ).toEqual([]);
+  });
+
+  it('returns what changed after updatedSince, oldest change first', async () => {
+    const since = new Date().toISOString();
+    await new Promise((r) => setTimeout(r, 20));
+    const [a, b] = all.filter((l) => l.status === 'ACTIVE');
+    await as(t, seller.liveKey).patch(`/v1/listings/${b.id}`).send({ price: 1 }).expect(200);
+    await as(t, seller.liveKey).patch(`/v1/listings/${a.id}`).send({ price: 2 }).expect(200);
+    const res = await as(t, seller.liveKey)
+      .get(`/v1/listings?updatedSince=${encodeURIComponent(since)}`)
+      .expect(200);
+    expect(res.body.data.map((l: Row) => l.id)).toEqual([b.id, a.id]);
+    expect(res.body.pagination.total).toBe(2);
+  });
+
+  it.each([
+    ['page', 'page=0'],
+    ['page', 'page=abc'],
+    ['limit', 'limit=0'],
+    ['limit', 'limit=101'],
+    ['status', 'status=SOLDOUT'],
+    ['sort', 'sort=cheapest'],
+    ['updatedSince', 'updatedSince=yesterday'],
+    ['colour', 'colour=red'],
+  ])('refuses a bad %s query value with 400', async (field, query) => {
+    const res = await as(t, seller.liveKey).get(`/v1/listings?${query}`);
+    expectError(res, 400, 'VALIDATION_ERROR');
+    expect(fieldsOf(res)).toEqual([field]);
+  });
+});
