@@ -11,6 +11,7 @@ import { CONFIG_LOADERS } from './config';
 import type { ProcessRole } from './config/app.config';
 import { DatabaseModule } from './database/database.module';
 import { ExpiryModule } from './expiry/expiry.module';
+import { ImagesModule } from './images/images.module';
 import { ListingsModule } from './listings/listings.module';
 import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
@@ -47,7 +48,7 @@ export class AppModule {
         CoreModule,
         AccountsModule,
         ReferenceModule,
-        ...(http ? [ListingsModule, AdminModule, HealthModule] : []),
+        ...(http ? [ListingsModule, ImagesModule, AdminModule, HealthModule] : []),
         ...(worker ? [ExpiryModule] : []),
       ],
       providers: http

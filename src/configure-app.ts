@@ -1,7 +1,10 @@
 import { RequestMethod } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
-import { json, Request, Response } from 'express';
+import { ConfigService } from '@nestjs/config';
+import { json, Request, Response, static as serveStatic } from 'express';
+import type { AllConfig } from './config';
+import { MEDIA_PATH } from './images/storage/local-disk.storage';
 import { ErrorCode } from './common/errors/error-code';
 import { errorEnvelope } from './common/http/envelope';
 import { Logger } from 'nestjs-pino';
@@ -11,6 +14,7 @@ import { buildOpenApiDocument } from './openapi';
 
 export const API_PREFIX = 'v1';
 export const JSON_BODY_LIMIT = '2mb';
+export const IMAGE_JSON_BODY_LIMIT = '15mb';
 
 /**
  * HTTP wiring shared by main.ts and the tests, so both run exactly the same stack.
@@ -22,7 +26,18 @@ export async function configureApp(app: NestExpressApplication): Promise<NestExp
   app.disable('x-powered-by');
   app.use(requestIdMiddleware);
   app.use(contentTypeMiddleware);
+  // An image sent as base64 is a third larger than its 10 MB; only that route takes such bodies.
+  app.use(`/${API_PREFIX}/listings/:id/images`, json({ limit: IMAGE_JSON_BODY_LIMIT }));
   app.use(json({ limit: JSON_BODY_LIMIT }));
+  app.use(
+    MEDIA_PATH,
+    serveStatic(app.get(ConfigService<AllConfig, true>).get('storage.dir', { infer: true }), {
+      immutable: true,
+      maxAge: '365d',
+      index: false,
+      dotfiles: 'ignore',
+    }),
+  );
   app.setGlobalPrefix(API_PREFIX, {
     exclude: [
       { path: 'health/live', method: RequestMethod.GET },

@@ -73,7 +73,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const cause = exception instanceof HttpException ? exception.cause : undefined;
     const bodyError = this.mapBodyParserError(cause ?? exception);
     if (bodyError) return bodyError;
-    const multerError = this.mapMulterError(exception);
+    const multerError = this.mapMulterError(cause ?? exception);
     if (multerError) return multerError;
     if (exception instanceof HttpException) {
       const status = exception.getStatus();

@@ -1,0 +1,72 @@
+import {
+  Body,
+  Controller,
+  Delete,
+  HttpCode,
+  Patch,
+  Post,
+  UploadedFile,
+  UseInterceptors,
+} from '@nestjs/common';
+import { FileInterceptor } from '@nestjs/platform-express';
+import { ApiBearerAuth, ApiConsumes, ApiTags } from '@nestjs/swagger';
+import { memoryStorage } from 'multer';
+import { CurrentPrincipal, Scopes } from '../common/auth/auth.decorators';
+import type { Principal } from '../common/auth/principal';
+import { scopeOf } from '../common/auth/scope';
+import { UuidParam } from '../common/http/uuid-param.decorator';
+import type { ImageResponse } from '../listings/dto/listing.response';
+import { AddImageDto } from './dto/add-image.dto';
+import { GalleryResponse } from './dto/image.response';
+import { ReorderImagesDto } from './dto/reorder-images.dto';
+import { MAX_UPLOAD_BYTES } from './image-processor';
+import { ImagesService } from './images.service';
+import { imageSourceOf } from './upload-source';
+
+@ApiTags('images')
+@ApiBearerAuth()
+@Controller('listings/:id/images')
+export class ImagesController {
+  constructor(private readonly images: ImagesService) {}
+
+  /** One image by URL, base64 or multipart upload; `order` is a wish, the answer has the real position. */
+  @Post()
+  @Scopes('listings:write')
+  @ApiConsumes('application/json', 'multipart/form-data')
+  @UseInterceptors(
+    FileInterceptor('file', {
+      storage: memoryStorage(),
+      limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 5 },
+    }),
+  )
+  add(
+    @CurrentPrincipal() principal: Principal,
+    @UuidParam('id', 'Listing') id: string,
+    @Body() dto: AddImageDto,
+    @UploadedFile() file: Express.Multer.File | undefined,
+  ): Promise<ImageResponse> {
+    return this.images.add(scopeOf(principal), id, imageSourceOf(dto, file?.buffer), dto.order);
+  }
+
+  /** Every image id exactly once, in the new order; the first becomes the primary image. */
+  @Patch('reorder')
+  @Scopes('listings:write')
+  reorder(
+    @CurrentPrincipal() principal: Principal,
+    @UuidParam('id', 'Listing') id: string,
+    @Body() dto: ReorderImagesDto,
+  ): Promise<GalleryResponse> {
+    return this.images.reorder(scopeOf(principal), id, dto.imageIds);
+  }
+
+  @Delete(':imageId')
+  @HttpCode(200)
+  @Scopes('listings:write')
+  remove(
+    @CurrentPrincipal() principal: Principal,
+    @UuidParam('id', 'Listing') id: string,
+    @UuidParam('imageId', 'Image') imageId: string,
+  ): Promise<GalleryResponse> {
+    return this.images.remove(scopeOf(principal), id, imageId);
+  }
+}

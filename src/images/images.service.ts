@@ -1,0 +1,159 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { DataSource, EntityManager } from 'typeorm';
+import type { RecordScope } from '../common/auth/scope';
+import { NotFoundError, ValidationError } from '../common/errors/domain-error';
+import type { ImageResponse } from '../listings/dto/listing.response';
+import { ListingsService } from '../listings/listings.service';
+import type { GalleryResponse } from './dto/image.response';
+import { MAX_IMAGES, resolveInsertPosition } from './gallery-order';
+import { ImageProcessor } from './image-processor';
+import { STORAGE_DRIVER, StorageDriver } from './storage/storage-driver';
+import type { ImageSource } from './upload-source';
+
+const EDIT_ACTION = 'change the images of';
+
+/**
+ * A listing's gallery. Every change locks the listing row first, so concurrent changes to one
+ * gallery take turns and positions stay 0..n-1 (a deferred unique constraint backs that).
+ */
+@Injectable()
+export class ImagesService {
+  private readonly logger = new Logger(ImagesService.name);
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly listings: ListingsService,
+    private readonly processor: ImageProcessor,
+    @Inject(STORAGE_DRIVER) private readonly storage: StorageDriver,
+  ) {}
+
+  async add(
+    scope: RecordScope,
+    listingId: string,
+    source: ImageSource,
+    order?: number,
+  ): Promise<ImageResponse> {
+    // Answer 404 before spending time on decoding an upload for a listing the caller cannot see.
+    await this.listings.get(scope, listingId);
+    const stored =
+      source.kind === 'upload' ? await this.store(source.data, source.field) : undefined;
+    try {
+      return await this.dataSource.transaction(async (em) => {
+        const listing = await this.listings.lockEditable(em, scope, listingId, EDIT_ACTION);
+        if (listing.images.length >= MAX_IMAGES) {
+          throw ValidationError.field('images', `A listing has at most ${MAX_IMAGES} images.`);
+        }
+        const position = resolveInsertPosition(listing.images.length, order);
+        await em.query(
+          'UPDATE listing_images SET position = position + 1 WHERE listing_id = $1 AND position >= $2',
+          [listingId, position],
+        );
+        const [image] = await em.query(
+          `INSERT INTO listing_images (listing_id, url, storage_key, position) VALUES ($1, $2, $3, $4)
+           RETURNING id, url, position AS "order"`,
+          [
+            listingId,
+            stored?.url ?? (source as { url: string }).url,
+            stored?.key ?? null,
+            position,
+          ],
+        );
+        await this.listings.touch(em, scope, listing, ['images']);
+        return image as ImageResponse;
+      });
+    } catch (error) {
+      // The row never committed, so its file must not outlive it.
+      if (stored) await this.discard(stored.key);
+      throw error;
+    }
+  }
+
+  async remove(scope: RecordScope, listingId: string, imageId: string): Promise<GalleryResponse> {
+    let storageKey: string | null = null;
+    const gallery = await this.dataSource.transaction(async (em) => {
+      const listing = await this.listings.lockEditable(em, scope, listingId, EDIT_ACTION);
+      const removed = listing.images.find((image) => image.id === imageId);
+      if (!removed) throw new NotFoundError('Image');
+      const [[row]] = await em.query(
+        'DELETE FROM listing_images WHERE id = $1 RETURNING storage_key',
+        [imageId],
+      );
+      storageKey = row.storage_key;
+      await em.query(
+        'UPDATE listing_images SET position = position - 1 WHERE listing_id = $1 AND position > $2',
+        [listingId, removed.order],
+      );
+      await this.listings.touch(em, scope, listing, ['images']);
+      return this.gallery(em, listingId);
+    });
+    if (storageKey) await this.discard(storageKey);
+    return gallery;
+  }
+
+  /** The list must name every image of the listing exactly once; it becomes the new order. */
+  async reorder(
+    scope: RecordScope,
+    listingId: string,
+    imageIds: string[],
+  ): Promise<GalleryResponse> {
+    return this.dataSource.transaction(async (em) => {
+      const listing = await this.listings.lockEditable(em, scope, listingId, EDIT_ACTION);
+      const current = listing.images.map((image) => image.id);
+      this.assertPermutation(current, imageIds);
+      if (current.every((id, i) => id === imageIds[i]))
+        return { listingId, images: listing.images };
+      await em.query(
+        `UPDATE listing_images i SET position = x.ord - 1
+         FROM unnest($2::uuid[]) WITH ORDINALITY AS x(id, ord) WHERE i.id = x.id AND i.listing_id = $1`,
+        [listingId, imageIds],
+      );
+      await this.listings.touch(em, scope, listing, ['images']);
+      return this.gallery(em, listingId);
+    });
+  }
+
+  private assertPermutation(current: string[], requested: string[]): void {
+    const duplicates = requested.filter((id, i) => requested.indexOf(id) !== i);
+    const foreign = requested.filter((id) => !current.includes(id));
+    const missing = current.filter((id) => !requested.includes(id));
+    const problems = [
+      duplicates.length && `duplicated: ${[...new Set(duplicates)].join(', ')}`,
+      foreign.length && `not images of this listing: ${foreign.join(', ')}`,
+      missing.length && `missing: ${missing.join(', ')}`,
+    ].filter(Boolean);
+    if (problems.length > 0) {
+      throw ValidationError.field(
+        'imageIds',
+        `imageIds must list every image of the listing exactly once (${problems.join('; ')}).`,
+      );
+    }
+  }
+
+  private async gallery(em: EntityManager, listingId: string): Promise<GalleryResponse> {
+    const images: ImageResponse[] = await em.query(
+      'SELECT id, url, position AS "order" FROM listing_images WHERE listing_id = $1 ORDER BY position',
+      [listingId],
+    );
+    return { listingId, images };
+  }
+
+  private async store(
+    data: Buffer,
+    field: 'file' | 'base64',
+  ): Promise<{ key: string; url: string }> {
+    const image = await this.processor.process(data, field);
+    const key = `${randomUUID()}.${image.extension}`;
+    await this.storage.put(key, image.data, image.contentType);
+    return { key, url: this.storage.publicUrl(key) };
+  }
+
+  private async discard(key: string): Promise<void> {
+    await this.storage
+      .delete(key)
+      .catch((error: unknown) =>
+        this.logger.warn({ err: error, key }, 'Could not delete an image file'),
+      );
+  }
+}

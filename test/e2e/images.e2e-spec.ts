@@ -1,0 +1,363 @@
+import sharp from 'sharp';
+import { readdir } from 'node:fs/promises';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { anAccount, as, TestAccount } from '../support/factories';
+import { expectError, fieldsOf } from '../support/envelope';
+import { gif, jpegWithGps, png, webp } from '../support/images';
+import { aListing } from '../support/listing-builder';
+import { createTestApp, TestApp } from '../support/test-app';
+
+interface Image {
+  id: string;
+  url: string;
+  order: number;
+}
+
+describe('Listing images', () => {
+  let t: TestApp;
+  let seller: TestAccount;
+  const storageDir = mkdtempSync(join(tmpdir(), 'lsvc-media-'));
+
+  beforeAll(async () => {
+    t = await createTestApp({ env: { STORAGE_DIR: storageDir } });
+    seller = await anAccount(t).build();
+  });
+  afterAll(() => t.close());
+
+  const live = () => as(t, seller.liveKey);
+  const newListing = async (images = 0) =>
+    (await live().post('/v1/listings').send(aListing().withImages(images).build()).expect(201)).body
+      .data as { id: string; images: Image[] };
+  const addUrl = (id: string, body: object) => live().post(`/v1/listings/${id}/images`).send(body);
+  const gallery = async (id: string) =>
+    (await live().get(`/v1/listings/${id}`).expect(200)).body.data.images as Image[];
+  const urlsAt = async (id: string) =>
+    (await gallery(id)).map((i) => [i.url.replace('https://img.example.com/', ''), i.order]);
+
+  describe('ordering (spec rules 5–9)', () => {
+    it('appends when no order is sent', async () => {
+      const l = await newListing(2);
+      const res = await addUrl(l.id, { url: 'https://img.example.com/new.jpg' }).expect(201);
+      expect(res.body.data).toMatchObject({
+        url: 'https://img.example.com/new.jpg',
+        order: 2,
+        id: expect.any(String),
+      });
+    });
+
+    it('order 0 on a non-empty gallery lands at 1: the existing image stays first', async () => {
+      const l = await newListing(3);
+      expect(
+        (await addUrl(l.id, { url: 'https://img.example.com/new.jpg', order: 0 }).expect(201)).body
+          .data.order,
+      ).toBe(1);
+      expect(await urlsAt(l.id)).toEqual([
+        ['0.jpg', 0],
+        ['new.jpg', 1],
+        ['1.jpg', 2],
+        ['2.jpg', 3],
+      ]);
+    });
+
+    it('order 0 on an empty gallery lands at 0', async () => {
+      const l = await newListing(0);
+      expect(
+        (await addUrl(l.id, { url: 'https://img.example.com/new.jpg', order: 0 }).expect(201)).body
+          .data.order,
+      ).toBe(0);
+    });
+
+    it('order 1 on 3 images lands at 2', async () => {
+      const l = await newListing(3);
+      expect(
+        (await addUrl(l.id, { url: 'https://img.example.com/new.jpg', order: 1 }).expect(201)).body
+          .data.order,
+      ).toBe(2);
+      expect(await urlsAt(l.id)).toEqual([
+        ['0.jpg', 0],
+        ['1.jpg', 1],
+        ['new.jpg', 2],
+        ['2.jpg', 3],
+      ]);
+    });
+
+    it('order 29 on 2 images lands at 2', async () => {
+      const l = await newListing(2);
+      expect(
+        (await addUrl(l.id, { url: 'https://img.example.com/new.jpg', order: 29 }).expect(201)).body
+          .data.order,
+      ).toBe(2);
+    });
+
+    it('resolves ties in a create payload by array position, unordered last', async () => {
+      const res = await live()
+        .post('/v1/listings')
+        .send(
+          aListing()
+            .with({
+              images: [
+                { url: 'https://img.example.com/a.jpg', order: 1 },
+                { url: 'https://img.example.com/b.jpg' },
+                { url: 'https://img.example.com/c.jpg', order: 1 },
+                { url: 'https://img.example.com/d.jpg', order: 0 },
+              ],
+            })
+            .build(),
+        )
+        .expect(201);
+      expect(res.body.data.images.map((i: Image) => [i.url.slice(-5), i.order])).toEqual([
+        ['d.jpg', 0],
+        ['a.jpg', 1],
+        ['c.jpg', 2],
+        ['b.jpg', 3],
+      ]);
+    });
+
+    it.each([-1, 30, 2.5])('refuses order %p with 400', async (order) => {
+      const l = await newListing(1);
+      const res = await addUrl(l.id, { url: 'https://img.example.com/x.jpg', order });
+      expectError(res, 400, 'VALIDATION_ERROR');
+      expect(fieldsOf(res)).toEqual(['order']);
+    });
+
+    it('refuses a 31st image with 400 on images', async () => {
+      const l = await newListing(30);
+      const res = await addUrl(l.id, { url: 'https://img.example.com/31.jpg' });
+      expectError(res, 400, 'VALIDATION_ERROR');
+      expect(fieldsOf(res)).toEqual(['images']);
+      expect(await gallery(l.id)).toHaveLength(30);
+    });
+  });
+
+  describe('reorder', () => {
+    it('takes every id once and makes the first the primary image', async () => {
+      const l = await newListing(3);
+      const [a, b, c] = l.images;
+      const res = await live()
+        .patch(`/v1/listings/${l.id}/images/reorder`)
+        .send({ imageIds: [c.id, a.id, b.id] })
+        .expect(200);
+      expect(res.body.data).toEqual({
+        listingId: l.id,
+        images: [
+          { ...c, order: 0 },
+          { ...a, order: 1 },
+          { ...b, order: 2 },
+        ],
+      });
+      expect(await gallery(l.id)).toEqual(res.body.data.images);
+    });
+
+    it.each([
+      ['a partial list', (ids: string[]) => ids.slice(1)],
+      ['a duplicate', (ids: string[]) => [ids[0], ids[0], ids[1], ids[2]]],
+      [
+        'a foreign id',
+        (ids: string[]) => [...ids.slice(0, 2), '0d4f0a52-6c52-4b5b-8f5e-1b2c3d4e5f60'],
+      ],
+      ['a non-UUID', (ids: string[]) => [...ids.slice(0, 2), 'x']],
+    ])('refuses %s with 400 naming imageIds', async (_name, change) => {
+      const l = await newListing(3);
+      const res = await live()
+        .patch(`/v1/listings/${l.id}/images/reorder`)
+        .send({ imageIds: change(l.images.map((i) => i.id)) });
+      expectError(res, 400, 'VALIDATION_ERROR');
+      expect(fieldsOf(res)[0]).toBe('imageIds');
+      expect(await gallery(l.id)).toEqual(l.images);
+    });
+  });
+
+  describe('delete', () => {
+    it('removes the image and renumbers the rest densely', async () => {
+      const l = await newListing(4);
+      const res = await live().delete(`/v1/listings/${l.id}/images/${l.images[1].id}`).expect(200);
+      expect(res.body.data.images.map((i: Image) => [i.id, i.order])).toEqual([
+        [l.images[0].id, 0],
+        [l.images[2].id, 1],
+        [l.images[3].id, 2],
+      ]);
+      expectError(
+        await live().delete(`/v1/listings/${l.id}/images/${l.images[1].id}`),
+        404,
+        'NOT_FOUND',
+      );
+    });
+  });
+
+  describe('uploads', () => {
+    it('accepts a multipart JPEG: orientation applied, EXIF and GPS gone, served from /media', async () => {
+      const l = await newListing(1);
+      const res = await live()
+        .post(`/v1/listings/${l.id}/images`)
+        .attach('file', await jpegWithGps(64, 32), 'IMG_0001.JPG')
+        .field('order', '0')
+        .expect(201);
+      expect(res.body.data.order).toBe(1);
+      const path = new URL(res.body.data.url).pathname;
+      expect(path).toMatch(/^\/media\/[0-9a-f-]{36}\.jpg$/);
+      const served = await t
+        .http()
+        .get(path)
+        .buffer(true)
+        .parse((r, cb) => {
+          const chunks: Buffer[] = [];
+          r.on('data', (c: Buffer) => chunks.push(c));
+          r.on('end', () => cb(null, Buffer.concat(chunks)));
+        })
+        .expect(200);
+      expect(served.headers['content-type']).toBe('image/jpeg');
+      expect(served.headers.etag).toBeDefined();
+      expect(served.headers['cache-control']).toContain('immutable');
+      const meta = await sharp(served.body as Buffer).metadata();
+      expect([meta.width, meta.height]).toEqual([32, 64]);
+      expect(meta.exif).toBeUndefined();
+      expect(meta.orientation).toBeUndefined();
+      expect((served.body as Buffer).includes(Buffer.from('TestCam'))).toBe(false);
+    });
+
+    it('accepts raw base64 and data: URLs, PNG and WebP, recognised by content', async () => {
+      const l = await newListing(0);
+      const raw = await addUrl(l.id, {
+        base64: (await png()).toString('base64'),
+        filename: 'photo.jpg',
+      }).expect(201);
+      expect(raw.body.data.url).toMatch(/\.png$/);
+      const dataUrl = await addUrl(l.id, {
+        base64: `data:image/webp;base64,${(await webp()).toString('base64')}`,
+      }).expect(201);
+      expect(dataUrl.body.data.url).toMatch(/\.webp$/);
+      expect(dataUrl.body.data.order).toBe(1);
+    });
+
+    it.each([
+      ['a text file', async () => Buffer.from('hello, this is not an image'), 'notes.jpg'],
+      ['a GIF', gif, 'anim.gif'],
+      ['a truncated JPEG', async () => (await jpegWithGps(400, 300)).subarray(0, 600), 'cut.jpg'],
+    ])('refuses %s with 400 on file and stores nothing', async (_name, make, filename) => {
+      const l = await newListing(0);
+      const before = (await readdir(storageDir)).length;
+      const res = await live()
+        .post(`/v1/listings/${l.id}/images`)
+        .attach('file', await make(), filename);
+      expectError(res, 400, 'VALIDATION_ERROR');
+      expect(fieldsOf(res)).toEqual(['file']);
+      expect((await readdir(storageDir)).length).toBe(before);
+      expect(await gallery(l.id)).toEqual([]);
+    });
+
+    it('refuses bad base64 and a body with two sources', async () => {
+      const l = await newListing(0);
+      expect(fieldsOf(await addUrl(l.id, { base64: 'not base64 at all!' }))).toEqual(['base64']);
+      expect(
+        fieldsOf(await addUrl(l.id, { base64: Buffer.from('plain text').toString('base64') })),
+      ).toEqual(['base64']);
+      expect(
+        fieldsOf(await addUrl(l.id, { url: 'https://img.example.com/a.jpg', base64: 'AAAA' })),
+      ).toEqual(['file']);
+      expect(fieldsOf(await addUrl(l.id, {}))).toEqual(['file']);
+    });
+
+    it('refuses a file over 10 MB', async () => {
+      const l = await newListing(0);
+      const res = await live()
+        .post(`/v1/listings/${l.id}/images`)
+        .attach('file', Buffer.alloc(10 * 1024 * 1024 + 1), 'big.jpg');
+      expectError(res, 400, 'VALIDATION_ERROR');
+      expect(fieldsOf(res)).toEqual(['file']);
+    });
+
+    it('removes the stored file when the change is refused after the upload', async () => {
+      const l = await newListing(30);
+      const before = (await readdir(storageDir)).length;
+      expect(fieldsOf(await addUrl(l.id, { base64: (await png()).toString('base64') }))).toEqual([
+        'images',
+      ]);
+      expect((await readdir(storageDir)).length).toBe(before);
+    });
+  });
+
+  describe('rules around the gallery', () => {
+    it("answers 404 for another account's listing", async () => {
+      const l = await newListing(1);
+      const stranger = await anAccount(t).build();
+      expectError(
+        await as(t, stranger.liveKey)
+          .post(`/v1/listings/${l.id}/images`)
+          .send({ url: 'https://img.example.com/x.jpg' }),
+        404,
+        'NOT_FOUND',
+      );
+      expectError(
+        await as(t, stranger.liveKey)
+          .patch(`/v1/listings/${l.id}/images/reorder`)
+          .send({ imageIds: [l.images[0].id] }),
+        404,
+        'NOT_FOUND',
+      );
+      expectError(
+        await as(t, stranger.liveKey).delete(`/v1/listings/${l.id}/images/${l.images[0].id}`),
+        404,
+        'NOT_FOUND',
+      );
+    });
+
+    it('refuses changes to SOLD or REMOVED listings with 400 on status', async () => {
+      const l = await newListing(1);
+      await live().post(`/v1/listings/${l.id}/sold`).expect(200);
+      expect(fieldsOf(await addUrl(l.id, { url: 'https://img.example.com/x.jpg' }))).toEqual([
+        'status',
+      ]);
+      expect(
+        fieldsOf(await live().delete(`/v1/listings/${l.id}/images/${l.images[0].id}`)),
+      ).toEqual(['status']);
+    });
+
+    it('bumps updatedAt and emits listing.updated with changedFields images', async () => {
+      const l = await newListing(1);
+      await addUrl(l.id, { url: 'https://img.example.com/x.jpg' }).expect(201);
+      const events = await t.dataSource.query(
+        `SELECT event, data FROM outbox_events WHERE data->>'id' = $1 ORDER BY seq`,
+        [l.id],
+      );
+      expect(events.map((e: { event: string }) => e.event)).toEqual([
+        'listing.created',
+        'listing.updated',
+      ]);
+      expect(events[1].data.changedFields).toEqual(['images']);
+      const after = (await live().get(`/v1/listings/${l.id}`)).body.data;
+      expect(after.updatedAt).toBe(events[1].data.updatedAt);
+    });
+  });
+
+  describe('concurrency', () => {
+    it('10 simultaneous adds end dense 0..9 without an error', async () => {
+      const l = await newListing(0);
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          addUrl(l.id, { url: `https://img.example.com/c${i}.jpg`, order: 0 }),
+        ),
+      );
+      expect(answers.map((a) => a.status)).toEqual(Array(10).fill(201));
+      expect((await gallery(l.id)).map((i) => i.order)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    });
+
+    it('an add racing a reorder never loses or duplicates an image', async () => {
+      const l = await newListing(5);
+      const reversed = l.images.map((i) => i.id).reverse();
+      const [added, reordered] = await Promise.all([
+        addUrl(l.id, { url: 'https://img.example.com/racer.jpg', order: 2 }),
+        live().patch(`/v1/listings/${l.id}/images/reorder`).send({ imageIds: reversed }),
+      ]);
+      expect(added.status).toBe(201);
+      expect([200, 400]).toContain(reordered.status);
+      const final = await gallery(l.id);
+      expect(final.map((i) => i.order)).toEqual([0, 1, 2, 3, 4, 5]);
+      expect(new Set(final.map((i) => i.id)).size).toBe(6);
+      expect(final.map((i) => i.id)).toEqual(
+        expect.arrayContaining([...l.images.map((i) => i.id), added.body.data.id]),
+      );
+    });
+  });
+});
