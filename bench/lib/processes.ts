@@ -1,0 +1,64 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+export interface Started {
+  child: ChildProcess;
+  stop: () => Promise<void>;
+  /** resident memory in MB, read from /proc */
+  rssMb: () => number;
+}
+
+/** Starts a node process and waits until `readyUrl` answers 200. */
+export async function startNode(
+  args: string[],
+  env: Record<string, string>,
+  readyUrl: string,
+): Promise<Started> {
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const script = args[args.length - 1];
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(readyUrl)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${script} did not become ready`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    child,
+    rssMb: () => {
+      try {
+        const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1];
+        return kb ? Math.round(Number(kb) / 1024) : 0;
+      } catch {
+        return 0;
+      }
+    },
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** Samples a process's RSS while `work` runs; returns the work's result and the peak. */
+export async function withPeakRss<T>(
+  process: Started,
+  work: () => Promise<T>,
+): Promise<{ result: T; peakRssMb: number }> {
+  let peak = process.rssMb();
+  const timer = setInterval(() => (peak = Math.max(peak, process.rssMb())), 250);
+  try {
+    return { result: await work(), peakRssMb: peak };
+  } finally {
+    clearInterval(timer);
+  }
+}

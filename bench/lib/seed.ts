@@ -1,0 +1,83 @@
+import { Client } from 'pg';
+
+export interface BenchAccount {
+  id: string;
+  key: string;
+}
+
+export const LISTING_BODY = {
+  title: 'Volvo V70 2.4 D5 Momentum, dragkrok',
+  description:
+    'Välskött bil med dragkrok, vinterhjul på fälg och full servicehistorik. Nybesiktad. ' +
+    'Kamrem bytt vid 150 000 km. Två nycklar. Inga anmärkningar. '.repeat(8),
+  price: 89000,
+  condition: 'GOOD',
+  categorySlug: 'cars',
+  locationLan: 'stockholm',
+  locationKommun: 'upplands-vasby',
+  phone: '+46701234567',
+  attributes: {
+    make: 'volvo',
+    model: 'V70',
+    modelYear: 2012,
+    mileageKm: 184000,
+    fuel: 'diesel',
+    gearbox: 'automatic',
+  },
+};
+
+/** Creates an approved account and a live key through the admin API, like real provisioning. */
+export async function createAccount(
+  baseUrl: string,
+  adminToken: string,
+  name: string,
+): Promise<BenchAccount> {
+  const headers = { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' };
+  const account = (await (
+    await fetch(`${baseUrl}/v1/admin/accounts`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ name, approve: true }),
+    })
+  ).json()) as { data: { id: string } };
+  const key = (await (
+    await fetch(`${baseUrl}/v1/admin/accounts/${account.data.id}/keys`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ kind: 'live' }),
+    })
+  ).json()) as { data: { key: string } };
+  return { id: account.data.id, key: key.data.key };
+}
+
+/**
+ * Inserts `count` listings for an account in one statement (the service's own triggers keep the
+ * counts), a third of them with three images. Returns their ids.
+ */
+export async function seedListings(
+  db: Client,
+  accountId: string,
+  count: number,
+  status = 'ACTIVE',
+): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `INSERT INTO listings (account_id, livemode, external_id, title, description, price, condition, category_slug,
+       location_lan, location_kommun, phone, attributes, status, published_at, expires_at, created_at, updated_at)
+     SELECT $1, true, 'seed-' || g, 'Begagnad bil nummer ' || g, $2, (g * 7919) % 500000, 'GOOD', 'cars',
+       'stockholm', 'upplands-vasby', '+46701234567', $3::jsonb, $4,
+       now() - (g || ' seconds')::interval, now() + interval '30 days' - (g || ' seconds')::interval,
+       now() - (g || ' seconds')::interval, now() - (g || ' seconds')::interval
+     FROM generate_series(1, $5::int) AS g
+     RETURNING id`,
+    [accountId, LISTING_BODY.description, JSON.stringify(LISTING_BODY.attributes), status, count],
+  );
+  await db.query(
+    `INSERT INTO listing_images (listing_id, url, position)
+     SELECT l.id, 'https://img.example.com/' || l.id || '/' || p || '.jpg', p
+     FROM listings l CROSS JOIN generate_series(0, 2) AS p
+     WHERE l.account_id = $1 AND right(l.external_id, 1) IN ('0', '3', '6')`,
+    [accountId],
+  );
+  await db.query('ANALYZE listings; ANALYZE listing_images');
+  return rows.map((r) => r.id);
+}

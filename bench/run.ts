@@ -1,0 +1,257 @@
+/**
+ * `npm run bench`: seeds a realistic dataset, starts the built service with limits raised, and
+ * runs each scenario against the service and against its floor (bench/floor-server.ts, the same
+ * SQL on bare node:http + pg). Prints req/s, p50, p99 and the ratio to the floor, and writes
+ * bench/results/latest.json. BENCH_DURATION (seconds per run, default 8) shortens or lengthens it.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { load, LoadOptions, LoadResult } from './lib/load';
+import { startNode, withPeakRss } from './lib/processes';
+import { createAccount, LISTING_BODY, seedListings } from './lib/seed';
+
+const PG = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
+const DB = 'lsvc_bench';
+const PORT = 3300;
+const FLOOR_PORT = 3301;
+const ADMIN_TOKEN = 'bench-admin-token-0123456789';
+const base = `http://127.0.0.1:${PORT}`;
+const floor = `http://127.0.0.1:${FLOOR_PORT}`;
+
+interface Row {
+  scenario: string;
+  service: LoadResult;
+  floor?: LoadResult;
+  ratio?: number;
+  note?: string;
+}
+
+const pick = <T>(items: T[]) => items[Math.floor(Math.random() * items.length)];
+const auth = (key: string) => ({ authorization: `Bearer ${key}` });
+
+async function resetDatabase(): Promise<void> {
+  const admin = new Client({ connectionString: `${PG}/postgres` });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${DB}`);
+  await admin.end();
+}
+
+async function pair(
+  scenario: string,
+  service: LoadOptions,
+  floorRun?: LoadOptions,
+  note?: string,
+): Promise<Row> {
+  const serviceResult = await load(service);
+  const floorResult = floorRun ? await load(floorRun) : undefined;
+  const row: Row = { scenario, service: serviceResult, floor: floorResult, note };
+  if (floorResult) row.ratio = Number((serviceResult.rps / floorResult.rps).toFixed(2));
+  print(row);
+  return row;
+}
+
+function print(row: Row): void {
+  const s = row.service;
+  const f = row.floor;
+  console.log(
+    `${row.scenario.padEnd(42)} ${String(s.rps).padStart(6)} req/s  p50 ${String(s.p50).padStart(4)} ms  p99 ${String(s.p99).padStart(4)} ms` +
+      (f
+        ? `  | floor ${String(f.rps).padStart(6)} req/s p50 ${f.p50} p99 ${f.p99}  ratio ${row.ratio}`
+        : '') +
+      (s.non2xx || s.errors ? `  [non-2xx ${s.non2xx}, errors ${s.errors}]` : '') +
+      (row.note ? `  ${row.note}` : ''),
+  );
+}
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<number> {
+  const started = Date.now();
+  while (!(await check())) {
+    if (Date.now() - started > timeoutMs) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return Date.now() - started;
+}
+
+async function main(): Promise<void> {
+  await resetDatabase();
+  const env = {
+    DATABASE_URL: `${PG}/${DB}`,
+    PORT: String(PORT),
+    ADMIN_TOKEN,
+    PUBLIC_BASE_URL: base,
+    LOG_LEVEL: 'warn',
+    PROCESS_ROLE: 'all',
+    RATE_LIMIT_READ_PER_MIN: '10000000',
+    RATE_LIMIT_WRITE_PER_MIN: '10000000',
+    EXPIRY_SWEEP_EVERY: '1s',
+    EXPIRY_BATCH_SIZE: '5000',
+    REDIS_KEY_PREFIX: 'lsvc-bench',
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+  };
+  const service = await startNode(
+    [join(__dirname, '..', 'dist', 'main.js')],
+    env,
+    `${base}/health/ready`,
+  );
+  const floorServer = await startNode(
+    ['-r', 'ts-node/register/transpile-only', join(__dirname, 'floor-server.ts')],
+    { DATABASE_URL: env.DATABASE_URL, PORT: String(FLOOR_PORT) },
+    `${floor}/ready`,
+  );
+  const db = new Client({ connectionString: env.DATABASE_URL });
+  await db.connect();
+  const rows: Row[] = [];
+  try {
+    console.log('Seeding: 100k listings in one account, 1k in another…');
+    const big = await createAccount(base, ADMIN_TOKEN, 'Bilhallen Stor AB');
+    const small = await createAccount(base, ADMIN_TOKEN, 'Bilhallen Liten AB');
+    const writer = await createAccount(base, ADMIN_TOKEN, 'Nattlig Synk AB');
+    const bigIds = await seedListings(db, big.id, 100_000);
+    await seedListings(db, small.id, 1_000);
+
+    const { result, peakRssMb } = await withPeakRss(service, async () => {
+      const out: Row[] = [];
+      out.push(
+        await pair(
+          'GET /listings/:id',
+          {
+            url: base,
+            headers: auth(big.key),
+            request: () => ({ path: `/v1/listings/${pick(bigIds)}` }),
+          },
+          { url: floor, headers: auth(big.key), request: () => ({ path: `/get/${pick(bigIds)}` }) },
+        ),
+      );
+      for (const [label, query, floorQuery] of [
+        ['GET /listings (newest, 100k account)', '', ''],
+        ['GET /listings?sort=price_asc (100k)', '?sort=price_asc', '?sort=price_asc'],
+        ['GET /listings?status=ACTIVE (100k)', '?status=ACTIVE', '?status=ACTIVE'],
+      ]) {
+        out.push(
+          await pair(
+            label,
+            { url: `${base}/v1/listings${query}`, headers: auth(big.key) },
+            { url: `${floor}/list${floorQuery}`, headers: auth(big.key) },
+          ),
+        );
+      }
+      out.push(
+        await pair('GET /listings (newest, 1k account)', {
+          url: `${base}/v1/listings`,
+          headers: auth(small.key),
+        }),
+      );
+      const body = JSON.stringify(LISTING_BODY);
+      out.push(
+        await pair(
+          'POST /listings (1 KB)',
+          { url: `${base}/v1/listings`, method: 'POST', headers: auth(writer.key), body },
+          { url: `${floor}/create`, method: 'POST', headers: auth(writer.key), body },
+        ),
+      );
+      const unchanged = JSON.stringify({ ...LISTING_BODY, title: 'Begagnad bil nummer 7' });
+      await fetch(`${base}/v1/listings/by-external-id/bench-put`, {
+        method: 'PUT',
+        headers: { ...auth(writer.key), 'content-type': 'application/json' },
+        body: unchanged,
+      });
+      out.push(
+        await pair(
+          'PUT /listings/by-external-id (unchanged)',
+          {
+            url: `${base}/v1/listings/by-external-id/bench-put`,
+            method: 'PUT',
+            headers: auth(writer.key),
+            body: unchanged,
+          },
+          {
+            url: `${floor}/put/bench-put`,
+            method: 'PUT',
+            headers: auth(writer.key),
+            body: unchanged,
+          },
+        ),
+      );
+      return out;
+    });
+    rows.push(...result);
+
+    const bigPage = rows.find((r) => r.scenario.startsWith('GET /listings (newest, 100k'))!;
+    const smallPage = rows.find((r) => r.scenario.startsWith('GET /listings (newest, 1k'))!;
+    const single = rows.find((r) => r.scenario.startsWith('POST /listings'))!;
+    const getById = rows.find((r) => r.scenario === 'GET /listings/:id')!;
+    const put = rows.find((r) => r.scenario.startsWith('PUT'))!;
+
+    console.log('\nExpiry: 100k listings due at once…');
+    const expiring = await createAccount(base, ADMIN_TOKEN, 'Utgår AB');
+    const started = Date.now();
+    await seedListings(db, expiring.id, 100_000);
+    await db.query(
+      `UPDATE listings SET expires_at = now() - interval '1 minute' WHERE account_id = $1`,
+      [expiring.id],
+    );
+    const expiryMs = await waitFor(async () => {
+      const { rows: r } = await db.query(
+        `SELECT count(*)::int AS n FROM listings WHERE account_id = $1 AND status = 'EXPIRED'`,
+        [expiring.id],
+      );
+      return r[0].n === 100_000;
+    }, 300_000);
+    const { rows: ev } = await db.query(
+      `SELECT count(*)::int AS events, count(DISTINCT data->>'id')::int AS listings FROM outbox_events WHERE account_id = $1 AND event = 'listing.expired'`,
+      [expiring.id],
+    );
+    console.log(
+      `Expired 100,000 listings in ${((Date.now() - started) / 1000).toFixed(1)} s (after the seed: ${(expiryMs / 1000).toFixed(1)} s); events ${ev[0].events} for ${ev[0].listings} listings`,
+    );
+
+    const targets = {
+      getByIdRatio: { value: getById.ratio, target: '≥ 0.6', met: (getById.ratio ?? 0) >= 0.6 },
+      postRatio: { value: single.ratio, target: '≥ 0.5', met: (single.ratio ?? 0) >= 0.5 },
+      listVsNaiveCount: { value: bigPage.ratio, target: '≥ 5', met: (bigPage.ratio ?? 0) >= 5 },
+      listP99BigVsSmall: {
+        value: Number((bigPage.service.p99 / Math.max(smallPage.service.p99, 1)).toFixed(2)),
+        target: '≤ 2',
+        met: bigPage.service.p99 <= 2 * Math.max(smallPage.service.p99, 1),
+      },
+      putRatio: { value: put.ratio, target: '(report)', met: true },
+      expiry100kSeconds: {
+        value: Number((expiryMs / 1000).toFixed(1)),
+        target: '≤ 60, one event each',
+        met: expiryMs <= 60_000 && ev[0].events === 100_000,
+      },
+      apiPeakRssMb: { value: peakRssMb, target: '< 300', met: peakRssMb < 300 },
+    };
+    console.log('\nTargets:');
+    for (const [name, t] of Object.entries(targets))
+      console.log(
+        `  ${t.met ? 'met    ' : 'MISSED '} ${name.padEnd(20)} ${t.value} (target ${t.target})`,
+      );
+    writeFileSync(
+      join(__dirname, 'results', 'latest.json'),
+      JSON.stringify(
+        {
+          at: new Date().toISOString(),
+          durationSeconds: Number(process.env.BENCH_DURATION ?? 8),
+          scenarios: rows,
+          targets,
+        },
+        null,
+        2,
+      ),
+    );
+    console.log('\nWritten to bench/results/latest.json');
+  } finally {
+    await db.end();
+    await floorServer.stop();
+    await service.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
