@@ -9,6 +9,7 @@ import { ErrorCode } from './common/errors/error-code';
 import { errorEnvelope } from './common/http/envelope';
 import { Logger } from 'nestjs-pino';
 import { contentTypeMiddleware } from './common/http/content-type.middleware';
+import { jsonDepthMiddleware } from './common/http/json-depth.middleware';
 import { requestIdMiddleware } from './common/http/request-id';
 import { buildOpenApiDocument } from './openapi';
 
@@ -29,6 +30,7 @@ export async function configureApp(app: NestExpressApplication): Promise<NestExp
   // An image sent as base64 is a third larger than its 10 MB; only that route takes such bodies.
   app.use(`/${API_PREFIX}/listings/:id/images`, json({ limit: IMAGE_JSON_BODY_LIMIT }));
   app.use(json({ limit: JSON_BODY_LIMIT }));
+  app.use(jsonDepthMiddleware);
   app.use(
     MEDIA_PATH,
     serveStatic(app.get(ConfigService<AllConfig, true>).get('storage.dir', { infer: true }), {

@@ -1,0 +1,322 @@
+import fc from 'fast-check';
+import type { Response } from 'supertest';
+import { anAccount, as, TestAccount } from '../support/factories';
+import { aListing } from '../support/listing-builder';
+import { createTestApp, TestApp } from '../support/test-app';
+
+const RUNS = Number(process.env.PROPERTY_RUNS ?? 120);
+
+/** Sends any JSON value (supertest's send() only takes objects and strings). */
+const json = (body: unknown) => JSON.stringify(body) ?? 'null';
+
+/** Any answer: never a 5xx, always the envelope. */
+function expectSafe(res: Response): void {
+  if (res.status >= 500)
+    throw new Error(`5xx for ${res.req?.method} ${res.req?.path}: ${JSON.stringify(res.body)}`);
+  expect(typeof res.body.success).toBe('boolean');
+  expect(typeof res.body.meta?.requestId).toBe('string');
+  if (res.status >= 400) {
+    expect(res.body.success).toBe(false);
+    expect([
+      'UNAUTHORIZED',
+      'FORBIDDEN',
+      'NOT_FOUND',
+      'VALIDATION_ERROR',
+      'RATE_LIMITED',
+    ]).toContain(res.body.error.code);
+  }
+}
+
+/** Values shaped like a listing body: right keys with wild values, wild keys, nesting. */
+const wildValue = fc.oneof(
+  fc.jsonValue({ maxDepth: 3 }),
+  fc.string({ unit: 'binary', maxLength: 300 }),
+  fc.integer(),
+  fc.double(),
+  fc.constantFrom(null, true, '', ' ', '\u0000', '💥', -1, 1e309, 2 ** 53, '1e3', 'NaN'),
+);
+const listingKeys = [
+  'title',
+  'description',
+  'price',
+  'condition',
+  'categorySlug',
+  'locationLan',
+  'locationKommun',
+  'externalId',
+  'phone',
+  'attributes',
+  'images',
+];
+const listingLike = fc.oneof(
+  fc.dictionary(fc.constantFrom(...listingKeys), wildValue),
+  fc.record({
+    images: fc.array(fc.record({ url: wildValue, order: wildValue }, { requiredKeys: [] }), {
+      maxLength: 35,
+    }),
+  }),
+  fc
+    .constant(aListing().build())
+    .chain((valid) =>
+      fc
+        .dictionary(fc.constantFrom(...listingKeys), wildValue)
+        .map((changes) => ({ ...valid, ...changes })),
+    ),
+  fc.jsonValue({ maxDepth: 4 }),
+);
+
+describe('Bad input never causes a 5xx nor a change (property tests)', () => {
+  let t: TestApp;
+  let seller: TestAccount;
+  let listingId: string;
+  let imageIds: string[];
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    seller = await anAccount(t).build();
+    const l = (
+      await as(t, seller.liveKey)
+        .post('/v1/listings')
+        .send(aListing().withExternalId('prop-1').withImages(3).build())
+        .expect(201)
+    ).body.data;
+    listingId = l.id;
+    imageIds = l.images.map((i: { id: string }) => i.id);
+  });
+  afterAll(() => t.close());
+
+  /** A fingerprint of every row the API can write. */
+  const snapshot = async () =>
+    JSON.stringify(
+      await t.dataSource.query(`SELECT
+        (SELECT count(*) FROM listings) AS listings, (SELECT max(updated_at) FROM listings) AS updated,
+        (SELECT count(*) FROM listing_images) AS images, (SELECT string_agg(id || ':' || position, ',' ORDER BY id) FROM listing_images) AS positions,
+        (SELECT count(*) FROM outbox_events) AS events`),
+    );
+
+  async function refusedWithoutChange(send: () => Promise<Response>): Promise<void> {
+    const before = await snapshot();
+    const res = await send();
+    expectSafe(res);
+    if (res.status >= 400) expect(await snapshot()).toBe(before);
+  }
+
+  it('POST /listings with random bodies', async () => {
+    await fc.assert(
+      fc.asyncProperty(listingLike, (body) =>
+        refusedWithoutChange(() =>
+          as(t, seller.liveKey)
+            .post('/v1/listings')
+            .set('Content-Type', 'application/json')
+            .send(json(body)),
+        ),
+      ),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('PATCH /listings/:id with random bodies', async () => {
+    await fc.assert(
+      fc.asyncProperty(listingLike, (body) =>
+        refusedWithoutChange(() =>
+          as(t, seller.testKey)
+            .patch(`/v1/listings/${listingId}`)
+            .set('Content-Type', 'application/json')
+            .send(json(body)),
+        ),
+      ),
+      { numRuns: RUNS },
+    );
+    await fc.assert(
+      fc.asyncProperty(listingLike, async (body) =>
+        expectSafe(
+          await as(t, seller.liveKey)
+            .patch(`/v1/listings/${listingId}`)
+            .set('Content-Type', 'application/json')
+            .send(json(body)),
+        ),
+      ),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('PUT /listings/by-external-id/:externalId with random ids and bodies', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.string({ minLength: 1, maxLength: 140 }),
+        listingLike,
+        async (externalId, body) =>
+          expectSafe(
+            await as(t, seller.liveKey)
+              .put(`/v1/listings/by-external-id/${encodeURIComponent(externalId)}`)
+              .set('Content-Type', 'application/json')
+              .send(json(body)),
+          ),
+      ),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('image add and reorder with random bodies', async () => {
+    const imageBody = fc.oneof(
+      fc.dictionary(fc.constantFrom('url', 'base64', 'filename', 'order'), wildValue),
+      fc.record({
+        base64: fc.uint8Array({ maxLength: 2000 }).map((b) => Buffer.from(b).toString('base64')),
+      }),
+      fc.jsonValue({ maxDepth: 3 }),
+    );
+    await fc.assert(
+      fc.asyncProperty(imageBody, (body) =>
+        refusedWithoutChange(() =>
+          as(t, seller.liveKey)
+            .post(`/v1/listings/${listingId}/images`)
+            .set('Content-Type', 'application/json')
+            .send(json(body)),
+        ),
+      ),
+      { numRuns: RUNS },
+    );
+    const reorderBody = fc.oneof(
+      fc.record({
+        imageIds: fc.array(fc.oneof(fc.constantFrom(...imageIds), fc.uuid(), wildValue), {
+          maxLength: 6,
+        }),
+      }),
+      fc.record({ imageIds: fc.shuffledSubarray(imageIds) }),
+      fc.jsonValue({ maxDepth: 3 }),
+    );
+    await fc.assert(
+      fc.asyncProperty(reorderBody, async (body) =>
+        expectSafe(
+          await as(t, seller.liveKey)
+            .patch(`/v1/listings/${listingId}/images/reorder`)
+            .set('Content-Type', 'application/json')
+            .send(json(body)),
+        ),
+      ),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('random bytes uploaded as an image', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.uint8Array({ minLength: 1, maxLength: 5000 }), (bytes) =>
+        refusedWithoutChange(() =>
+          as(t, seller.liveKey)
+            .post(`/v1/listings/${listingId}/images`)
+            .attach('file', Buffer.from(bytes), 'x.jpg'),
+        ),
+      ),
+      { numRuns: Math.ceil(RUNS / 2) },
+    );
+  });
+
+  it('random query strings on GET /listings', async () => {
+    const param = fc.tuple(
+      fc.constantFrom(
+        'page',
+        'limit',
+        'status',
+        'sort',
+        'externalId',
+        'updatedSince',
+        'x',
+        'page[]',
+        'limit[a]',
+      ),
+      fc.oneof(
+        fc.string({ maxLength: 40 }),
+        fc.integer().map(String),
+        fc.constantFrom('', '-1', '0', '101', '1e2', 'ACTIVE', 'price_asc', '2026-01-01T00:00:00Z'),
+      ),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(param, { maxLength: 4 }), async (params) => {
+        const query = params
+          .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)
+          .join('&');
+        expectSafe(await as(t, seller.liveKey).get(`/v1/listings?${query}`));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('path ids of every shape', async () => {
+    const id = fc.oneof(
+      fc.string({ minLength: 1, maxLength: 80 }),
+      fc.uuid(),
+      fc.constantFrom('%', '%zz', '..', '%2e%2e', '%00', 'null', '-1'),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        id,
+        fc.constantFrom('get', 'patch', 'delete', 'sold', 'renew', 'images', 'image'),
+        async (raw, op) => {
+          const seg = /%/.test(raw) ? raw : encodeURIComponent(raw);
+          const api = as(t, seller.testKey);
+          const res =
+            op === 'get'
+              ? await api.get(`/v1/listings/${seg}`)
+              : op === 'patch'
+                ? await api.patch(`/v1/listings/${seg}`).send({ price: 1 })
+                : op === 'delete'
+                  ? await api.delete(`/v1/listings/${seg}`)
+                  : op === 'sold'
+                    ? await api.post(`/v1/listings/${seg}/sold`)
+                    : op === 'renew'
+                      ? await api.post(`/v1/listings/${seg}/renew`)
+                      : op === 'images'
+                        ? await api
+                            .post(`/v1/listings/${seg}/images`)
+                            .send({ url: 'https://img.example.com/a.jpg' })
+                        : await api.delete(`/v1/listings/${listingId}/images/${seg}`);
+          expectSafe(res);
+        },
+      ),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('huge, deeply nested and invalid UTF-8 bodies', async () => {
+    const deep = '{"a":'.repeat(5000) + '1' + '}'.repeat(5000);
+    const cases: [string, string | Buffer][] = [
+      ['deep', deep],
+      ['deep array', '['.repeat(100_000) + ']'.repeat(100_000)],
+      ['huge', JSON.stringify({ ...aListing().build(), description: 'x'.repeat(3 * 1024 * 1024) })],
+      ['long title', JSON.stringify({ ...aListing().build(), title: 'y'.repeat(1_000_000) })],
+      [
+        'invalid utf-8',
+        Buffer.concat([
+          Buffer.from('{"title":"'),
+          Buffer.from([0xff, 0xfe, 0xc3, 0x28]),
+          Buffer.from('"}'),
+        ]),
+      ],
+      [
+        'bom',
+        Buffer.concat([
+          Buffer.from([0xef, 0xbb, 0xbf]),
+          Buffer.from(JSON.stringify(aListing().build())),
+        ]),
+      ],
+      ['not an object', '"just a string"'],
+      ['number', '42'],
+      ['null', 'null'],
+      [
+        'proto',
+        '{"__proto__": {"polluted": true}, "constructor": {"prototype": {"polluted": true}}}',
+      ],
+    ];
+    for (const [, body] of cases) {
+      // serialize() keeps supertest from re-encoding a Buffer as JSON: the bytes go out as they are.
+      await refusedWithoutChange(() =>
+        as(t, seller.liveKey)
+          .post('/v1/listings')
+          .set('Content-Type', 'application/json')
+          .serialize((b: unknown) => b as string)
+          .send(body),
+      );
+    }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
