@@ -367,3 +367,32 @@ describe('Listings: create, read, update, delete', () => {
     });
   });
 });
+
+describe('Listings: validation messages', () => {
+  let t: TestApp;
+  let seller: TestAccount;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    seller = await anAccount(t).build();
+  });
+  afterAll(() => t.close());
+
+  it.each([
+    ['a missing price', aListing().without('price').build(), 'price is required'],
+    [
+      'a price of the wrong type',
+      aListing().with({ price: 'free' }).build(),
+      'price must be an integer number',
+    ],
+    [
+      'a price out of range',
+      aListing().with({ price: -5 }).build(),
+      'price must not be less than 0',
+    ],
+    ['a missing title', aListing().without('title').build(), 'title is required'],
+  ])('names the first broken rule for %s', async (_name, body, message) => {
+    const res = await as(t, seller.liveKey).post('/v1/listings').send(body);
+    expect(res.body.error.details).toEqual([{ field: message.split(' ')[0], message }]);
+  });
+});

@@ -11,8 +11,8 @@ const json = (body: unknown) => JSON.stringify(body) ?? 'null';
 
 /** Any answer: never a 5xx, always the envelope. */
 function expectSafe(res: Response): void {
-  if (res.status >= 500)
-    throw new Error(`5xx for ${res.req?.method} ${res.req?.path}: ${JSON.stringify(res.body)}`);
+  const { method, url } = (res as unknown as { request: { method: string; url: string } }).request;
+  if (res.status >= 500) throw new Error(`5xx for ${method} ${url}: ${JSON.stringify(res.body)}`);
   expect(typeof res.body.success).toBe('boolean');
   expect(typeof res.body.meta?.requestId).toBe('string');
   if (res.status >= 400) {

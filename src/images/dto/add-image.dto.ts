@@ -28,10 +28,10 @@ export class AddImageDto {
   filename?: string;
 
   /** requested position 0–29; the response tells the position it got */
-  @IsOptional()
-  @Transform(numericString)
-  @IsInt()
-  @Min(0)
   @Max(29)
+  @Min(0)
+  @IsInt()
+  @Transform(numericString)
+  @IsOptional()
   order?: number;
 }

@@ -11,9 +11,9 @@ export class ImageRefDto {
   url: string;
 
   /** requested position 0–29; resolved against the others, then renumbered densely */
-  @IsOptional()
-  @IsInt()
-  @Min(0)
   @Max(29)
+  @Min(0)
+  @IsInt()
+  @IsOptional()
   order?: number;
 }
