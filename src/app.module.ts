@@ -3,6 +3,7 @@ import { ConfigModule } from '@nestjs/config';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { AccountsModule } from './accounts/accounts.module';
 import { AdminModule } from './admin/admin.module';
+import { BulkModule } from './bulk/bulk.module';
 import { ApiKeyGuard } from './common/auth/api-key.guard';
 import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
 import { EnvelopeInterceptor } from './common/http/envelope.interceptor';
@@ -48,7 +49,9 @@ export class AppModule {
         CoreModule,
         AccountsModule,
         ReferenceModule,
-        ...(http ? [ListingsModule, ImagesModule, AdminModule, HealthModule] : []),
+        // Bulk first: Express matches routes in registration order, and /listings/bulk must not
+        // be taken for /listings/:id (whose UUID check would answer 404).
+        ...(http ? [BulkModule, ListingsModule, ImagesModule, AdminModule, HealthModule] : []),
         ...(worker ? [ExpiryModule] : []),
       ],
       providers: http

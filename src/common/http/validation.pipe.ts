@@ -1,6 +1,19 @@
 import { ValidationPipe } from '@nestjs/common';
-import type { ValidationError as ClassValidatorError } from 'class-validator';
+import { ClassConstructor, plainToInstance } from 'class-transformer';
+import {
+  validate,
+  ValidationError as ClassValidatorError,
+  ValidatorOptions,
+} from 'class-validator';
 import { FieldError, ValidationError } from '../errors/domain-error';
+
+/** One set of rules for every DTO, whether it is a whole body or one part of it (a bulk item). */
+const VALIDATOR_OPTIONS: ValidatorOptions = {
+  whitelist: true,
+  forbidNonWhitelisted: true,
+  stopAtFirstError: true,
+  validationError: { target: false, value: false },
+};
 
 /** `items[3].price`, `images[0].url`, `title`: the full path of a nested field. */
 function joinPath(parent: string, property: string): string {
@@ -19,16 +32,38 @@ export function flattenValidationErrors(errors: ClassValidatorError[], parent = 
   });
 }
 
+function toValidationError(errors: ClassValidatorError[]): ValidationError {
+  const details = flattenValidationErrors(errors);
+  return new ValidationError(details, details[0]?.message ?? 'The request is invalid.');
+}
+
 export function createValidationPipe(): ValidationPipe {
   return new ValidationPipe({
-    whitelist: true,
-    forbidNonWhitelisted: true,
+    ...VALIDATOR_OPTIONS,
     transform: true,
-    stopAtFirstError: true,
-    validationError: { target: false, value: false },
-    exceptionFactory: (errors) => {
-      const details = flattenValidationErrors(errors);
-      return new ValidationError(details, details[0]?.message ?? 'The request is invalid.');
-    },
+    exceptionFactory: toValidationError,
   });
+}
+
+/**
+ * Validates and transforms one part of a body exactly as the global pipe does a whole body, so a
+ * bulk item fails alone with the details the single request would give. `plain` is expected to
+ * have come through the pipe already, which strips prototype-polluting keys.
+ */
+export async function validateDto<T extends object>(
+  dtoClass: ClassConstructor<T>,
+  plain: unknown,
+): Promise<T> {
+  const dto = plainToInstance(dtoClass, asJsonObject(plain));
+  const errors = await validate(dto, VALIDATOR_OPTIONS);
+  if (errors.length > 0) throw toValidationError(errors);
+  return dto;
+}
+
+/** A part of a body that stands for a whole body (a bulk item) must be an object like one. */
+export function asJsonObject(value: unknown): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw ValidationError.field('body', 'body must be a JSON object');
+  }
+  return value as Record<string, unknown>;
 }

@@ -1,0 +1,76 @@
+import { Body, Controller, Delete, HttpCode, Patch, Post, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiHeader, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { CurrentPrincipal, Scopes } from '../common/auth/auth.decorators';
+import type { Principal } from '../common/auth/principal';
+import { scopeOf } from '../common/auth/scope';
+import { IdempotencyKey } from '../idempotency/idempotency-key.decorator';
+import { sendIdempotent } from '../idempotency/idempotent-response';
+import { BulkService } from './bulk.service';
+import { BulkCreateDto } from './dto/bulk-create.dto';
+import { BulkCreateResponse } from './dto/bulk-create.response';
+import { BulkDeleteResponse } from './dto/bulk-delete.response';
+import { BulkIdsDto } from './dto/bulk-ids.dto';
+import { BulkSoldResponse } from './dto/bulk-sold.response';
+import { BulkUpdateDto } from './dto/bulk-update.dto';
+import { BulkUpdateResponse } from './dto/bulk-update.response';
+
+/**
+ * 1–50 items per request, each succeeding or failing on its own: 200 whenever the request itself
+ * is valid, with one result per item in request order.
+ */
+@ApiTags('bulk')
+@ApiBearerAuth()
+@Controller('listings/bulk')
+export class BulkController {
+  constructor(private readonly bulk: BulkService) {}
+
+  /** Creates each item as POST /listings would. Retries with the same Idempotency-Key replay. */
+  @Post()
+  @HttpCode(200)
+  @Scopes('listings:write')
+  @ApiHeader({
+    name: 'Idempotency-Key',
+    required: false,
+    description: '1–255 characters; kept 24 h',
+  })
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Body() dto: BulkCreateDto,
+    @IdempotencyKey() idempotencyKey: string | undefined,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<BulkCreateResponse> {
+    return sendIdempotent(res, await this.bulk.create(scopeOf(principal), dto, idempotencyKey));
+  }
+
+  /** Updates each item as PATCH /listings/:id would. */
+  @Patch()
+  @Scopes('listings:write')
+  update(
+    @CurrentPrincipal() principal: Principal,
+    @Body() dto: BulkUpdateDto,
+  ): Promise<BulkUpdateResponse> {
+    return this.bulk.update(scopeOf(principal), dto);
+  }
+
+  /** Soft-deletes each listing as DELETE /listings/:id would. */
+  @Delete()
+  @Scopes('listings:write')
+  remove(
+    @CurrentPrincipal() principal: Principal,
+    @Body() dto: BulkIdsDto,
+  ): Promise<BulkDeleteResponse> {
+    return this.bulk.remove(scopeOf(principal), dto);
+  }
+
+  /** Marks each listing sold as POST /listings/:id/sold would (ACTIVE only). */
+  @Post('sold')
+  @HttpCode(200)
+  @Scopes('listings:write')
+  markSold(
+    @CurrentPrincipal() principal: Principal,
+    @Body() dto: BulkIdsDto,
+  ): Promise<BulkSoldResponse> {
+    return this.bulk.markSold(scopeOf(principal), dto);
+  }
+}

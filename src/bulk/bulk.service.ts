@@ -1,0 +1,135 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import type { RecordScope } from '../common/auth/scope';
+import { withSavepoint } from '../common/db/savepoint';
+import { DomainError, ValidationError } from '../common/errors/domain-error';
+import { ErrorCode } from '../common/errors/error-code';
+import { uuidOrNotFound } from '../common/http/uuid-param.decorator';
+import { asJsonObject, validateDto } from '../common/http/validation.pipe';
+import { requestFingerprint } from '../idempotency/fingerprint';
+import { IdempotencyService, IdempotentOutcome } from '../idempotency/idempotency.service';
+import { CreateListingDto } from '../listings/dto/create-listing.dto';
+import { UpdateListingDto } from '../listings/dto/update-listing.dto';
+import { ListingsService } from '../listings/listings.service';
+import type { BulkVerb } from './bulk.constants';
+import type { BulkCreateDto } from './dto/bulk-create.dto';
+import type { BulkCreateResponse } from './dto/bulk-create.response';
+import type { BulkDeleteResponse } from './dto/bulk-delete.response';
+import type { BulkIdsDto } from './dto/bulk-ids.dto';
+import type { BulkItemResult } from './dto/bulk-item-result.response';
+import type { BulkResult } from './dto/bulk-result.response';
+import type { BulkSoldResponse } from './dto/bulk-sold.response';
+import type { BulkUpdateDto } from './dto/bulk-update.dto';
+import type { BulkUpdateResponse } from './dto/bulk-update.response';
+
+/** Runs one item against the request's transaction and names the listing it wrote. */
+type ItemWork = (item: unknown, em: EntityManager) => Promise<{ id: string }>;
+
+const LISTING_ID = uuidOrNotFound('Listing');
+
+/**
+ * The four bulk endpoints. Each item goes through the same ListingsService method and DTO as its
+ * single-item endpoint, so it succeeds or fails exactly as that request would. All items share one
+ * transaction (one connection, one commit) and each runs in its own savepoint, so a failed item
+ * leaves nothing behind and never undoes another.
+ */
+@Injectable()
+export class BulkService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly listings: ListingsService,
+    private readonly idempotency: IdempotencyService,
+  ) {}
+
+  /** Honours an optional Idempotency-Key as POST /listings does; the answer is 200 either way. */
+  async create(
+    scope: RecordScope,
+    dto: BulkCreateDto,
+    idempotencyKey?: string,
+  ): Promise<IdempotentOutcome<BulkCreateResponse>> {
+    const work = (em: EntityManager) =>
+      this.run(em, 'created', dto.items, async (item, tx) => {
+        const listing = await validateDto(CreateListingDto, item);
+        return this.listings.create(tx, scope, listing);
+      });
+    if (!idempotencyKey)
+      return { status: 200, data: await this.dataSource.transaction(work), replayed: false };
+    const fingerprint = requestFingerprint('POST /listings/bulk', dto);
+    return this.idempotency.execute(scope, idempotencyKey, fingerprint, 200, work);
+  }
+
+  /** Items name their listing by exactly one of `id` or `externalId`; the rest is a PATCH body. */
+  update(scope: RecordScope, dto: BulkUpdateDto): Promise<BulkUpdateResponse> {
+    return this.dataSource.transaction((em) =>
+      this.run(em, 'updated', dto.items, async (item, tx) => {
+        const { id, ...patch } = asJsonObject(item);
+        if ((id == null) === (patch.externalId == null)) {
+          throw ValidationError.field('id', 'Name the listing by exactly one of id or externalId.');
+        }
+        if (id != null) {
+          const target = await this.listingId(id);
+          const fields = await validateDto(UpdateListingDto, patch);
+          return this.listings.update(scope, target, fields, tx);
+        }
+        // externalId is checked as the field it also is; equal to the listing's, it changes nothing.
+        const fields = await validateDto(UpdateListingDto, patch);
+        return this.listings.updateByExternalId(scope, fields.externalId!, fields, tx);
+      }),
+    );
+  }
+
+  remove(scope: RecordScope, dto: BulkIdsDto): Promise<BulkDeleteResponse> {
+    return this.dataSource.transaction((em) =>
+      this.run(em, 'deleted', dto.ids, async (id, tx) =>
+        this.listings.remove(scope, await this.listingId(id), tx),
+      ),
+    );
+  }
+
+  markSold(scope: RecordScope, dto: BulkIdsDto): Promise<BulkSoldResponse> {
+    return this.dataSource.transaction((em) =>
+      this.run(em, 'sold', dto.ids, async (id, tx) =>
+        this.listings.markSold(scope, await this.listingId(id), tx),
+      ),
+    );
+  }
+
+  /** The check a path id gets: anything but a UUID names no listing (NOT_FOUND). */
+  private async listingId(value: unknown): Promise<string> {
+    // Throws NOT_FOUND for a non-string too, so past it the value is a UUID string.
+    await LISTING_ID.transform(value, { type: 'custom' });
+    return value as string;
+  }
+
+  /**
+   * Runs the items in request order, each in a savepoint: a refusal (a DomainError) rolls back only
+   * that item's writes and events and becomes its result. Anything else is not the item's fault and
+   * fails the whole request, undoing every item.
+   */
+  private async run<V extends BulkVerb>(
+    em: EntityManager,
+    verb: V,
+    items: readonly unknown[],
+    work: ItemWork,
+  ): Promise<BulkResult & Record<V, number>> {
+    const results: BulkItemResult[] = [];
+    for (const [index, item] of items.entries()) {
+      try {
+        const { id } = await withSavepoint(em, () => work(item, em));
+        results.push({ index, success: true, data: { id } });
+      } catch (error) {
+        if (!(error instanceof DomainError) || error.code === ErrorCode.SERVER_ERROR) throw error;
+        const { code, message, details } = error;
+        results.push({
+          index,
+          success: false,
+          error: { code, message, ...(details && { details }) },
+        });
+      }
+    }
+    const succeeded = results.filter((result) => result.success).length;
+    const count = { [verb]: succeeded } as Record<V, number>;
+    return { total: items.length, ...count, failed: items.length - succeeded, results };
+  }
+}

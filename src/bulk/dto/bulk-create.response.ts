@@ -1,0 +1,6 @@
+import { BulkResult } from './bulk-result.response';
+
+export class BulkCreateResponse extends BulkResult {
+  /** listings created */
+  created: number;
+}

@@ -1,0 +1,6 @@
+import { BulkResult } from './bulk-result.response';
+
+export class BulkDeleteResponse extends BulkResult {
+  /** listings now REMOVED */
+  deleted: number;
+}
