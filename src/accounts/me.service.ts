@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Principal } from '../common/auth/principal';
+import { BULK_MAX_ITEMS } from '../bulk/bulk.constants';
 import type { AllConfig } from '../config';
+import { MAX_IMAGES } from '../images/gallery-order';
 import { toAccountSummary, toApiKeySummary } from './accounts.mapper';
 import { AccountsService } from './accounts.service';
 import { ApiKeysService } from './api-keys.service';
@@ -27,8 +29,8 @@ export class MeService {
       limits: {
         readPerMinute: rateLimit.readPerMin,
         writePerMinute: rateLimit.writePerMin,
-        bulkItemsPerRequest: 50,
-        imagesPerListing: 30,
+        bulkItemsPerRequest: BULK_MAX_ITEMS,
+        imagesPerListing: MAX_IMAGES,
         webhookEndpoints: 5,
         pageSizeMax: 100,
       },
