@@ -1,0 +1,59 @@
+import { anAccount, as, TestAccount } from '../support/factories';
+import { aListing } from '../support/listing-builder';
+import { createTestApp, TestApp } from '../support/test-app';
+import { withAdminClient } from '../support/test-database';
+
+/** [fault] PostgreSQL connections dropped, and PostgreSQL refusing this service for a while. */
+describe('[fault] database connections', () => {
+  let t: TestApp;
+  let seller: TestAccount;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    seller = await anAccount(t).build();
+  });
+  afterAll(() => t.close());
+
+  const terminateBackends = () =>
+    withAdminClient((c) =>
+      c.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [
+        t.databaseName,
+      ]),
+    );
+
+  it('serves requests again after every connection was terminated', async () => {
+    await as(t, seller.liveKey).post('/v1/listings').send(aListing().build()).expect(201);
+    const [{ rows }] = await Promise.all([terminateBackends()]);
+    expect(rows.length).toBeGreaterThan(0);
+    // The pool drops the dead clients as their sockets close; a short pause lets it notice.
+    await new Promise((r) => setTimeout(r, 300));
+    for (let i = 0; i < 5; i++)
+      await as(t, seller.liveKey).post('/v1/listings').send(aListing().build()).expect(201);
+    await as(t, seller.liveKey).get('/v1/listings').expect(200);
+  });
+
+  it('reports the outage in /health/ready while it lasts, and recovers after it', async () => {
+    await t.http().get('/health/ready').expect(200);
+    // Refuses every new connection, superusers included, as a real outage would.
+    await withAdminClient((c) =>
+      c.query(`ALTER DATABASE "${t.databaseName}" ALLOW_CONNECTIONS false`),
+    );
+    try {
+      await terminateBackends();
+      await new Promise((r) => setTimeout(r, 300));
+      const down = await t.http().get('/health/ready');
+      expect(down.status).toBe(503);
+      expect(down.body).toMatchObject({ success: false, error: { code: 'SERVER_ERROR' } });
+      expect(down.body.error.details).toEqual(
+        expect.arrayContaining([expect.objectContaining({ field: 'database' })]),
+      );
+      await t.http().get('/health/live').expect(200);
+    } finally {
+      await withAdminClient((c) =>
+        c.query(`ALTER DATABASE "${t.databaseName}" ALLOW_CONNECTIONS true`),
+      );
+    }
+    await t.http().get('/health/ready').expect(200);
+    await as(t, seller.liveKey).post('/v1/listings').send(aListing().build()).expect(201);
+  });
+});
