@@ -16,9 +16,12 @@ class AppEnv {
   @MinLength(16, { message: 'ADMIN_TOKEN must be at least 16 characters' })
   ADMIN_TOKEN?: string;
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) LOG_LEVEL: string = 'info';
+  @ToInt() @IsInt() @Min(0) @Max(120_000) SHUTDOWN_DRAIN_MS: number = 3000;
 }
 
 export interface AppConfig {
+  /** after SIGTERM: how long to keep serving while readiness says 503, before closing */
+  shutdownDrainMs: number;
   port: number;
   publicBaseUrl: string;
   processRole: ProcessRole;
@@ -34,5 +37,6 @@ export const appConfig = registerAs('app', (): AppConfig => {
     processRole: env.PROCESS_ROLE,
     adminToken: env.ADMIN_TOKEN || undefined,
     logLevel: env.LOG_LEVEL,
+    shutdownDrainMs: env.SHUTDOWN_DRAIN_MS,
   };
 });

@@ -11,6 +11,7 @@ import { Public } from '../common/auth/auth.decorators';
 import { ErrorCode } from '../common/errors/error-code';
 import { errorEnvelope, metaFor } from '../common/http/envelope';
 import { REDIS } from '../redis/redis.module';
+import { ShutdownDrain } from './shutdown-drain.service';
 
 interface IndicatorDetails {
   [name: string]: { status: string; message?: string };
@@ -29,6 +30,7 @@ export class HealthController {
     private readonly database: TypeOrmHealthIndicator,
     private readonly indicators: HealthIndicatorService,
     @Inject(REDIS) private readonly redis: Redis,
+    private readonly drain: ShutdownDrain,
   ) {}
 
   @Get('live')
@@ -41,6 +43,7 @@ export class HealthController {
   async ready(@Req() req: Request, @Res() res: Response): Promise<void> {
     try {
       const result = await this.health.check([
+        () => this.checkShutdown(),
         () => this.database.pingCheck('database', { timeout: 2_000 }),
         () => this.checkRedis(),
       ]);
@@ -57,6 +60,11 @@ export class HealthController {
         ),
       );
     }
+  }
+
+  private checkShutdown() {
+    const session = this.indicators.check('process');
+    return this.drain.isDraining ? session.down({ message: 'shutting down' }) : session.up();
   }
 
   private async checkRedis() {

@@ -50,6 +50,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     RATE_LIMIT_READ_PER_MIN: '100000',
     RATE_LIMIT_WRITE_PER_MIN: '100000',
+    SHUTDOWN_DRAIN_MS: '0',
     ...options.env,
   };
   const saved = { ...process.env };
