@@ -156,8 +156,20 @@ async function main(): Promise<void> {
       out.push(
         await pair(
           'POST /listings/bulk (50 × 1 KB)',
-          { url: `${base}/v1/listings/bulk`, method: 'POST', headers: auth(writer.key), body: bulkBody, connections: 4 },
-          { url: `${floor}/bulk`, method: 'POST', headers: auth(writer.key), body: bulkBody, connections: 4 },
+          {
+            url: `${base}/v1/listings/bulk`,
+            method: 'POST',
+            headers: auth(writer.key),
+            body: bulkBody,
+            connections: 4,
+          },
+          {
+            url: `${floor}/bulk`,
+            method: 'POST',
+            headers: auth(writer.key),
+            body: bulkBody,
+            connections: 4,
+          },
           'listings/s = req/s × 50',
         ),
       );
