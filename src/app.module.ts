@@ -12,6 +12,8 @@ import type { ProcessRole } from './config/app.config';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
+import { RateLimitGuard } from './rate-limit/rate-limit.guard';
+import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { RedisModule } from './redis/redis.module';
 import { ReferenceModule } from './reference/reference.module';
 
@@ -42,11 +44,13 @@ export class AppModule {
         CoreModule,
         AccountsModule,
         ReferenceModule,
-        ...(http ? [AdminModule, HealthModule] : []),
+        ...(http ? [AdminModule, HealthModule, RateLimitModule] : []),
       ],
       providers: http
         ? [
             { provide: APP_GUARD, useClass: ApiKeyGuard },
+            // After ApiKeyGuard: global guards run in the order they are registered.
+            { provide: APP_GUARD, useClass: RateLimitGuard },
             { provide: APP_PIPE, useFactory: createValidationPipe },
             { provide: APP_FILTER, useClass: AllExceptionsFilter },
             { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
