@@ -1,4 +1,5 @@
 import { Foundation1763780000000 } from './1763780000000-Foundation';
+import { Usage1763790000000 } from './1763790000000-Usage';
 
 /** Listed explicitly so ts-node, Jest and the compiled build all load the same set. */
-export const MIGRATIONS = [Foundation1763780000000];
+export const MIGRATIONS = [Foundation1763780000000, Usage1763790000000];

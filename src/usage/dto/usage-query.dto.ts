@@ -1,0 +1,14 @@
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
+
+const DAYS_MESSAGE = 'days must be an integer from 1 to 90';
+
+export class UsageQueryDto {
+  /** how many UTC days to report, today included: 1–90 */
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: DAYS_MESSAGE })
+  @Min(1, { message: DAYS_MESSAGE })
+  @Max(90, { message: DAYS_MESSAGE })
+  days: number = 30;
+}
