@@ -10,6 +10,6 @@ import { UsageService } from './usage.service';
 })
 export class UsageModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(UsageMiddleware).forRoutes('*');
+    consumer.apply(UsageMiddleware).forRoutes('{*path}');
   }
 }
