@@ -17,6 +17,8 @@ import { ListingsModule } from './listings/listings.module';
 import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
+import { RateLimitGuard } from './rate-limit/rate-limit.guard';
+import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { RedisModule } from './redis/redis.module';
 import { ReferenceModule } from './reference/reference.module';
 
@@ -51,12 +53,16 @@ export class AppModule {
         ReferenceModule,
         // Bulk first: Express matches routes in registration order, and /listings/bulk must not
         // be taken for /listings/:id (whose UUID check would answer 404).
-        ...(http ? [BulkModule, ListingsModule, ImagesModule, AdminModule, HealthModule] : []),
+        ...(http
+          ? [BulkModule, ListingsModule, ImagesModule, AdminModule, HealthModule, RateLimitModule]
+          : []),
         ...(worker ? [ExpiryModule] : []),
       ],
       providers: http
         ? [
             { provide: APP_GUARD, useClass: ApiKeyGuard },
+            // After ApiKeyGuard: global guards run in the order they are registered.
+            { provide: APP_GUARD, useClass: RateLimitGuard },
             { provide: APP_PIPE, useFactory: createValidationPipe },
             { provide: APP_FILTER, useClass: AllExceptionsFilter },
             { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import type { INestApplication } from '@nestjs/common';
+import { DynamicModule, INestApplication, Module, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { randomBytes } from 'node:crypto';
@@ -19,7 +19,12 @@ export interface TestAppOptions {
   redisPrefix?: string;
   role?: ProcessRole;
   env?: Record<string, string | undefined>;
+  /** modules mounted beside the application's own, e.g. stand-in routes */
+  extraModules?: Type<unknown>[];
 }
+
+@Module({})
+class TestRootModule {}
 
 export interface TestApp {
   app: INestApplication;
@@ -60,13 +65,14 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   }
   let app: NestExpressApplication;
   try {
-    app = await NestFactory.create<NestExpressApplication>(
-      AppModule.forRole(options.role ?? 'all'),
-      {
-        bodyParser: false,
-        bufferLogs: true,
-      },
-    );
+    const root: DynamicModule = AppModule.forRole(options.role ?? 'all');
+    const module: DynamicModule = options.extraModules
+      ? { module: TestRootModule, imports: [root, ...options.extraModules] }
+      : root;
+    app = await NestFactory.create<NestExpressApplication>(module, {
+      bodyParser: false,
+      bufferLogs: true,
+    });
     await configureApp(app);
     await app.listen(0, '127.0.0.1');
   } finally {

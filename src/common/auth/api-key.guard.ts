@@ -2,6 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiKeysService } from '../../accounts/api-keys.service';
 import type { Scope } from '../../accounts/api-key.entity';
+import { AuthFailureLimiter } from '../../rate-limit/auth-failure.limiter';
 import { ForbiddenError, UnauthorizedError } from '../errors/domain-error';
 import {
   AuthenticatedRequest,
@@ -12,12 +13,16 @@ import {
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
-/** Global: every route needs an API key unless marked @Public() or served by the admin API. */
+/**
+ * Global: every route needs an API key unless marked @Public() or served by the admin API.
+ * Failed authentications count per client address; past the limit they answer 429, not 401.
+ */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly apiKeys: ApiKeysService,
+    private readonly authFailures: AuthFailureLimiter,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -26,10 +31,15 @@ export class ApiKeyGuard implements CanActivate {
     if (this.reflector.getAllAndOverride<boolean>(IS_ADMIN_ROUTE, targets)) return true;
 
     const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    this.authFailures.assertNotBlocked(req.ip);
     const token = BEARER.exec(req.headers.authorization ?? '')?.[1];
-    if (!token) throw new UnauthorizedError();
-    const principal = await this.apiKeys.authenticate(token);
-    if (!principal) throw new UnauthorizedError('The API key is invalid or has been revoked.');
+    const principal = token ? await this.apiKeys.authenticate(token) : null;
+    if (!principal) {
+      await this.authFailures.recordFailure(req.ip);
+      throw token
+        ? new UnauthorizedError('The API key is invalid or has been revoked.')
+        : new UnauthorizedError();
+    }
     req.principal = principal;
 
     if (principal.accountStatus !== 'APPROVED') {

@@ -1,0 +1,52 @@
+import { ExecutionContext, Injectable } from '@nestjs/common';
+import { ThrottlerGuard, ThrottlerRequest } from '@nestjs/throttler';
+import type { Response } from 'express';
+import type { AuthenticatedRequest } from '../common/auth/auth.decorators';
+import { RateLimitedError } from '../common/errors/domain-error';
+import { rateLimitHeaders } from './rate-limit.headers';
+import type { ThrottlerStorageRecord } from './redis-throttler.storage';
+
+/**
+ * Limits each API key per method class (the `read` and `write` throttlers of RateLimitModule).
+ * Registered after ApiKeyGuard, so the principal is known; it sets the headers before the handler
+ * runs, so errors raised later (400, 404, 500) carry them too. Redis failing lets the request through.
+ */
+@Injectable()
+export class RateLimitGuard extends ThrottlerGuard {
+  /** No principal: a @Public() or admin route that ApiKeyGuard let through without a key. */
+  protected override async shouldSkip(context: ExecutionContext): Promise<boolean> {
+    return !context.switchToHttp().getRequest<AuthenticatedRequest>().principal;
+  }
+
+  protected override async getTracker(req: AuthenticatedRequest): Promise<string> {
+    return req.principal!.keyId;
+  }
+
+  protected override generateKey(_context: ExecutionContext, tracker: string, name: string) {
+    return `${name}:${tracker}`;
+  }
+
+  protected override async handleRequest(request: ThrottlerRequest): Promise<boolean> {
+    const { context, limit, ttl, throttler, getTracker, generateKey } = request;
+    const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const res = context.switchToHttp().getResponse<Response>();
+    const name = throttler.name ?? 'default';
+    const key = generateKey(context, await getTracker(req, context), name);
+    let record: ThrottlerStorageRecord;
+    try {
+      record = await this.storageService.increment(key, ttl, limit, ttl, name);
+    } catch {
+      // Fail open, without headers: there is no count to report. The storage logged the outage.
+      return true;
+    }
+    const headers = rateLimitHeaders({
+      limit,
+      remaining: Math.max(0, limit - record.totalHits),
+      resetSeconds: record.timeToExpire,
+      windowSeconds: Math.round(ttl / 1000),
+    });
+    for (const [header, value] of Object.entries(headers)) res.setHeader(header, value);
+    if (record.isBlocked) throw new RateLimitedError(record.timeToBlockExpire);
+    return true;
+  }
+}

@@ -1,0 +1,25 @@
+export interface RateLimitState {
+  /** requests allowed per window for this method class */
+  limit: number;
+  /** requests left in the window after this one */
+  remaining: number;
+  /** seconds until the window frees a slot */
+  resetSeconds: number;
+  windowSeconds: number;
+}
+
+/**
+ * The headers every request that passed the limiter carries. The X-RateLimit-* trio is what most
+ * clients read today; `RateLimit-Policy` / `RateLimit` follow draft-ietf-httpapi-ratelimit-headers-07,
+ * the last draft with this simple syntax, for clients that already speak it.
+ */
+export function rateLimitHeaders(state: RateLimitState): Record<string, string> {
+  const { limit, remaining, resetSeconds, windowSeconds } = state;
+  return {
+    'X-RateLimit-Limit': String(limit),
+    'X-RateLimit-Remaining': String(remaining),
+    'X-RateLimit-Reset': String(resetSeconds),
+    'RateLimit-Policy': `${limit};w=${windowSeconds}`,
+    RateLimit: `limit=${limit}, remaining=${remaining}, reset=${resetSeconds}`,
+  };
+}

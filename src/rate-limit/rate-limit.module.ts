@@ -1,0 +1,55 @@
+import { ExecutionContext, Module } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { ThrottlerModule, ThrottlerModuleOptions } from '@nestjs/throttler';
+import type { Request } from 'express';
+import Redis from 'ioredis';
+import type { AllConfig } from '../config';
+import { REDIS } from '../redis/redis.module';
+import { AuthFailureLimiter } from './auth-failure.limiter';
+import { RATE_LIMIT_WINDOW_MS } from './rate-limit.constants';
+import { RedisThrottlerStorage } from './redis-throttler.storage';
+
+const isRead = (context: ExecutionContext) => {
+  const method = context.switchToHttp().getRequest<Request>().method;
+  return method === 'GET' || method === 'HEAD';
+};
+
+/**
+ * Limits shared by every instance through Redis: per API key, reads (GET) and writes
+ * (POST/PATCH/PUT/DELETE) in separate one-minute windows, each request counted once (a bulk
+ * request too). RateLimitGuard applies them; AuthFailureLimiter guards against key guessing.
+ */
+@Module({
+  imports: [
+    ThrottlerModule.forRootAsync({
+      inject: [ConfigService, REDIS],
+      useFactory: (
+        config: ConfigService<AllConfig, true>,
+        redis: Redis,
+      ): ThrottlerModuleOptions => {
+        const limits = config.get('rateLimit', { infer: true });
+        const keyPrefix = `${config.get('redis.keyPrefix', { infer: true })}:rl`;
+        return {
+          storage: new RedisThrottlerStorage(redis, keyPrefix),
+          throttlers: [
+            {
+              name: 'read',
+              ttl: RATE_LIMIT_WINDOW_MS,
+              limit: limits.readPerMin,
+              skipIf: (context) => !isRead(context),
+            },
+            {
+              name: 'write',
+              ttl: RATE_LIMIT_WINDOW_MS,
+              limit: limits.writePerMin,
+              skipIf: isRead,
+            },
+          ],
+        };
+      },
+    }),
+  ],
+  providers: [AuthFailureLimiter],
+  exports: [AuthFailureLimiter],
+})
+export class RateLimitModule {}

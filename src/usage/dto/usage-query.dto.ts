@@ -1,0 +1,16 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
+
+const DAYS_MESSAGE = 'days must be an integer from 1 to 90';
+
+export class UsageQueryDto {
+  /** how many UTC days to report, today included: 1–90 */
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 90, default: 30 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: DAYS_MESSAGE })
+  @Min(1, { message: DAYS_MESSAGE })
+  @Max(90, { message: DAYS_MESSAGE })
+  days: number = 30;
+}

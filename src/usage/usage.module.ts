@@ -1,0 +1,15 @@
+import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { UsageMiddleware } from './usage.middleware';
+import { UsageRecorder } from './usage.recorder';
+import { UsageService } from './usage.service';
+
+/** Counts requests per key (UsageRecorder) and reports them (UsageService, for GET /me/usage). */
+@Module({
+  providers: [UsageRecorder, UsageService],
+  exports: [UsageService],
+})
+export class UsageModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(UsageMiddleware).forRoutes('{*path}');
+  }
+}
