@@ -25,6 +25,9 @@ export const IMAGE_JSON_BODY_LIMIT = '15mb';
 export async function configureApp(app: NestExpressApplication): Promise<NestExpressApplication> {
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
+  const config = app.get(ConfigService<AllConfig, true>);
+  // Behind a proxy, req.ip must be the client's, not the proxy's (the 401 guard counts per client).
+  app.set('trust proxy', config.get('app.trustProxy', { infer: true }));
   app.use(requestIdMiddleware);
   app.use(contentTypeMiddleware);
   // An image sent as base64 is a third larger than its 10 MB; only that route takes such bodies.
@@ -33,7 +36,7 @@ export async function configureApp(app: NestExpressApplication): Promise<NestExp
   app.use(jsonDepthMiddleware);
   app.use(
     MEDIA_PATH,
-    serveStatic(app.get(ConfigService<AllConfig, true>).get('storage.dir', { infer: true }), {
+    serveStatic(config.get('storage.dir', { infer: true }), {
       immutable: true,
       maxAge: '365d',
       index: false,

@@ -2,12 +2,13 @@ import { Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { ListingsModule } from '../listings/listings.module';
+import { UsageModule } from '../usage/usage.module';
 import { ExpiryScheduler } from './expiry.scheduler';
 import { ExpiryService } from './expiry.service';
 
-/** Periodic jobs of the worker role: listing expiry, count folding, idempotency-key purge. */
+/** Periodic jobs of the worker role: listing expiry, count folding, idempotency and usage purges. */
 @Module({
-  imports: [ScheduleModule.forRoot(), ListingsModule, IdempotencyModule],
+  imports: [ScheduleModule.forRoot(), ListingsModule, IdempotencyModule, UsageModule],
   providers: [ExpiryService, ExpiryScheduler],
   exports: [ExpiryService],
 })

@@ -4,10 +4,14 @@ import { SchedulerRegistry } from '@nestjs/schedule';
 import type { AllConfig } from '../config';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { ListingCountsService } from '../listings/listing-counts.service';
+import { UsageService } from '../usage/usage.service';
 import { ExpiryService } from './expiry.service';
 
 const FOLD_COUNTS_EVERY_MS = 5_000;
 const PURGE_IDEMPOTENCY_EVERY_MS = 10 * 60_000;
+const PURGE_USAGE_EVERY_MS = 60 * 60_000;
+/** /me/usage reaches 90 days back; a margin keeps the boundary day whole across time zones. */
+const USAGE_RETENTION_DAYS = 92;
 
 /**
  * Only triggers: the work is in the services, each safe when every worker instance runs it at
@@ -23,6 +27,7 @@ export class ExpiryScheduler implements OnApplicationBootstrap {
     private readonly expiry: ExpiryService,
     private readonly counts: ListingCountsService,
     private readonly idempotency: IdempotencyService,
+    private readonly usage: UsageService,
     private readonly config: ConfigService<AllConfig, true>,
   ) {}
 
@@ -38,6 +43,9 @@ export class ExpiryScheduler implements OnApplicationBootstrap {
     this.every('listing-counts-fold', FOLD_COUNTS_EVERY_MS, () => this.counts.fold());
     this.every('idempotency-purge', PURGE_IDEMPOTENCY_EVERY_MS, () =>
       this.idempotency.purgeExpired(),
+    );
+    this.every('usage-purge', PURGE_USAGE_EVERY_MS, () =>
+      this.usage.purgeOlderThan(USAGE_RETENTION_DAYS),
     );
   }
 

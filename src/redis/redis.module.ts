@@ -30,6 +30,8 @@ class RedisLifecycle implements OnApplicationShutdown {
           enableOfflineQueue: false,
           maxRetriesPerRequest: 1,
           connectTimeout: 2_000,
+          // A Redis that accepts connections but stops answering must not hold requests either.
+          commandTimeout: 500,
           retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
         });
         let down = false;

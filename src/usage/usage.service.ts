@@ -45,4 +45,12 @@ export class UsageService {
     }));
     return summarizeUsage(days, now, rows);
   }
+
+  /** GET /me/usage looks back at most 90 days; older rows serve nobody. */
+  async purgeOlderThan(days: number): Promise<void> {
+    await this.dataSource.query(
+      `DELETE FROM api_usage WHERE day < (now() AT TIME ZONE 'UTC')::date - $1::int`,
+      [days],
+    );
+  }
 }
