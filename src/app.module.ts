@@ -15,6 +15,7 @@ import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
 import { RedisModule } from './redis/redis.module';
 import { ReferenceModule } from './reference/reference.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 /** Everything an API replica or a worker needs: config, logs, database, Redis. */
 @Module({
@@ -44,7 +45,7 @@ export class AppModule {
         CoreModule,
         AccountsModule,
         ReferenceModule,
-        ...(http ? [AdminModule, HealthModule] : []),
+        ...(http ? [AdminModule, HealthModule, WebhooksModule] : []),
       ],
       providers: http
         ? [
