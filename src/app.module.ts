@@ -15,6 +15,7 @@ import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
 import { RedisModule } from './redis/redis.module';
 import { ReferenceModule } from './reference/reference.module';
+import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 /** Everything an API replica or a worker needs: config, logs, database, Redis. */
@@ -39,6 +40,7 @@ export class AppModule {
   /** `api` serves HTTP, `worker` runs queues and schedules, `all` does both in one process. */
   static forRole(role: ProcessRole): DynamicModule {
     const http = role === 'api' || role === 'all';
+    const worker = role === 'worker' || role === 'all';
     return {
       module: AppModule,
       imports: [
@@ -46,6 +48,7 @@ export class AppModule {
         AccountsModule,
         ReferenceModule,
         ...(http ? [AdminModule, HealthModule, WebhooksModule] : []),
+        ...(worker ? [WebhooksWorkerModule] : []),
       ],
       providers: http
         ? [
