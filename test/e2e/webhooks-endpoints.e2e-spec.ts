@@ -156,6 +156,13 @@ describe('Webhook endpoints', () => {
     });
     expectError(await patch({ events: ['nope'] }), 400, 'VALIDATION_ERROR');
     expectError(await patch({ isActive: 'yes' }), 400, 'VALIDATION_ERROR');
+    for (const field of ['url', 'events']) {
+      const res = await patch({ [field]: null });
+      expectError(res, 400, 'VALIDATION_ERROR');
+      expect(fieldsOf(res)).toEqual([field]);
+    }
+    const cleared = await patch({ description: null }).expect(200);
+    expect(cleared.body.data).toMatchObject({ description: null, url: receiver.url('/v2') });
   });
 
   it("answers 404 for another account's endpoint and for a malformed id", async () => {

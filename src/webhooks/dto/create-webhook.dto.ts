@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -14,32 +15,42 @@ import { EVENT_NAMES, EventName } from '../../events/event-types';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
-/** Scheme and target rules depend on configuration; the service checks those. */
-const URL_SYNTAX = {
-  require_tld: false,
-  require_protocol: true,
-  protocols: ['http', 'https'],
-  allow_underscores: true,
-};
+/** Syntax only: the scheme and target rules depend on configuration, so the service checks them. */
+export const WebhookUrl = () =>
+  applyDecorators(
+    Transform(trim),
+    IsString(),
+    MaxLength(2048),
+    IsUrl(
+      { require_tld: false, require_protocol: true, protocols: ['http', 'https'] },
+      { message: 'url must be an absolute http(s) URL' },
+    ),
+  );
+
+export const WebhookEvents = () =>
+  applyDecorators(
+    IsArray(),
+    ArrayMaxSize(EVENT_NAMES.length),
+    ArrayUnique(),
+    IsIn(EVENT_NAMES, {
+      each: true,
+      message: `events must contain only: ${EVENT_NAMES.join(', ')}`,
+    }),
+  );
+
+export const WebhookDescription = () =>
+  applyDecorators(Transform(trim), IsString(), Length(0, 500));
 
 export class CreateWebhookDto {
-  @Transform(trim)
-  @IsString()
-  @MaxLength(2048)
-  @IsUrl(URL_SYNTAX, { message: 'url must be an absolute http(s) URL' })
+  @WebhookUrl()
   url: string;
 
   /** the events to receive; empty or omitted means every event */
   @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(EVENT_NAMES.length)
-  @ArrayUnique()
-  @IsIn(EVENT_NAMES, { each: true, message: `events must contain only: ${EVENT_NAMES.join(', ')}` })
+  @WebhookEvents()
   events?: EventName[];
 
   @IsOptional()
-  @Transform(trim)
-  @IsString()
-  @Length(0, 500)
-  description?: string;
+  @WebhookDescription()
+  description?: string | null;
 }
