@@ -51,13 +51,17 @@ export class WebhookDeliverySweeper implements OnApplicationBootstrap, OnModuleD
 
   /** Returns how many deliveries got a new job. */
   async sweep(graceMs = OVERDUE_GRACE_MS): Promise<number> {
-    for (const job of await this.fanoutQueue.getFailed()) await job.retry();
+    for (const job of await this.fanoutQueue.getFailed()) {
+      // Another worker's sweep may have retried it first.
+      await job.retry().catch(() => undefined);
+    }
     let requeued = 0;
     const maxAttempts = this.deliveries.maxAttempts;
     for (const { id, attempts } of await this.deliveries.overdue(graceMs, SWEEP_BATCH)) {
       const job = await this.deliveryQueue.getJob(id);
       if (job && LIVE_STATES.has(await job.getState())) continue;
-      await job?.remove();
+      // Should it fail (another worker took it meanwhile), the add below finds the job and adds nothing.
+      await job?.remove().catch(() => undefined);
       await this.deliveryQueue.add(
         { deliveryId: id },
         deliveryJobOptions(id, Math.max(1, maxAttempts - attempts)),
