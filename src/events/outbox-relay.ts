@@ -41,7 +41,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /** Relays everything pending now; returns how many events it queued. */
-  async drain(): Promise<number> {
+  private async drain(): Promise<number> {
     let total = 0;
     for (;;) {
       const relayed = await this.relayBatch();

@@ -24,7 +24,7 @@ describe('Webhook delivery', () => {
 
   beforeAll(async () => {
     [t, receiver] = await Promise.all([
-      createTestApp({ env: { WEBHOOK_RETRY_SCHEDULE: FAST_SCHEDULE } }),
+      createTestApp({ env: { WEBHOOK_RETRY_SCHEDULE: FAST_SCHEDULE, WEBHOOK_TIMEOUT_MS: '1000' } }),
       WebhookReceiver.start(),
     ]);
   });
@@ -152,6 +152,31 @@ describe('Webhook delivery', () => {
       'message.received',
     ]);
     expect(receiver.at(others.path)).toHaveLength(0);
+  });
+
+  it('fails an attempt answered later than the time-out', async () => {
+    const account = await anAccount(t).build();
+    const endpoint = await register(account);
+    receiver.replyWith(endpoint.path, { status: 200, delayMs: 1_500 });
+    const res = await as(t, account.liveKey).post(`/v1/webhooks/${endpoint.id}/test`).expect(200);
+    expect(res.body.data).toMatchObject({
+      status: 'failed',
+      lastResponseStatus: null,
+      lastError: 'Timed out after 1000 ms',
+    });
+  });
+
+  it('reads at most 64 KB of the answer and keeps that much', async () => {
+    const account = await anAccount(t).build();
+    const endpoint = await register(account);
+    receiver.replyWith(endpoint.path, { status: 200, body: 'x'.repeat(200_000) });
+    const res = await as(t, account.liveKey).post(`/v1/webhooks/${endpoint.id}/test`).expect(200);
+    expect(res.body.data.status).toBe('succeeded');
+    const [{ length }] = await t.dataSource.query(
+      'SELECT length(response_body_excerpt) AS length FROM webhook_deliveries WHERE id = $1',
+      [res.body.data.deliveryId],
+    );
+    expect(length).toBe(64 * 1024);
   });
 
   it('500, 500, 200: three attempts with the same deliveryId and body, then succeeded', async () => {
