@@ -21,6 +21,8 @@ import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { RedisModule } from './redis/redis.module';
 import { ReferenceModule } from './reference/reference.module';
+import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 /** Everything an API replica or a worker needs: config, logs, database, Redis. */
 @Module({
@@ -54,9 +56,17 @@ export class AppModule {
         // Bulk first: Express matches routes in registration order, and /listings/bulk must not
         // be taken for /listings/:id (whose UUID check would answer 404).
         ...(http
-          ? [BulkModule, ListingsModule, ImagesModule, AdminModule, HealthModule, RateLimitModule]
+          ? [
+              BulkModule,
+              ListingsModule,
+              ImagesModule,
+              AdminModule,
+              HealthModule,
+              RateLimitModule,
+              WebhooksModule,
+            ]
           : []),
-        ...(worker ? [ExpiryModule] : []),
+        ...(worker ? [ExpiryModule, WebhooksWorkerModule] : []),
       ],
       providers: http
         ? [

@@ -1,6 +1,12 @@
 import { Foundation1763780000000 } from './1763780000000-Foundation';
 import { Listings1763785000000 } from './1763785000000-Listings';
 import { Usage1763790000000 } from './1763790000000-Usage';
+import { Webhooks1763795000000 } from './1763795000000-Webhooks';
 
 /** Listed explicitly so ts-node, Jest and the compiled build all load the same set. */
-export const MIGRATIONS = [Foundation1763780000000, Listings1763785000000, Usage1763790000000];
+export const MIGRATIONS = [
+  Foundation1763780000000,
+  Listings1763785000000,
+  Usage1763790000000,
+  Webhooks1763795000000,
+];

@@ -1,0 +1,103 @@
+import { InjectQueue } from '@nestjs/bull';
+import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import type { Queue } from 'bull';
+import { DataSource } from 'typeorm';
+import { FANOUT_QUEUE, FanoutJob, fanoutJobOptions } from '../webhooks/webhook-queues';
+
+const POLL_INTERVAL_MS = 200;
+const BATCH_SIZE = 100;
+/** Bull queues commands while Redis is away; past this, the batch is rolled back and retried. */
+const ENQUEUE_TIMEOUT_MS = 3_000;
+
+/**
+ * Moves committed events from the outbox into the fan-out queue. Rows are claimed with
+ * FOR UPDATE SKIP LOCKED, so any number of workers share the work, and marked relayed in the
+ * same transaction only after Bull has accepted their jobs. When Redis is down the enqueue
+ * fails, the transaction rolls back and the rows wait for the next tick: an event is delayed,
+ * never lost. Enqueueing twice is harmless: the job id is the event id.
+ */
+@Injectable()
+export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(OutboxRelay.name);
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+  private failing = false;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @InjectQueue(FANOUT_QUEUE) private readonly queue: Queue<FanoutJob>,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.schedule(0);
+  }
+
+  /** Lets an in-flight batch finish (or roll back) before the database closes. */
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** Relays everything pending now; returns how many events it queued. */
+  private async drain(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const relayed = await this.relayBatch();
+      total += relayed;
+      if (relayed < BATCH_SIZE || this.stopped) return total;
+    }
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.tick().finally(() => {
+        this.running = undefined;
+        this.schedule(POLL_INTERVAL_MS);
+      });
+    }, delayMs);
+  }
+
+  private async tick(): Promise<void> {
+    // While Redis is away there is nothing to do but wait; do not hold row locks meanwhile.
+    if (this.queue.client.status !== 'ready') return;
+    try {
+      await this.drain();
+      if (this.failing) this.logger.log('Outbox relay recovered');
+      this.failing = false;
+    } catch (error) {
+      // Once per outage: the relay retries every tick and would otherwise flood the log.
+      if (!this.failing)
+        this.logger.warn({ err: error }, 'Outbox relay failed; events wait in the outbox');
+      this.failing = true;
+    }
+  }
+
+  private relayBatch(): Promise<number> {
+    return this.dataSource.transaction(async (em) => {
+      const rows: { id: string }[] = await em.query(
+        `SELECT id FROM outbox_events WHERE relayed_at IS NULL
+         ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [BATCH_SIZE],
+      );
+      if (rows.length === 0) return 0;
+      const ids = rows.map((row) => row.id);
+      await withTimeout(
+        Promise.all(ids.map((id) => this.queue.add({ eventId: id }, fanoutJobOptions(id)))),
+        ENQUEUE_TIMEOUT_MS,
+      );
+      await em.query('UPDATE outbox_events SET relayed_at = now() WHERE id = ANY($1)', [ids]);
+      return ids.length;
+    });
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Queue did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,33 @@
+import type { DeliveryStatus } from '../webhook-delivery.entity';
+
+export class WebhookEndpointResponse {
+  id: string;
+  url: string;
+  description: string | null;
+  /** empty means every event */
+  events: string[];
+  isActive: boolean;
+  consecutiveFailures: number;
+  /** when the endpoint was last disabled, automatically or by PATCH isActive false */
+  disabledAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export class CreatedWebhookEndpointResponse extends WebhookEndpointResponse {
+  /** `whsec_…`, the signing secret; shown in this answer only */
+  secret: string;
+}
+
+export class WebhookDeliveryResponse {
+  deliveryId: string;
+  endpointId: string;
+  event: string;
+  status: DeliveryStatus;
+  attempts: number;
+  lastAttemptAt: string | null;
+  nextAttemptAt: string | null;
+  lastResponseStatus: number | null;
+  lastError: string | null;
+  createdAt: string;
+}

@@ -1,0 +1,256 @@
+import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { InjectRepository } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { DataSource, EntityManager, Repository } from 'typeorm';
+import type { Principal } from '../common/auth/principal';
+import type { PageQueryDto } from '../common/pagination/page-query.dto';
+import { Paginated } from '../common/pagination/paginated';
+import type { AllConfig } from '../config';
+import { WebhookDelivery } from './webhook-delivery.entity';
+import { WebhookEndpointsService } from './webhook-endpoints.service';
+import { FAILURES_BEFORE_DISABLE } from './webhook-limits';
+import { AttemptResult, OutgoingDelivery, WebhookSender } from './webhook-sender';
+
+export const TEST_EVENT = 'webhook.test';
+
+/** A delivery still owed, with the attempts it has already had. */
+export interface PendingDelivery {
+  id: string;
+  attempts: number;
+}
+
+/** What the delivery worker needs for one attempt. */
+export interface DeliveryTarget extends OutgoingDelivery {
+  endpointId: string;
+  endpointActive: boolean;
+}
+
+export interface FailureOutcome {
+  /** no further attempt: the schedule is used up or the endpoint is (now) disabled */
+  final: boolean;
+  retryDelayMs?: number;
+}
+
+const DISABLED_ERROR = `Endpoint disabled after ${FAILURES_BEFORE_DISABLE} consecutive failures`;
+
+/**
+ * The delivery records: created by fan-out, updated by each attempt, listed as history.
+ * Counters change in single guarded UPDATEs, never read-modify-write, so concurrent attempts
+ * against one endpoint count every failure exactly once.
+ */
+@Injectable()
+export class WebhookDeliveriesService {
+  private readonly retryDelaysMs: number[];
+
+  constructor(
+    @InjectRepository(WebhookDelivery) private readonly deliveries: Repository<WebhookDelivery>,
+    private readonly dataSource: DataSource,
+    private readonly endpoints: WebhookEndpointsService,
+    private readonly sender: WebhookSender,
+    config: ConfigService<AllConfig, true>,
+  ) {
+    this.retryDelaysMs = config.get('webhooks.retryDelaysMs', { infer: true });
+  }
+
+  get maxAttempts(): number {
+    return this.retryDelaysMs.length + 1;
+  }
+
+  async history(
+    accountId: string,
+    endpointId: string,
+    page: PageQueryDto,
+  ): Promise<Paginated<WebhookDelivery>> {
+    await this.endpoints.get(accountId, endpointId);
+    const [items, total] = await this.deliveries.findAndCount({
+      where: { endpointId },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      skip: (page.page - 1) * page.limit,
+      take: page.limit,
+    });
+    return new Paginated(items, page.page, page.limit, total);
+  }
+
+  /**
+   * One signed `webhook.test` delivery, made now and recorded in the history. It is never
+   * retried and does not touch the failure count: it exists to debug a receiver.
+   */
+  async sendTest(principal: Principal, endpointId: string): Promise<WebhookDelivery> {
+    const endpoint = await this.endpoints.get(principal.accountId, endpointId);
+    const id = randomUUID();
+    const payload = JSON.stringify({
+      event: TEST_EVENT,
+      deliveryId: id,
+      timestamp: new Date().toISOString(),
+      data: { id: endpoint.id, externalId: null, livemode: principal.livemode },
+    });
+    const result = await this.sender.send({
+      url: endpoint.url,
+      secret: endpoint.secret,
+      event: TEST_EVENT,
+      deliveryId: id,
+      payload,
+    });
+    return this.deliveries.save(
+      this.deliveries.create({
+        id,
+        endpointId,
+        eventId: null,
+        event: TEST_EVENT,
+        payload,
+        status: result.ok ? 'succeeded' : 'failed',
+        attempts: 1,
+        lastAttemptAt: result.at,
+        nextAttemptAt: null,
+        lastResponseStatus: result.responseStatus,
+        lastError: result.error,
+        responseBodyExcerpt: result.responseBodyExcerpt,
+      }),
+    );
+  }
+
+  /**
+   * Fan-out: one delivery per active endpoint of the account subscribed to the event, its body
+   * fixed now. Idempotent: a repeat creates nothing new and returns the deliveries still pending,
+   * so a retried fan-out re-enqueues (deduplicated by job id) what a failed one may have missed.
+   */
+  async createForEvent(eventId: string): Promise<PendingDelivery[]> {
+    const [event] = await this.dataSource.query<
+      { account_id: string; event: string; data: unknown; created_at: Date }[]
+    >('SELECT account_id, event, data, created_at FROM outbox_events WHERE id = $1', [eventId]);
+    if (!event) return [];
+    const endpoints = await this.dataSource.query<{ id: string }[]>(
+      `SELECT id FROM webhook_endpoints
+       WHERE account_id = $1 AND is_active AND (cardinality(events) = 0 OR $2 = ANY(events))`,
+      [event.account_id, event.event],
+    );
+    if (endpoints.length > 0) {
+      const rows = endpoints.map(({ id: endpointId }) => {
+        const id = randomUUID();
+        const payload = JSON.stringify({
+          event: event.event,
+          deliveryId: id,
+          timestamp: event.created_at.toISOString(),
+          data: event.data,
+        });
+        return { id, endpointId, payload };
+      });
+      await this.dataSource.query(
+        `INSERT INTO webhook_deliveries (id, endpoint_id, event_id, event, payload, next_attempt_at)
+         SELECT x.id, x."endpointId", $2, $3, x.payload, now()
+         FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, "endpointId" uuid, payload text)
+         ON CONFLICT (endpoint_id, event_id) DO NOTHING`,
+        [JSON.stringify(rows), eventId, event.event],
+      );
+    }
+    return this.dataSource.query(
+      `SELECT id, attempts FROM webhook_deliveries WHERE event_id = $1 AND status = 'pending'`,
+      [eventId],
+    );
+  }
+
+  /** undefined when there is nothing left to attempt: endpoint deleted, or delivery already ended. */
+  async loadTarget(deliveryId: string): Promise<DeliveryTarget | undefined> {
+    const [row] = await this.dataSource.query<
+      (OutgoingDelivery & { endpointId: string; endpointActive: boolean })[]
+    >(
+      `SELECT d.id AS "deliveryId", d.event, d.payload, e.id AS "endpointId",
+              e.url, e.secret, e.is_active AS "endpointActive"
+       FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+       WHERE d.id = $1 AND d.status = 'pending'`,
+      [deliveryId],
+    );
+    return row;
+  }
+
+  /** A 2xx: the delivery is done and the endpoint's failure streak is over. */
+  async recordSuccess(target: DeliveryTarget, result: AttemptResult): Promise<void> {
+    await this.dataSource.transaction(async (em) => {
+      // Also when an auto-disable just ended it: the receiver did get it, the record says so.
+      await em.query(
+        `UPDATE webhook_deliveries SET status = 'succeeded', attempts = attempts + 1,
+           last_attempt_at = $2, next_attempt_at = NULL, last_response_status = $3,
+           last_error = NULL, response_body_excerpt = $4
+         WHERE id = $1`,
+        [target.deliveryId, result.at, result.responseStatus, result.responseBodyExcerpt],
+      );
+      await em.query(
+        `UPDATE webhook_endpoints SET consecutive_failures = 0
+         WHERE id = $1 AND consecutive_failures <> 0`,
+        [target.endpointId],
+      );
+    });
+  }
+
+  /**
+   * A failed attempt: counts against the endpoint (the 10th in a row disables it and ends all
+   * its pending deliveries), and schedules the next attempt or ends the delivery as failed.
+   */
+  async recordFailure(target: DeliveryTarget, result: AttemptResult): Promise<FailureOutcome> {
+    return this.dataSource.transaction(async (em) => {
+      // Locks the endpoint row: concurrent failures against it take turns, each counted once.
+      const [[counted]] = await em.query(
+        `UPDATE webhook_endpoints SET consecutive_failures = consecutive_failures + 1
+         WHERE id = $1 AND is_active RETURNING consecutive_failures`,
+        [target.endpointId],
+      );
+      // No row: someone paused or it was disabled meanwhile; either way nothing more is sent.
+      const disabled = !counted || counted.consecutive_failures >= FAILURES_BEFORE_DISABLE;
+      const [[delivery]] = await em.query(
+        `UPDATE webhook_deliveries SET attempts = attempts + 1, last_attempt_at = $2,
+           last_response_status = $3, last_error = $4, response_body_excerpt = $5,
+           status = CASE WHEN $6 OR attempts + 1 >= $7 THEN 'failed' ELSE 'pending' END,
+           next_attempt_at = CASE WHEN $6 OR attempts + 1 >= $7 THEN NULL
+             ELSE $2::timestamptz + ($8::float8[])[attempts + 1] * interval '1 millisecond' END
+         WHERE id = $1 RETURNING status, attempts`,
+        [
+          target.deliveryId,
+          result.at,
+          result.responseStatus,
+          result.error,
+          result.responseBodyExcerpt,
+          disabled,
+          this.maxAttempts,
+          this.retryDelaysMs,
+        ],
+      );
+      if (counted && disabled) await this.disableEndpoint(em, target.endpointId);
+      if (!delivery || delivery.status === 'failed') return { final: true };
+      return { final: false, retryDelayMs: this.retryDelaysMs[delivery.attempts - 1] };
+    });
+  }
+
+  /** A job for a paused or disabled endpoint: nothing is sent, the delivery ends. */
+  async endWithoutAttempt(deliveryId: string, reason: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL,
+         last_error = COALESCE(last_error || '; ', '') || $2
+       WHERE id = $1 AND status = 'pending'`,
+      [deliveryId, reason],
+    );
+  }
+
+  /** Deliveries owed for a while with no attempt made: their job may have been lost. */
+  overdue(graceMs: number, limit: number): Promise<PendingDelivery[]> {
+    return this.dataSource.query(
+      `SELECT id, attempts FROM webhook_deliveries
+       WHERE status = 'pending' AND next_attempt_at < now() - $1 * interval '1 millisecond'
+       ORDER BY next_attempt_at LIMIT $2`,
+      [graceMs, limit],
+    );
+  }
+
+  private async disableEndpoint(em: EntityManager, endpointId: string): Promise<void> {
+    await em.query(
+      `UPDATE webhook_endpoints SET is_active = false, disabled_at = now() WHERE id = $1`,
+      [endpointId],
+    );
+    await em.query(
+      `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL,
+         last_error = COALESCE(last_error || '; ', '') || $2
+       WHERE endpoint_id = $1 AND status = 'pending'`,
+      [endpointId, DISABLED_ERROR],
+    );
+  }
+}

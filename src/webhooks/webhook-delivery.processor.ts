@@ -1,0 +1,54 @@
+import { InjectQueue } from '@nestjs/bull';
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { Job, Queue } from 'bull';
+import type { AllConfig } from '../config';
+import { WebhookDeliveriesService } from './webhook-deliveries.service';
+import { DELIVERY_QUEUE, DeliveryAttemptError, DeliveryJob } from './webhook-queues';
+import { WebhookSender } from './webhook-sender';
+
+/**
+ * One attempt per job run. A failed attempt is recorded, then thrown, so Bull's retry
+ * machinery schedules the next one with the backoff the record was given; a last attempt,
+ * or one that disabled the endpoint, is discarded so Bull stops.
+ */
+@Injectable()
+export class WebhookDeliveryProcessor implements OnApplicationBootstrap {
+  private readonly logger = new Logger(WebhookDeliveryProcessor.name);
+  private readonly concurrency: number;
+
+  constructor(
+    @InjectQueue(DELIVERY_QUEUE) private readonly queue: Queue<DeliveryJob>,
+    private readonly deliveries: WebhookDeliveriesService,
+    private readonly sender: WebhookSender,
+    config: ConfigService<AllConfig, true>,
+  ) {
+    this.concurrency = config.get('webhooks.workerConcurrency', { infer: true });
+  }
+
+  onApplicationBootstrap(): void {
+    void this.queue.process(this.concurrency, (job: Job<DeliveryJob>) => this.process(job));
+  }
+
+  async process(job: Job<DeliveryJob>): Promise<void> {
+    const { deliveryId } = job.data;
+    const target = await this.deliveries.loadTarget(deliveryId);
+    if (!target) return; // endpoint deleted, or the delivery already ended
+    if (!target.endpointActive) {
+      await this.deliveries.endWithoutAttempt(deliveryId, 'Endpoint is disabled');
+      return;
+    }
+    const result = await this.sender.send(target);
+    if (result.ok) {
+      await this.deliveries.recordSuccess(target, result);
+      return;
+    }
+    const outcome = await this.deliveries.recordFailure(target, result);
+    this.logger.warn(
+      { deliveryId, endpointId: target.endpointId, error: result.error, final: outcome.final },
+      'Webhook attempt failed',
+    );
+    if (outcome.final) await job.discard();
+    throw new DeliveryAttemptError(result.error ?? 'Delivery failed', outcome.retryDelayMs);
+  }
+}

@@ -1,0 +1,75 @@
+import { InjectQueue } from '@nestjs/bull';
+import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import type { Queue } from 'bull';
+import { WebhookDeliveriesService } from './webhook-deliveries.service';
+import {
+  DELIVERY_QUEUE,
+  DeliveryJob,
+  deliveryJobOptions,
+  FANOUT_QUEUE,
+  FanoutJob,
+} from './webhook-queues';
+
+const SWEEP_EVERY_MS = 60_000;
+/** A delivery this far past its due time with no live job has lost it. */
+const OVERDUE_GRACE_MS = 5 * 60_000;
+const SWEEP_BATCH = 500;
+const LIVE_STATES = new Set(['waiting', 'active', 'delayed', 'paused']);
+
+/**
+ * The safety net under Redis: the delivery records in PostgreSQL are the truth. A pending
+ * delivery whose job is gone (Redis restarted without its data, or the job ended while the
+ * record could not be written) gets a new job with the same id; fan-outs that used up their
+ * retries (PostgreSQL was away for long) are retried. Safe on every worker at once: job ids
+ * deduplicate.
+ */
+@Injectable()
+export class WebhookDeliverySweeper implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(WebhookDeliverySweeper.name);
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> | undefined;
+
+  constructor(
+    @InjectQueue(DELIVERY_QUEUE) private readonly deliveryQueue: Queue<DeliveryJob>,
+    @InjectQueue(FANOUT_QUEUE) private readonly fanoutQueue: Queue<FanoutJob>,
+    private readonly deliveries: WebhookDeliveriesService,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => {
+      if (this.running || this.deliveryQueue.client.status !== 'ready') return;
+      this.running = this.sweep()
+        .catch((error: unknown) => this.logger.warn({ err: error }, 'Webhook sweep failed'))
+        .finally(() => (this.running = undefined));
+    }, SWEEP_EVERY_MS);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** Returns how many deliveries got a new job. */
+  async sweep(graceMs = OVERDUE_GRACE_MS): Promise<number> {
+    for (const job of await this.fanoutQueue.getFailed()) {
+      // Another worker's sweep may have retried it first.
+      await job.retry().catch(() => undefined);
+    }
+    let requeued = 0;
+    const maxAttempts = this.deliveries.maxAttempts;
+    for (const { id, attempts } of await this.deliveries.overdue(graceMs, SWEEP_BATCH)) {
+      const job = await this.deliveryQueue.getJob(id);
+      if (job && LIVE_STATES.has(await job.getState())) continue;
+      // Should it fail (another worker took it meanwhile), the add below finds the job and adds nothing.
+      await job?.remove().catch(() => undefined);
+      await this.deliveryQueue.add(
+        { deliveryId: id },
+        deliveryJobOptions(id, Math.max(1, maxAttempts - attempts)),
+      );
+      requeued++;
+    }
+    if (requeued > 0)
+      this.logger.warn({ requeued }, 'Re-queued webhook deliveries whose job was lost');
+    return requeued;
+  }
+}

@@ -1,0 +1,125 @@
+import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { InjectRepository } from '@nestjs/typeorm';
+import { DataSource, Repository } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { randomBase62 } from '../accounts/api-key-secret';
+import { NotFoundError, ValidationError } from '../common/errors/domain-error';
+import type { AllConfig } from '../config';
+import { CreateWebhookDto } from './dto/create-webhook.dto';
+import { UpdateWebhookDto } from './dto/update-webhook.dto';
+import { assertPublicHost, BlockedTargetError, hostOf } from './ssrf-guard';
+import { WebhookEndpoint } from './webhook-endpoint.entity';
+import { MAX_ENDPOINTS_PER_ACCOUNT } from './webhook-limits';
+
+export function generateWebhookSecret(): string {
+  return `whsec_${randomBase62(32)}`;
+}
+
+@Injectable()
+export class WebhookEndpointsService {
+  private readonly allowHttp: boolean;
+  private readonly allowPrivateTargets: boolean;
+
+  constructor(
+    @InjectRepository(WebhookEndpoint) private readonly endpoints: Repository<WebhookEndpoint>,
+    private readonly dataSource: DataSource,
+    config: ConfigService<AllConfig, true>,
+  ) {
+    const webhooks = config.get('webhooks', { infer: true });
+    this.allowHttp = webhooks.allowHttp;
+    this.allowPrivateTargets = webhooks.allowPrivateTargets;
+  }
+
+  list(accountId: string): Promise<WebhookEndpoint[]> {
+    return this.endpoints.find({ where: { accountId }, order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
+  /** Another account's endpoint is NOT_FOUND, like one that does not exist. */
+  async get(accountId: string, id: string): Promise<WebhookEndpoint> {
+    const endpoint = await this.endpoints.findOneBy({ id, accountId });
+    if (!endpoint) throw new NotFoundError('Webhook endpoint');
+    return endpoint;
+  }
+
+  async create(accountId: string, dto: CreateWebhookDto): Promise<WebhookEndpoint> {
+    await this.assertAllowedUrl(dto.url);
+    return this.dataSource.transaction(async (em) => {
+      // Creates of one account take turns, so two at once cannot both be the 5th.
+      await em.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
+      const count = await em.countBy(WebhookEndpoint, { accountId });
+      if (count >= MAX_ENDPOINTS_PER_ACCOUNT) {
+        throw ValidationError.field(
+          'url',
+          `An account can have at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints; delete one first.`,
+        );
+      }
+      return em.save(
+        em.create(WebhookEndpoint, {
+          accountId,
+          url: dto.url,
+          description: dto.description ?? null,
+          events: dto.events ?? [],
+          secret: generateWebhookSecret(),
+          isActive: true,
+          consecutiveFailures: 0,
+          disabledAt: null,
+        }),
+      );
+    });
+  }
+
+  /**
+   * One UPDATE of only the fields sent, so it never writes back a failure count the delivery
+   * worker changed in the meantime. isActive true re-enables and starts the count afresh.
+   */
+  async update(accountId: string, id: string, dto: UpdateWebhookDto): Promise<WebhookEndpoint> {
+    if (dto.url !== undefined) await this.assertAllowedUrl(dto.url);
+    const set: QueryDeepPartialEntity<WebhookEndpoint> = {};
+    if (dto.url !== undefined) set.url = dto.url;
+    if (dto.events !== undefined) set.events = dto.events;
+    if (dto.description !== undefined) set.description = dto.description;
+    if (dto.isActive === true)
+      Object.assign(set, { isActive: true, consecutiveFailures: 0, disabledAt: null });
+    if (dto.isActive === false)
+      Object.assign(set, { isActive: false, disabledAt: () => 'COALESCE(disabled_at, now())' });
+    if (Object.keys(set).length > 0) {
+      const result = await this.endpoints
+        .createQueryBuilder()
+        .update()
+        .set(set)
+        .where('id = :id AND account_id = :accountId', { id, accountId })
+        .execute();
+      if (result.affected === 0) throw new NotFoundError('Webhook endpoint');
+    }
+    return this.get(accountId, id);
+  }
+
+  /** Its deliveries go with it; their queued jobs find nothing to send and end. */
+  async remove(accountId: string, id: string): Promise<WebhookEndpoint> {
+    const endpoint = await this.get(accountId, id);
+    await this.endpoints.delete({ id, accountId });
+    return endpoint;
+  }
+
+  /** https unless WEBHOOK_ALLOW_HTTP; a public target unless WEBHOOK_ALLOW_PRIVATE_TARGETS. */
+  private async assertAllowedUrl(url: string): Promise<void> {
+    const parsed = new URL(url);
+    if (parsed.protocol !== 'https:' && !this.allowHttp) {
+      throw ValidationError.field('url', 'url must use https.');
+    }
+    if (this.allowPrivateTargets) return;
+    const host = hostOf(parsed);
+    try {
+      await assertPublicHost(host);
+    } catch (error) {
+      if (error instanceof BlockedTargetError) {
+        throw ValidationError.field(
+          'url',
+          `${error.message}; webhooks must target a public address.`,
+        );
+      }
+      throw ValidationError.field('url', `The host ${host} could not be resolved.`);
+    }
+  }
+}

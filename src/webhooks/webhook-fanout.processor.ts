@@ -1,0 +1,41 @@
+import { InjectQueue } from '@nestjs/bull';
+import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import type { Job, Queue } from 'bull';
+import { WebhookDeliveriesService } from './webhook-deliveries.service';
+import {
+  DELIVERY_QUEUE,
+  DeliveryJob,
+  deliveryJobOptions,
+  FANOUT_QUEUE,
+  FanoutJob,
+} from './webhook-queues';
+
+/** The concurrency of fan-out: short database work per event. */
+const FANOUT_CONCURRENCY = 5;
+
+/**
+ * One event → one delivery record and one delivery job per subscribed active endpoint.
+ * Throws on any failure so Bull retries the whole, idempotent, step.
+ */
+@Injectable()
+export class WebhookFanoutProcessor implements OnApplicationBootstrap {
+  constructor(
+    @InjectQueue(FANOUT_QUEUE) private readonly fanoutQueue: Queue<FanoutJob>,
+    @InjectQueue(DELIVERY_QUEUE) private readonly deliveryQueue: Queue<DeliveryJob>,
+    private readonly deliveries: WebhookDeliveriesService,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    void this.fanoutQueue.process(FANOUT_CONCURRENCY, (job: Job<FanoutJob>) => this.process(job));
+  }
+
+  async process(job: Job<FanoutJob>): Promise<void> {
+    const pending = await this.deliveries.createForEvent(job.data.eventId);
+    const maxAttempts = this.deliveries.maxAttempts;
+    await Promise.all(
+      pending.map(({ id, attempts }) =>
+        this.deliveryQueue.add({ deliveryId: id }, deliveryJobOptions(id, maxAttempts - attempts)),
+      ),
+    );
+  }
+}

@@ -1,0 +1,96 @@
+import type { JobOptions, QueueOptions } from 'bull';
+
+/**
+ * Every queue, job option and backoff of the webhook pipeline, in one place:
+ * outbox relay → FANOUT (one job per event) → DELIVERY (one job per endpoint and event).
+ */
+export const FANOUT_QUEUE = 'webhook-fanout';
+export const DELIVERY_QUEUE = 'webhook-delivery';
+
+export interface FanoutJob {
+  eventId: string;
+}
+
+export interface DeliveryJob {
+  deliveryId: string;
+}
+
+/** Named on delivery jobs; resolved per queue in `settings.backoffStrategies`. */
+export const DELIVERY_BACKOFF = 'webhook';
+const FANOUT_BACKOFF = 'fanout';
+
+/** Fan-out only touches PostgreSQL and Redis: retry quickly, for a long time, with the job kept. */
+const FANOUT_ATTEMPTS = 50;
+const FANOUT_MAX_DELAY_MS = 60_000;
+
+/** Bull's job-id dedupe only works while the job exists: completed jobs stay a while for that. */
+const KEEP_COMPLETED = { age: 24 * 3600, count: 10_000 };
+
+/** A failed attempt carries the delay the delivery record was given, so Bull and the record agree. */
+export class DeliveryAttemptError extends Error {
+  constructor(
+    message: string,
+    readonly retryDelayMs?: number,
+  ) {
+    super(message);
+    this.name = 'DeliveryAttemptError';
+  }
+}
+
+/**
+ * The delay before the next attempt: the one the processor recorded, else the configured
+ * schedule by attempts made (an unexpected error, e.g. the database went away mid-attempt).
+ */
+export function webhookBackoff(retryDelaysMs: readonly number[]) {
+  return (attemptsMade: number, error?: Error): number => {
+    if (error instanceof DeliveryAttemptError && error.retryDelayMs !== undefined) {
+      return error.retryDelayMs;
+    }
+    return retryDelaysMs[Math.min(attemptsMade, retryDelaysMs.length) - 1] ?? 0;
+  };
+}
+
+export function fanoutBackoff(attemptsMade: number): number {
+  return Math.min(250 * 2 ** (attemptsMade - 1), FANOUT_MAX_DELAY_MS);
+}
+
+/** Redis going away must not stall workers for long once it is back (Bull's default is 5 s). */
+const SETTINGS = { retryProcessDelay: 1_000 };
+
+export function fanoutQueueOptions(): QueueOptions {
+  return { settings: { ...SETTINGS, backoffStrategies: { [FANOUT_BACKOFF]: fanoutBackoff } } };
+}
+
+export function deliveryQueueOptions(retryDelaysMs: readonly number[]): QueueOptions {
+  return {
+    settings: {
+      ...SETTINGS,
+      backoffStrategies: { [DELIVERY_BACKOFF]: webhookBackoff(retryDelaysMs) },
+    },
+  };
+}
+
+/** jobId = event id: a relay that enqueues the same event twice gets one job. */
+export function fanoutJobOptions(eventId: string): JobOptions {
+  return {
+    jobId: eventId,
+    attempts: FANOUT_ATTEMPTS,
+    backoff: { type: FANOUT_BACKOFF },
+    removeOnComplete: KEEP_COMPLETED,
+    removeOnFail: false,
+  };
+}
+
+/**
+ * jobId = deliveryId: a repeated fan-out never doubles a delivery. `attemptsLeft` is counted
+ * from the delivery record, which is the truth when a job is re-created for an old delivery.
+ */
+export function deliveryJobOptions(deliveryId: string, attemptsLeft: number): JobOptions {
+  return {
+    jobId: deliveryId,
+    attempts: attemptsLeft,
+    backoff: { type: DELIVERY_BACKOFF },
+    removeOnComplete: KEEP_COMPLETED,
+    removeOnFail: KEEP_COMPLETED,
+  };
+}

@@ -1,0 +1,137 @@
+import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import http from 'node:http';
+import https from 'node:https';
+import type { AllConfig } from '../config';
+import { assertPublicLiteral, hostOf, publicOnlyLookup } from './ssrf-guard';
+import { RESPONSE_BODY_LIMIT_BYTES } from './webhook-limits';
+import { signPayload, unixSeconds } from './webhook-signer';
+
+export interface OutgoingDelivery {
+  url: string;
+  secret: string;
+  event: string;
+  deliveryId: string;
+  /** the stored body, sent and signed byte for byte */
+  payload: string;
+}
+
+export interface AttemptResult {
+  ok: boolean;
+  at: Date;
+  responseStatus: number | null;
+  error: string | null;
+  responseBodyExcerpt: string | null;
+}
+
+const USER_AGENT = 'ListingsService-Webhooks/1';
+
+/**
+ * One HTTP attempt: POST the signed payload, never follow a redirect, give up after the
+ * configured time-out, read at most 64 KB of the answer. Success is a 2xx status; everything
+ * else, a refused target included, comes back as a failed result rather than a throw.
+ */
+@Injectable()
+export class WebhookSender {
+  private readonly timeoutMs: number;
+  private readonly allowPrivateTargets: boolean;
+  // No keep-alive: each attempt resolves and checks the target again, and a receiver's idle
+  // socket closing under a reused connection would show up as a spurious failed attempt.
+  private readonly agents = {
+    'http:': new http.Agent({ keepAlive: false }),
+    'https:': new https.Agent({ keepAlive: false }),
+  };
+  private readonly lookup = publicOnlyLookup();
+
+  constructor(config: ConfigService<AllConfig, true>) {
+    const webhooks = config.get('webhooks', { infer: true });
+    this.timeoutMs = webhooks.timeoutMs;
+    this.allowPrivateTargets = webhooks.allowPrivateTargets;
+  }
+
+  async send(delivery: OutgoingDelivery): Promise<AttemptResult> {
+    const at = new Date();
+    try {
+      const { status, body } = await this.post(delivery, unixSeconds(at));
+      const ok = status >= 200 && status < 300;
+      return {
+        ok,
+        at,
+        responseStatus: status,
+        error: ok ? null : this.describeStatus(status),
+        responseBodyExcerpt: body,
+      };
+    } catch (error) {
+      return {
+        ok: false,
+        at,
+        responseStatus: null,
+        error: this.describeError(error),
+        responseBodyExcerpt: null,
+      };
+    }
+  }
+
+  private post(
+    delivery: OutgoingDelivery,
+    timestamp: string,
+  ): Promise<{ status: number; body: string }> {
+    const url = new URL(delivery.url);
+    if (!this.allowPrivateTargets) assertPublicLiteral(hostOf(url));
+    const transport = url.protocol === 'https:' ? https : http;
+    const body = Buffer.from(delivery.payload, 'utf8');
+    return new Promise((resolve, reject) => {
+      const request = transport.request(url, {
+        method: 'POST',
+        agent: this.agents[url.protocol as 'http:' | 'https:'],
+        lookup: this.allowPrivateTargets ? undefined : this.lookup,
+        signal: AbortSignal.timeout(this.timeoutMs),
+        headers: {
+          'Content-Type': 'application/json',
+          'Content-Length': body.length,
+          'User-Agent': USER_AGENT,
+          'X-Service-Event': delivery.event,
+          'X-Service-Delivery': delivery.deliveryId,
+          'X-Service-Timestamp': timestamp,
+          'X-Service-Signature': signPayload(delivery.secret, timestamp, delivery.payload),
+        },
+      });
+      request.on('error', reject);
+      request.on('response', (response) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const finish = () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            body: Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT_BYTES).toString('utf8'),
+          });
+        response.on('data', (chunk: Buffer) => {
+          chunks.push(chunk);
+          size += chunk.length;
+          // Enough to show what the receiver said; the rest is not worth the memory.
+          if (size >= RESPONSE_BODY_LIMIT_BYTES) {
+            response.destroy();
+            finish();
+          }
+        });
+        response.on('end', finish);
+        response.on('error', reject);
+      });
+      request.end(body);
+    });
+  }
+
+  private describeStatus(status: number): string {
+    return status >= 300 && status < 400
+      ? `HTTP ${status}: redirects are not followed`
+      : `HTTP ${status}`;
+  }
+
+  private describeError(error: unknown): string {
+    const e = error as { name?: string; message?: string; cause?: { name?: string } };
+    if (e.name === 'AbortError' && e.cause?.name === 'TimeoutError') {
+      return `Timed out after ${this.timeoutMs} ms`;
+    }
+    return e.message || String(error);
+  }
+}

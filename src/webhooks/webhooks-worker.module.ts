@@ -1,0 +1,69 @@
+import { BullModule, InjectQueue } from '@nestjs/bull';
+import { BeforeApplicationShutdown, Module } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { Queue } from 'bull';
+import type { AllConfig } from '../config';
+import { OutboxRelay } from '../events/outbox-relay';
+import { WebhookDeliveryProcessor } from './webhook-delivery.processor';
+import { WebhookDeliverySweeper } from './webhook-delivery.sweeper';
+import { WebhookFanoutProcessor } from './webhook-fanout.processor';
+import {
+  DELIVERY_QUEUE,
+  deliveryQueueOptions,
+  FANOUT_QUEUE,
+  fanoutQueueOptions,
+} from './webhook-queues';
+import { WebhooksModule } from './webhooks.module';
+
+/**
+ * The delivery pipeline, for the worker role: outbox relay, fan-out and delivery processors,
+ * and the sweep that re-queues lost jobs. On shutdown the relay stops first, then Bull closes
+ * each queue after its running jobs finish; a job cut off by a crash is picked up again by
+ * Bull's stalled-job check.
+ */
+@Module({
+  imports: [
+    WebhooksModule,
+    BullModule.forRootAsync({
+      inject: [ConfigService],
+      useFactory: (config: ConfigService<AllConfig, true>) => {
+        const { url, keyPrefix } = config.get('redis', { infer: true });
+        return {
+          url,
+          // Per deployment and per test run, like every other key.
+          prefix: keyPrefix,
+          redis: {
+            // Back within 2 s of Redis returning (Bull's default waits up to 20 s).
+            retryStrategy: (times: number) => Math.min(times * 200, 2_000),
+            ...(url.startsWith('rediss://') ? { tls: {} } : {}),
+          },
+        };
+      },
+    }),
+    BullModule.registerQueue({ name: FANOUT_QUEUE, ...fanoutQueueOptions() }),
+    BullModule.registerQueueAsync({
+      name: DELIVERY_QUEUE,
+      inject: [ConfigService],
+      useFactory: (config: ConfigService<AllConfig, true>) =>
+        deliveryQueueOptions(config.get('webhooks.retryDelaysMs', { infer: true })),
+    }),
+  ],
+  providers: [
+    OutboxRelay,
+    WebhookFanoutProcessor,
+    WebhookDeliveryProcessor,
+    WebhookDeliverySweeper,
+  ],
+})
+export class WebhooksWorkerModule implements BeforeApplicationShutdown {
+  constructor(
+    @InjectQueue(FANOUT_QUEUE) private readonly fanoutQueue: Queue,
+    @InjectQueue(DELIVERY_QUEUE) private readonly deliveryQueue: Queue,
+  ) {}
+
+  /** Before the database closes: running jobs finish, waiting ones stay in Redis for the next worker. */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.fanoutQueue.close();
+    await this.deliveryQueue.close();
+  }
+}

@@ -1,0 +1,43 @@
+import type {
+  CreatedWebhookEndpointResponse,
+  WebhookDeliveryResponse,
+  WebhookEndpointResponse,
+} from './dto/webhook.response';
+import type { WebhookDelivery } from './webhook-delivery.entity';
+import type { WebhookEndpoint } from './webhook-endpoint.entity';
+
+/** Never includes the secret: only toCreatedEndpoint does, for the one answer that shows it. */
+export function toEndpointResponse(endpoint: WebhookEndpoint): WebhookEndpointResponse {
+  return {
+    id: endpoint.id,
+    url: endpoint.url,
+    description: endpoint.description,
+    events: endpoint.events,
+    isActive: endpoint.isActive,
+    consecutiveFailures: endpoint.consecutiveFailures,
+    disabledAt: endpoint.disabledAt?.toISOString() ?? null,
+    createdAt: endpoint.createdAt.toISOString(),
+    updatedAt: endpoint.updatedAt.toISOString(),
+  };
+}
+
+export function toCreatedEndpointResponse(
+  endpoint: WebhookEndpoint,
+): CreatedWebhookEndpointResponse {
+  return { ...toEndpointResponse(endpoint), secret: endpoint.secret };
+}
+
+export function toDeliveryResponse(delivery: WebhookDelivery): WebhookDeliveryResponse {
+  return {
+    deliveryId: delivery.id,
+    endpointId: delivery.endpointId,
+    event: delivery.event,
+    status: delivery.status,
+    attempts: delivery.attempts,
+    lastAttemptAt: delivery.lastAttemptAt?.toISOString() ?? null,
+    nextAttemptAt: delivery.nextAttemptAt?.toISOString() ?? null,
+    lastResponseStatus: delivery.lastResponseStatus,
+    lastError: delivery.lastError,
+    createdAt: delivery.createdAt.toISOString(),
+  };
+}

@@ -1,0 +1,20 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { WebhookDeliveriesService } from './webhook-deliveries.service';
+import { WebhookDelivery } from './webhook-delivery.entity';
+import { WebhookEndpoint } from './webhook-endpoint.entity';
+import { WebhookEndpointsService } from './webhook-endpoints.service';
+import { WebhookSender } from './webhook-sender';
+import { WebhooksController } from './webhooks.controller';
+
+/**
+ * The endpoints API and the delivery records. It needs no queue: the one outbound call an
+ * API replica makes, the test delivery, is sent directly.
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature([WebhookEndpoint, WebhookDelivery])],
+  controllers: [WebhooksController],
+  providers: [WebhookEndpointsService, WebhookDeliveriesService, WebhookSender],
+  exports: [WebhookDeliveriesService, WebhookSender],
+})
+export class WebhooksModule {}
