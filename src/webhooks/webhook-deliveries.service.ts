@@ -144,6 +144,10 @@ export class WebhookDeliveriesService {
         [JSON.stringify(rows), eventId, event.event],
       );
     }
+    await this.dataSource.query(
+      'UPDATE outbox_events SET fanned_out_at = now() WHERE id = $1 AND fanned_out_at IS NULL',
+      [eventId],
+    );
     return this.dataSource.query(
       `SELECT id, attempts FROM webhook_deliveries WHERE event_id = $1 AND status = 'pending'`,
       [eventId],
@@ -232,6 +236,17 @@ export class WebhookDeliveriesService {
   }
 
   /** Deliveries owed for a while with no attempt made: their job may have been lost. */
+  /** Events relayed more than `graceMs` ago whose fan-out never ran: their job was lost. */
+  async unfannedEvents(graceMs: number, limit: number): Promise<string[]> {
+    const rows: { id: string }[] = await this.dataSource.query(
+      `SELECT id FROM outbox_events
+       WHERE fanned_out_at IS NULL AND relayed_at < now() - $1 * interval '1 millisecond'
+       ORDER BY relayed_at LIMIT $2`,
+      [graceMs, limit],
+    );
+    return rows.map((row) => row.id);
+  }
+
   overdue(graceMs: number, limit: number): Promise<PendingDelivery[]> {
     return this.dataSource.query(
       `SELECT id, attempts FROM webhook_deliveries

@@ -8,6 +8,7 @@ import {
   deliveryJobOptions,
   FANOUT_QUEUE,
   FanoutJob,
+  fanoutJobOptions,
 } from './webhook-queues';
 
 const SWEEP_EVERY_MS = 60_000;
@@ -19,7 +20,8 @@ const LIVE_STATES = new Set(['waiting', 'active', 'delayed', 'paused']);
 /**
  * The safety net under Redis: the delivery records in PostgreSQL are the truth. A pending
  * delivery whose job is gone (Redis restarted without its data, or the job ended while the
- * record could not be written) gets a new job with the same id; fan-outs that used up their
+ * record could not be written) gets a new job with the same id; so does a relayed event whose
+ * fan-out job was lost before it ran; fan-outs that used up their
  * retries (PostgreSQL was away for long) are retried. Safe on every worker at once: job ids
  * deduplicate.
  */
@@ -54,6 +56,10 @@ export class WebhookDeliverySweeper implements OnApplicationBootstrap, OnModuleD
     for (const job of await this.fanoutQueue.getFailed()) {
       // Another worker's sweep may have retried it first.
       await job.retry().catch(() => undefined);
+    }
+    // A relayed event never fanned out lost its job: the same job id queues it again, once.
+    for (const eventId of await this.deliveries.unfannedEvents(graceMs, SWEEP_BATCH)) {
+      await this.fanoutQueue.add({ eventId }, fanoutJobOptions(eventId));
     }
     let requeued = 0;
     const maxAttempts = this.deliveries.maxAttempts;

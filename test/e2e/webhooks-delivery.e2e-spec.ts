@@ -350,4 +350,26 @@ describe('Webhook delivery', () => {
     await eventually(async () => (await deliveriesOf(account, endpoint))[0].status === 'succeeded');
     expect(await sweeper.sweep(0)).toBe(0);
   });
+
+  it('fans out again a relayed event whose fan-out job was lost', async () => {
+    const account = await anAccount(t).build();
+    const endpoint = await register(account);
+    // What Redis losing the fan-out job looks like from here: relayed, never fanned out, no job.
+    const [{ id: eventId }] = await t.dataSource.query(
+      `INSERT INTO outbox_events (account_id, event, data, relayed_at)
+       VALUES ($1, 'listing.sold', $2, now() - interval '1 minute') RETURNING id`,
+      [account.id, JSON.stringify(sampleEventData('listing.sold'))],
+    );
+    await t.app.get(WebhookDeliverySweeper).sweep(0);
+    const [request] = await receiver.waitFor(endpoint.path, 1);
+    expect(request.body).toMatchObject({ event: 'listing.sold' });
+    const [row] = await t.dataSource.query(
+      'SELECT fanned_out_at FROM outbox_events WHERE id = $1',
+      [eventId],
+    );
+    expect(row.fanned_out_at).not.toBeNull();
+    await t.app.get(WebhookDeliverySweeper).sweep(0);
+    await settle();
+    expect(receiver.at(endpoint.path)).toHaveLength(1);
+  });
 });

@@ -2,6 +2,7 @@ import { Foundation1763780000000 } from './1763780000000-Foundation';
 import { Listings1763785000000 } from './1763785000000-Listings';
 import { Usage1763790000000 } from './1763790000000-Usage';
 import { Webhooks1763795000000 } from './1763795000000-Webhooks';
+import { OutboxFanout1763800000000 } from './1763800000000-OutboxFanout';
 
 /** Listed explicitly so ts-node, Jest and the compiled build all load the same set. */
 export const MIGRATIONS = [
@@ -9,4 +10,5 @@ export const MIGRATIONS = [
   Listings1763785000000,
   Usage1763790000000,
   Webhooks1763795000000,
+  OutboxFanout1763800000000,
 ];
