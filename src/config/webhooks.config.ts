@@ -26,6 +26,7 @@ class WebhooksEnv {
   @ToBool() @IsBoolean() WEBHOOK_ALLOW_PRIVATE_TARGETS: boolean = false;
   @ToInt() @IsInt() @Min(1) @Max(500) WEBHOOK_WORKER_CONCURRENCY: number = 20;
   @ToInt() @IsInt() @Min(100) @Max(60_000) WEBHOOK_TIMEOUT_MS: number = 10_000;
+  @ToInt() @IsInt() @Min(1_000) @Max(600_000) WEBHOOK_JOB_LOCK_MS: number = 30_000;
 }
 
 export interface WebhooksConfig {
@@ -35,6 +36,8 @@ export interface WebhooksConfig {
   allowPrivateTargets: boolean;
   workerConcurrency: number;
   timeoutMs: number;
+  /** a job whose worker died is taken up again by another worker after about this long */
+  jobLockMs: number;
 }
 
 export const webhooksConfig = registerAs('webhooks', (): WebhooksConfig => {
@@ -47,5 +50,6 @@ export const webhooksConfig = registerAs('webhooks', (): WebhooksConfig => {
     allowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS,
     workerConcurrency: env.WEBHOOK_WORKER_CONCURRENCY,
     timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+    jobLockMs: env.WEBHOOK_JOB_LOCK_MS,
   };
 });

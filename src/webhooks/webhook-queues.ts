@@ -54,17 +54,27 @@ export function fanoutBackoff(attemptsMade: number): number {
   return Math.min(250 * 2 ** (attemptsMade - 1), FANOUT_MAX_DELAY_MS);
 }
 
-/** Redis going away must not stall workers for long once it is back (Bull's default is 5 s). */
-const SETTINGS = { retryProcessDelay: 1_000 };
-
-export function fanoutQueueOptions(): QueueOptions {
-  return { settings: { ...SETTINGS, backoffStrategies: { [FANOUT_BACKOFF]: fanoutBackoff } } };
+/**
+ * Redis going away must not stall workers for long once it is back (Bull's default is 5 s).
+ * A job whose worker died (its lock not renewed) goes back to the queue after about `jobLockMs`.
+ */
+function settings(jobLockMs: number) {
+  return { retryProcessDelay: 1_000, lockDuration: jobLockMs, stalledInterval: jobLockMs };
 }
 
-export function deliveryQueueOptions(retryDelaysMs: readonly number[]): QueueOptions {
+export function fanoutQueueOptions(jobLockMs: number): QueueOptions {
+  return {
+    settings: { ...settings(jobLockMs), backoffStrategies: { [FANOUT_BACKOFF]: fanoutBackoff } },
+  };
+}
+
+export function deliveryQueueOptions(
+  retryDelaysMs: readonly number[],
+  jobLockMs: number,
+): QueueOptions {
   return {
     settings: {
-      ...SETTINGS,
+      ...settings(jobLockMs),
       backoffStrategies: { [DELIVERY_BACKOFF]: webhookBackoff(retryDelaysMs) },
     },
   };

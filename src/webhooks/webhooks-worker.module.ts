@@ -40,12 +40,20 @@ import { WebhooksModule } from './webhooks.module';
         };
       },
     }),
-    BullModule.registerQueue({ name: FANOUT_QUEUE, ...fanoutQueueOptions() }),
+    BullModule.registerQueueAsync({
+      name: FANOUT_QUEUE,
+      inject: [ConfigService],
+      useFactory: (config: ConfigService<AllConfig, true>) =>
+        fanoutQueueOptions(config.get('webhooks.jobLockMs', { infer: true })),
+    }),
     BullModule.registerQueueAsync({
       name: DELIVERY_QUEUE,
       inject: [ConfigService],
       useFactory: (config: ConfigService<AllConfig, true>) =>
-        deliveryQueueOptions(config.get('webhooks.retryDelaysMs', { infer: true })),
+        deliveryQueueOptions(
+          config.get('webhooks.retryDelaysMs', { infer: true }),
+          config.get('webhooks.jobLockMs', { infer: true }),
+        ),
     }),
   ],
   providers: [

@@ -45,6 +45,7 @@ export async function startServiceProcess(
   const baseUrl = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
+    if (env.PROCESS_ROLE === 'worker') break;
     if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
     if (
       await fetch(`${baseUrl}/health/live`).then(

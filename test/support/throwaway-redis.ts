@@ -1,13 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { freePort } from './service-process';
 
 /**
  * A private redis-server for tests that stop and restart Redis: the shared one serves every

@@ -1,0 +1,249 @@
+import { ExpiryService } from '../../src/expiry/expiry.service';
+import { anAccount, admin, as, TestAccount } from '../support/factories';
+import { aListing } from '../support/listing-builder';
+import { startServiceProcess } from '../support/service-process';
+import { createTestApp, TestApp } from '../support/test-app';
+import { ThrowawayRedis } from '../support/throwaway-redis';
+import { eventually, expectSignedWebhook, WebhookReceiver } from '../support/webhook-receiver';
+
+const FAST_RETRIES = { WEBHOOK_RETRY_SCHEDULE: '200,200,200,200,200,200,200,200,200' };
+
+async function registerEndpoint(
+  t: TestApp,
+  key: string,
+  receiver: WebhookReceiver,
+  path: string,
+  events?: string[],
+) {
+  const res = await as(t, key)
+    .post('/v1/webhooks')
+    .send({ url: receiver.url(path), events })
+    .expect(201);
+  return res.body.data as { id: string; secret: string };
+}
+
+describe('Webhooks for listing changes made through the API', () => {
+  let t: TestApp;
+  let receiver: WebhookReceiver;
+  let seller: TestAccount;
+  let secret: string;
+
+  beforeAll(async () => {
+    [t, receiver] = await Promise.all([
+      createTestApp({ env: FAST_RETRIES }),
+      WebhookReceiver.start(),
+    ]);
+    seller = await anAccount(t).build();
+    secret = (await registerEndpoint(t, seller.liveKey, receiver, '/all')).secret;
+  });
+  afterAll(() => Promise.all([t.close(), receiver.close()]));
+
+  const deliveriesFor = (id: string) => receiver.at('/all').filter((r) => r.body.data.id === id);
+  const waitForEvent = async (id: string, event: string) => {
+    await eventually(
+      () => deliveriesFor(id).some((r) => r.body.event === event),
+      15_000,
+      () => `no ${event} for ${id}`,
+    );
+    const request = deliveriesFor(id).find((r) => r.body.event === event)!;
+    expectSignedWebhook(request, secret);
+    return request.body.data;
+  };
+
+  it('delivers created, updated, sold, each signed and with its data', async () => {
+    const l = (
+      await as(t, seller.liveKey)
+        .post('/v1/listings')
+        .send(aListing().withExternalId('wh-1').build())
+        .expect(201)
+    ).body.data;
+    expect(await waitForEvent(l.id, 'listing.created')).toEqual({
+      id: l.id,
+      externalId: 'wh-1',
+      livemode: true,
+      status: 'ACTIVE',
+      updatedAt: l.updatedAt,
+    });
+    const patched = (
+      await as(t, seller.liveKey).patch(`/v1/listings/${l.id}`).send({ price: 1000 }).expect(200)
+    ).body.data;
+    expect(await waitForEvent(l.id, 'listing.updated')).toEqual({
+      id: l.id,
+      externalId: 'wh-1',
+      livemode: true,
+      status: 'ACTIVE',
+      updatedAt: patched.updatedAt,
+      changedFields: ['price'],
+    });
+    const sold = (await as(t, seller.liveKey).post(`/v1/listings/${l.id}/sold`).expect(200)).body
+      .data;
+    expect(await waitForEvent(l.id, 'listing.sold')).toEqual({
+      id: l.id,
+      externalId: 'wh-1',
+      livemode: true,
+      soldAt: sold.soldAt,
+    });
+  });
+
+  it('delivers expired, removed, message.received and listing.favorited', async () => {
+    const expiring = (
+      await as(t, seller.liveKey).post('/v1/listings').send(aListing().build()).expect(201)
+    ).body.data;
+    await t.dataSource.query(
+      `UPDATE listings SET expires_at = now() - interval '1 second' WHERE id = $1`,
+      [expiring.id],
+    );
+    await t.app.get(ExpiryService).sweep();
+    expect(await waitForEvent(expiring.id, 'listing.expired')).toMatchObject({
+      id: expiring.id,
+      expiredAt: expect.any(String),
+    });
+
+    const other = (
+      await as(t, seller.liveKey).post('/v1/listings').send(aListing().build()).expect(201)
+    ).body.data;
+    await admin(t)
+      .post(`/v1/admin/listings/${other.id}/messages`)
+      .send({ messageId: 'msg-1' })
+      .expect(201);
+    expect(await waitForEvent(other.id, 'message.received')).toMatchObject({
+      messageId: 'msg-1',
+      receivedAt: expect.any(String),
+    });
+    await admin(t).post(`/v1/admin/listings/${other.id}/favorites`).send({}).expect(201);
+    expect(await waitForEvent(other.id, 'listing.favorited')).toMatchObject({
+      favoritedAt: expect.any(String),
+    });
+    await admin(t)
+      .post(`/v1/admin/listings/${other.id}/remove`)
+      .send({ reason: 'Dubblett' })
+      .expect(200);
+    expect(await waitForEvent(other.id, 'listing.removed')).toMatchObject({
+      reason: 'Dubblett',
+      removedAt: expect.any(String),
+    });
+  });
+
+  it('delivers test-mode events too, marked livemode false', async () => {
+    const draft = (
+      await as(t, seller.testKey).post('/v1/listings').send(aListing().build()).expect(201)
+    ).body.data;
+    expect(await waitForEvent(draft.id, 'listing.created')).toMatchObject({
+      livemode: false,
+      status: 'DRAFT',
+    });
+  });
+
+  it('sends nothing for a refused change or a bulk item that failed', async () => {
+    const l = (
+      await as(t, seller.liveKey).post('/v1/listings').send(aListing().build()).expect(201)
+    ).body.data;
+    await waitForEvent(l.id, 'listing.created');
+    const before = receiver.at('/all').length;
+    await as(t, seller.liveKey)
+      .patch(`/v1/listings/${l.id}`)
+      .send({ locationKommun: 'malmo' })
+      .expect(400);
+    const res = await as(t, seller.liveKey)
+      .post('/v1/listings/bulk')
+      .send({ items: [aListing().build(), aListing().without('price').build()] })
+      .expect(200);
+    const createdId = res.body.data.results[0].data.id;
+    await waitForEvent(createdId, 'listing.created');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(
+      receiver
+        .at('/all')
+        .slice(before)
+        .map((r) => [r.body.event, r.body.data.id]),
+    ).toEqual([['listing.created', createdId]]);
+  });
+});
+
+describe('[fault] webhooks through outages', () => {
+  it('Redis stopped while listings are created and sold, then restarted: every event delivered once per endpoint', async () => {
+    const redis = await ThrowawayRedis.start();
+    const receiver = await WebhookReceiver.start();
+    const t = await createTestApp({ env: { ...FAST_RETRIES, REDIS_URL: redis.url } });
+    try {
+      const seller = await anAccount(t).build();
+      await registerEndpoint(t, seller.liveKey, receiver, '/a');
+      await registerEndpoint(t, seller.liveKey, receiver, '/b', ['listing.sold']);
+
+      await redis.stop();
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        const l = (
+          await as(t, seller.liveKey).post('/v1/listings').send(aListing().build()).expect(201)
+        ).body.data;
+        await as(t, seller.liveKey).post(`/v1/listings/${l.id}/sold`).expect(200);
+        ids.push(l.id);
+      }
+      await new Promise((r) => setTimeout(r, 500));
+      expect(receiver.received).toEqual([]);
+      await redis.start();
+
+      await receiver.waitFor('/a', 10, 30_000);
+      await receiver.waitFor('/b', 5, 30_000);
+      await new Promise((r) => setTimeout(r, 1_000));
+      const a = receiver
+        .at('/a')
+        .map((r) => `${r.body.event}:${r.body.data.id}`)
+        .sort();
+      const b = receiver
+        .at('/b')
+        .map((r) => `${r.body.event}:${r.body.data.id}`)
+        .sort();
+      expect(a).toEqual(
+        ids.flatMap((id) => [`listing.created:${id}`, `listing.sold:${id}`]).sort(),
+      );
+      expect(b).toEqual(ids.map((id) => `listing.sold:${id}`).sort());
+    } finally {
+      await t.close();
+      await receiver.close();
+      await redis.stop();
+    }
+  });
+
+  it('the worker killed mid-delivery: after a restart the delivery completes with the same deliveryId', async () => {
+    const receiver = await WebhookReceiver.start();
+    const api = await createTestApp({ role: 'api', env: FAST_RETRIES });
+    const workerEnv = {
+      ...api.env,
+      ...FAST_RETRIES,
+      PROCESS_ROLE: 'worker',
+      WEBHOOK_JOB_LOCK_MS: '2000',
+    };
+    const first = await startServiceProcess(workerEnv);
+    let second: Awaited<ReturnType<typeof startServiceProcess>> | undefined;
+    try {
+      const seller = await anAccount(api).build();
+      await registerEndpoint(api, seller.liveKey, receiver, '/slow', ['listing.sold']);
+      // The first attempt hangs on the receiver: the worker dies while it is in flight.
+      receiver.replyWith('/slow', { status: 200, delayMs: 8_000 });
+      const l = (
+        await as(api, seller.liveKey).post('/v1/listings').send(aListing().build()).expect(201)
+      ).body.data;
+      await as(api, seller.liveKey).post(`/v1/listings/${l.id}/sold`).expect(200);
+      const [inFlight] = await receiver.waitFor('/slow', 1, 30_000);
+      await first.stop('SIGKILL');
+
+      second = await startServiceProcess(workerEnv);
+      const requests = await receiver.waitFor('/slow', 2, 30_000);
+      expect(requests[1].body.deliveryId).toBe(inFlight.body.deliveryId);
+      expect(requests[1].rawBody).toBe(inFlight.rawBody);
+      await eventually(async () => {
+        const [row] = await api.dataSource.query(
+          'SELECT status FROM webhook_deliveries WHERE id = $1',
+          [inFlight.body.deliveryId],
+        );
+        return row.status === 'succeeded';
+      });
+    } finally {
+      await first.stop('SIGKILL');
+      await second?.stop();
+      await api.close();
+      await receiver.close();
+    }
+  });
+});
