@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { load, LoadOptions, LoadResult } from './lib/load';
 import { startNode, withPeakRss } from './lib/processes';
+import { BenchReceiver } from './lib/receiver';
 import { createAccount, LISTING_BODY, seedListings } from './lib/seed';
 
 const PG = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
@@ -74,6 +75,75 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promis
   return Date.now() - started;
 }
 
+const percentile = (values: number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
+
+async function api(
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ data: { id: string } }> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { ...auth(key), 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return (await res.json()) as { data: { id: string } };
+}
+
+/**
+ * Sustained delivery: 1,000 listings created in bulk for an account with 5 endpoints (5,000
+ * deliveries), timed from the first request to the last delivery. Then listing.sold latency on
+ * an idle service: 30 sales one after another, each timed from the request to its arrival.
+ */
+async function benchWebhooks(receiver: BenchReceiver) {
+  const account = await createAccount(base, ADMIN_TOKEN, 'Webhook AB');
+  for (let i = 0; i < 5; i++)
+    await api(account.key, 'POST', '/v1/webhooks', {
+      url: receiver.url(`/e${i}`),
+      events: ['listing.created'],
+    });
+  const started = Date.now();
+  for (let batch = 0; batch < 20; batch++) {
+    await api(account.key, 'POST', '/v1/listings/bulk', {
+      items: Array.from({ length: 50 }, () => LISTING_BODY),
+    });
+  }
+  await waitFor(async () => receiver.arrivals.length >= 5_000, 120_000);
+  const seconds = (Math.max(...receiver.arrivals.map((a) => a.at)) - started) / 1000;
+  const deliveriesPerSecond = Math.round(5_000 / seconds);
+  console.log(`5,000 deliveries in ${seconds.toFixed(1)} s: ${deliveriesPerSecond} deliveries/s`);
+
+  const seller = await createAccount(base, ADMIN_TOKEN, 'Sold Latency AB');
+  await api(seller.key, 'POST', '/v1/webhooks', {
+    url: receiver.url('/sold'),
+    events: ['listing.sold'],
+  });
+  const latencies: number[] = [];
+  for (let i = 0; i < 30; i++) {
+    const listing = await api(seller.key, 'POST', '/v1/listings', LISTING_BODY);
+    await new Promise((r) => setTimeout(r, 50));
+    const sentAt = Date.now();
+    await api(seller.key, 'POST', `/v1/listings/${listing.data.id}/sold`);
+    await waitFor(
+      async () =>
+        receiver.arrivals.some((a) => a.event === 'listing.sold' && a.id === listing.data.id),
+      10_000,
+    );
+    latencies.push(
+      receiver.arrivals.find((a) => a.id === listing.data.id && a.event === 'listing.sold')!.at -
+        sentAt,
+    );
+  }
+  const soldP50Ms = percentile(latencies, 0.5);
+  const soldP99Ms = percentile(latencies, 0.99);
+  console.log(
+    `listing.sold request → receiver: p50 ${soldP50Ms} ms, p99 ${soldP99Ms} ms, max ${Math.max(...latencies)} ms`,
+  );
+  return { deliveriesPerSecond, soldP50Ms, soldP99Ms };
+}
+
 async function main(): Promise<void> {
   await resetDatabase();
   const env = {
@@ -103,6 +173,7 @@ async function main(): Promise<void> {
   );
   const db = new Client({ connectionString: env.DATABASE_URL });
   await db.connect();
+  const receiver = await BenchReceiver.start();
   const rows: Row[] = [];
   try {
     console.log('Seeding: 100k listings in one account, 1k in another…');
@@ -208,6 +279,9 @@ async function main(): Promise<void> {
     const bulk = rows.find((r) => r.scenario.startsWith('POST /listings/bulk'))!;
     const bulkListingsPerSecond = bulk.service.rps * 50;
 
+    console.log('\nWebhooks…');
+    const webhooks = await benchWebhooks(receiver);
+
     console.log('\nExpiry: 100k listings due at once…');
     const expiring = await createAccount(base, ADMIN_TOKEN, 'Utgår AB');
     const started = Date.now();
@@ -252,6 +326,16 @@ async function main(): Promise<void> {
         met: expiryMs <= 60_000 && ev[0].events === 100_000,
       },
       apiPeakRssMb: { value: peakRssMb, target: '< 300', met: peakRssMb < 300 },
+      webhookDeliveriesPerSecond: {
+        value: webhooks.deliveriesPerSecond,
+        target: '≥ 500',
+        met: webhooks.deliveriesPerSecond >= 500,
+      },
+      listingSoldP50Ms: {
+        value: webhooks.soldP50Ms,
+        target: '< 100 (p99 < 1000)',
+        met: webhooks.soldP50Ms < 100 && webhooks.soldP99Ms < 1000,
+      },
     };
     console.log('\nTargets:');
     for (const [name, t] of Object.entries(targets))
@@ -273,6 +357,7 @@ async function main(): Promise<void> {
     );
     console.log('\nWritten to bench/results/latest.json');
   } finally {
+    await receiver.close();
     await db.end();
     await floorServer.stop();
     await service.stop();
