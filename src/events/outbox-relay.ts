@@ -2,9 +2,14 @@ import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { DataSource } from 'typeorm';
+import { ConfigService } from '@nestjs/config';
+import type { AllConfig } from '../config';
 import { FANOUT_QUEUE, FanoutJob, fanoutJobOptions } from '../webhooks/webhook-queues';
+import { PgChannelListener } from './outbox-listener';
+import { OUTBOX_CHANNEL } from './outbox.service';
 
-const POLL_INTERVAL_MS = 200;
+/** The fallback: notifications wake the relay at once; polling covers a lost listener. */
+const POLL_INTERVAL_MS = 500;
 const BATCH_SIZE = 100;
 /** Bull queues commands while Redis is away; past this, the batch is rolled back and retried. */
 const ENQUEUE_TIMEOUT_MS = 3_000;
@@ -24,20 +29,44 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private stopped = false;
   private failing = false;
 
+  private readonly listener: PgChannelListener;
+  /** a notification arrived during a tick: run again right after it */
+  private nudged = false;
+
   constructor(
     private readonly dataSource: DataSource,
     @InjectQueue(FANOUT_QUEUE) private readonly queue: Queue<FanoutJob>,
-  ) {}
+    config: ConfigService<AllConfig, true>,
+  ) {
+    this.listener = new PgChannelListener(
+      config.get('database.url', { infer: true }),
+      OUTBOX_CHANNEL,
+      () => this.nudge(),
+    );
+  }
 
-  onApplicationBootstrap(): void {
+  async onApplicationBootstrap(): Promise<void> {
     this.schedule(0);
+    await this.listener.start();
   }
 
   /** Lets an in-flight batch finish (or roll back) before the database closes. */
   async onModuleDestroy(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    await this.listener.stop();
     await this.running;
+  }
+
+  /** A committed outbox write: relay now instead of at the next poll. */
+  private nudge(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.nudged = true;
+      return;
+    }
+    clearTimeout(this.timer);
+    this.schedule(0);
   }
 
   /** Relays everything pending now; returns how many events it queued. */
@@ -55,7 +84,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     this.timer = setTimeout(() => {
       this.running = this.tick().finally(() => {
         this.running = undefined;
-        this.schedule(POLL_INTERVAL_MS);
+        this.schedule(this.nudged ? 0 : POLL_INTERVAL_MS);
+        this.nudged = false;
       });
     }, delayMs);
   }
