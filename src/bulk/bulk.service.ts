@@ -48,11 +48,7 @@ export class BulkService {
     dto: BulkCreateDto,
     idempotencyKey?: string,
   ): Promise<IdempotentOutcome<BulkCreateResponse>> {
-    const work = (em: EntityManager) =>
-      this.run(em, 'created', dto.items, async (item, tx) => {
-        const listing = await validateDto(CreateListingDto, item);
-        return this.listings.create(tx, scope, listing);
-      });
+    const work = (em: EntityManager) => this.createItems(em, scope, dto.items);
     if (!idempotencyKey)
       return { status: 200, data: await this.dataSource.transaction(work), replayed: false };
     const fingerprint = requestFingerprint('POST /listings/bulk', dto);
@@ -95,6 +91,35 @@ export class BulkService {
     );
   }
 
+  /**
+   * Creates are batched: each item is validated as POST /listings would, then the valid ones are
+   * inserted together (ListingsService.createMany), with per-item outcomes all the same.
+   */
+  private async createItems(
+    em: EntityManager,
+    scope: RecordScope,
+    items: readonly unknown[],
+  ): Promise<BulkCreateResponse> {
+    const checked = await Promise.all(
+      items.map((item) =>
+        validateDto(CreateListingDto, item).catch((error: unknown) => refusal(error)),
+      ),
+    );
+    const valid = checked.flatMap((c, index) =>
+      c instanceof DomainError ? [] : [{ index, dto: c }],
+    );
+    const created = await this.listings.createMany(
+      em,
+      scope,
+      valid.map((v) => v.dto),
+    );
+    const createdAt = new Map(valid.map(({ index }, k) => [index, created[k]]));
+    return summarize(
+      'created',
+      checked.map((c, index) => createdAt.get(index) ?? (c as DomainError)),
+    );
+  }
+
   /** The check a path id gets: anything but a UUID names no listing (NOT_FOUND). */
   private async listingId(value: unknown): Promise<string> {
     // Throws NOT_FOUND for a non-string too, so past it the value is a UUID string.
@@ -113,23 +138,36 @@ export class BulkService {
     items: readonly unknown[],
     work: ItemWork,
   ): Promise<BulkResult & Record<V, number>> {
-    const results: BulkItemResult[] = [];
-    for (const [index, item] of items.entries()) {
-      try {
-        const { id } = await withSavepoint(em, () => work(item, em));
-        results.push({ index, success: true, data: { id } });
-      } catch (error) {
-        if (!(error instanceof DomainError) || error.code === ErrorCode.SERVER_ERROR) throw error;
-        const { code, message, details } = error;
-        results.push({
-          index,
-          success: false,
-          error: { code, message, ...(details && { details }) },
-        });
-      }
+    const outcomes: ItemOutcome[] = [];
+    for (const item of items) {
+      outcomes.push(
+        await withSavepoint(em, () => work(item, em)).catch((error: unknown) => refusal(error)),
+      );
     }
-    const succeeded = results.filter((result) => result.success).length;
-    const count = { [verb]: succeeded } as Record<V, number>;
-    return { total: items.length, ...count, failed: items.length - succeeded, results };
+    return summarize(verb, outcomes);
   }
+}
+
+/** What one item came to: the listing it wrote, or why it was refused. */
+type ItemOutcome = { id: string } | DomainError;
+
+/** A refusal (a DomainError) is the item's answer; anything else fails the whole request. */
+function refusal(error: unknown): DomainError {
+  if (!(error instanceof DomainError) || error.code === ErrorCode.SERVER_ERROR) throw error;
+  return error;
+}
+
+function summarize<V extends BulkVerb>(
+  verb: V,
+  outcomes: ItemOutcome[],
+): BulkResult & Record<V, number> {
+  const results: BulkItemResult[] = outcomes.map((outcome, index) => {
+    if (!(outcome instanceof DomainError))
+      return { index, success: true, data: { id: outcome.id } };
+    const { code, message, details } = outcome;
+    return { index, success: false, error: { code, message, ...(details && { details }) } };
+  });
+  const succeeded = results.filter((result) => result.success).length;
+  const count = { [verb]: succeeded } as Record<V, number>;
+  return { total: outcomes.length, ...count, failed: outcomes.length - succeeded, results };
 }

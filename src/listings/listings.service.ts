@@ -5,7 +5,12 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { RecordScope } from '../common/auth/scope';
 import { isUniqueViolation } from '../common/db/pg-errors';
 import { withSavepoint } from '../common/db/savepoint';
-import { NotFoundError, ValidationError, WrongStateError } from '../common/errors/domain-error';
+import {
+  DomainError,
+  NotFoundError,
+  ValidationError,
+  WrongStateError,
+} from '../common/errors/domain-error';
 import { jsonEqual } from '../common/json-equal';
 import { Paginated } from '../common/pagination/paginated';
 import type { AllConfig } from '../config';
@@ -23,7 +28,7 @@ import { contentOf, ListingContent, ListingRow } from './listing-row';
 import { EDITABLE_STATUSES, REQUIRED_LISTING_FIELDS } from './listing.constants';
 import { toListingResponse } from './listing.mapper';
 import { ExternalIdTakenError } from './listings.errors';
-import { ListingsStore } from './listings.store';
+import { ListingsStore, NewListing } from './listings.store';
 import { ListingValidator } from './listing-validator';
 
 const EXTERNAL_ID_CONSTRAINT = 'listings_external_id_uq';
@@ -62,34 +67,98 @@ export class ListingsService {
     return this.idempotency.execute(scope, idempotencyKey, fingerprint, 201, work);
   }
 
-  /** Creates inside the caller's transaction (single create, PUT-create, bulk create). */
+  /** Creates inside the caller's transaction (single create, PUT-create). */
   async create(em: EntityManager, scope: RecordScope, dto: CreateListingDto): Promise<ListingRow> {
-    const content = this.contentFromDto(dto);
-    this.validator.assertValid(content);
-    const now = Date.now();
-    let row: ListingRow;
+    const [outcome] = await this.createMany(em, scope, [dto]);
+    if (outcome instanceof DomainError) throw outcome;
+    return outcome;
+  }
+
+  /**
+   * Creates many listings in the caller's transaction (bulk create): each is validated on its
+   * own, the valid ones are inserted together with their images and events in a few statements.
+   * Returns, in input order, each new row or the DomainError that refused it. Within the batch
+   * the first use of an externalId wins; when one is already held by another listing, the batch
+   * is redone one listing at a time, to tell which.
+   */
+  async createMany(
+    em: EntityManager,
+    scope: RecordScope,
+    dtos: CreateListingDto[],
+  ): Promise<(ListingRow | DomainError)[]> {
+    const outcomes: (ListingRow | DomainError)[] = new Array(dtos.length);
+    const pending: { index: number; listing: NewListing }[] = [];
+    const externalIds = new Set<string>();
+    dtos.forEach((dto, index) => {
+      try {
+        const content = this.contentFromDto(dto);
+        this.validator.assertValid(content);
+        if (content.externalId !== null) {
+          if (externalIds.has(content.externalId))
+            throw new ExternalIdTakenError(content.externalId);
+          externalIds.add(content.externalId);
+        }
+        pending.push({ index, listing: this.newListing(scope, content, dto.images) });
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error;
+        outcomes[index] = error;
+      }
+    });
+    if (pending.length === 0) return outcomes;
     try {
-      row = await withSavepoint(em, () =>
-        this.store.insert(em, {
-          ...content,
-          scope,
-          status: scope.livemode ? 'ACTIVE' : 'DRAFT',
-          publishedAt: scope.livemode ? new Date(now) : null,
-          expiresAt: scope.livemode ? new Date(now + this.validityMs) : null,
-          images: this.imagesFromDto(dto.images) ?? [],
-        }),
+      const rows = await withSavepoint(em, () =>
+        this.store.insertMany(
+          em,
+          pending.map((p) => p.listing),
+        ),
       );
+      rows.forEach((row, i) => (outcomes[pending[i].index] = row));
+    } catch (error) {
+      if (!isUniqueViolation(error, EXTERNAL_ID_CONSTRAINT)) throw error;
+      for (const { index, listing } of pending) outcomes[index] = await this.insertOne(em, listing);
+    }
+    const created = pending
+      .map(({ index }) => outcomes[index])
+      .filter((o): o is ListingRow => !(o instanceof DomainError));
+    await this.outbox.appendMany(
+      em,
+      created.map((row) => ({
+        accountId: scope.accountId,
+        event: 'listing.created' as const,
+        data: { ...this.ref(row), status: row.status, updatedAt: row.updated_at.toISOString() },
+      })),
+    );
+    return outcomes;
+  }
+
+  private async insertOne(
+    em: EntityManager,
+    listing: NewListing,
+  ): Promise<ListingRow | DomainError> {
+    try {
+      const [row] = await withSavepoint(em, () => this.store.insertMany(em, [listing]));
+      return row;
     } catch (error) {
       if (isUniqueViolation(error, EXTERNAL_ID_CONSTRAINT))
-        throw new ExternalIdTakenError(content.externalId!);
+        return new ExternalIdTakenError(listing.externalId!);
       throw error;
     }
-    await this.outbox.append(em, {
-      accountId: scope.accountId,
-      event: 'listing.created',
-      data: { ...this.ref(row), status: row.status, updatedAt: row.updated_at.toISOString() },
-    });
-    return row;
+  }
+
+  private newListing(
+    scope: RecordScope,
+    content: ListingContent,
+    images: CreateListingDto['images'],
+  ): NewListing {
+    const now = Date.now();
+    return {
+      ...content,
+      scope,
+      status: scope.livemode ? 'ACTIVE' : 'DRAFT',
+      publishedAt: scope.livemode ? new Date(now) : null,
+      expiresAt: scope.livemode ? new Date(now + this.validityMs) : null,
+      images: this.imagesFromDto(images) ?? [],
+    };
   }
 
   async get(scope: RecordScope, id: string): Promise<ListingResponse> {

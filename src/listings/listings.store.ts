@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import type { RecordScope } from '../common/auth/scope';
 import type { ListingSort, ListingStatus } from './listing.constants';
@@ -41,31 +42,46 @@ export interface ListFilter {
  */
 @Injectable()
 export class ListingsStore {
-  async insert(em: EntityManager, listing: NewListing): Promise<ListingRow> {
-    const [row] = await em.query(
-      `INSERT INTO listings (account_id, livemode, external_id, title, description, price, condition,
+  /**
+   * Inserts listings and their galleries in two statements, whatever their number. Ids are made
+   * here so rows and images are matched by id, not by the order RETURNING happens to use.
+   */
+  async insertMany(em: EntityManager, listings: NewListing[]): Promise<ListingRow[]> {
+    const withIds = listings.map((listing) => ({ id: randomUUID(), ...listing }));
+    const rows: Omit<ListingRow, 'images'>[] = await em.query(
+      `INSERT INTO listings (id, account_id, livemode, external_id, title, description, price, condition,
          category_slug, location_lan, location_kommun, phone, attributes, status, published_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+       SELECT x.id, x."accountId", x.livemode, x."externalId", x.title, x.description, x.price, x.condition,
+         x."categorySlug", x."locationLan", x."locationKommun", x.phone, x.attributes, x.status, x."publishedAt", x."expiresAt"
+       FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, "accountId" uuid, livemode boolean, "externalId" text,
+         title text, description text, price integer, condition text, "categorySlug" text, "locationLan" text,
+         "locationKommun" text, phone text, attributes jsonb, status text, "publishedAt" timestamptz, "expiresAt" timestamptz)
        RETURNING *`,
       [
-        listing.scope.accountId,
-        listing.scope.livemode,
-        listing.externalId,
-        listing.title,
-        listing.description,
-        listing.price,
-        listing.condition,
-        listing.categorySlug,
-        listing.locationLan,
-        listing.locationKommun,
-        listing.phone,
-        JSON.stringify(listing.attributes),
-        listing.status,
-        listing.publishedAt,
-        listing.expiresAt,
+        JSON.stringify(
+          withIds.map(({ scope, images: _images, ...listing }) => ({
+            ...listing,
+            accountId: scope.accountId,
+            livemode: scope.livemode,
+          })),
+        ),
       ],
     );
-    return { ...row, images: await this.insertImages(em, row.id, listing.images, 0) };
+    const images = await this.insertImages(
+      em,
+      withIds.flatMap((listing) =>
+        listing.images.map((image, position) => ({
+          listingId: listing.id,
+          url: image.url,
+          position,
+        })),
+      ),
+    );
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return withIds.map((listing) => ({
+      ...byId.get(listing.id)!,
+      images: images.get(listing.id) ?? [],
+    }));
   }
 
   /** Replaces the whole gallery with `images`, in that order. */
@@ -75,23 +91,30 @@ export class ListingsStore {
     images: { url: string }[],
   ): Promise<ListingRow['images']> {
     await em.query('DELETE FROM listing_images WHERE listing_id = $1', [listingId]);
-    return this.insertImages(em, listingId, images, 0);
+    const inserted = await this.insertImages(
+      em,
+      images.map((image, position) => ({ listingId, url: image.url, position })),
+    );
+    return inserted.get(listingId) ?? [];
   }
 
+  /** One statement for any number of images; returns each listing's gallery sorted by position. */
   private async insertImages(
     em: EntityManager,
-    listingId: string,
-    images: { url: string }[],
-    from: number,
-  ): Promise<ListingRow['images']> {
-    if (images.length === 0) return [];
-    const rows: { id: string; url: string; order: number }[] = await em.query(
+    images: { listingId: string; url: string; position: number }[],
+  ): Promise<Map<string, ListingRow['images']>> {
+    const galleries = new Map<string, ListingRow['images']>();
+    if (images.length === 0) return galleries;
+    const rows: { listing_id: string; id: string; url: string; order: number }[] = await em.query(
       `INSERT INTO listing_images (listing_id, url, position)
-       SELECT $1, x.url, $2 + x.ord - 1 FROM unnest($3::text[]) WITH ORDINALITY AS x(url, ord)
-       RETURNING id, url, position AS "order"`,
-      [listingId, from, images.map((i) => i.url)],
+       SELECT * FROM unnest($1::uuid[], $2::text[], $3::smallint[])
+       RETURNING listing_id, id, url, position AS "order"`,
+      [images.map((i) => i.listingId), images.map((i) => i.url), images.map((i) => i.position)],
     );
-    return rows.sort((a, b) => a.order - b.order);
+    for (const { listing_id, ...image } of rows.sort((a, b) => a.order - b.order)) {
+      galleries.set(listing_id, [...(galleries.get(listing_id) ?? []), image]);
+    }
+    return galleries;
   }
 
   async find(em: EntityManager, scope: RecordScope, id: string): Promise<ListingRow | undefined> {
