@@ -25,6 +25,8 @@ export const IMAGE_JSON_BODY_LIMIT = '15mb';
 export async function configureApp(app: NestExpressApplication): Promise<NestExpressApplication> {
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
+  // Hashing every JSON answer for an ETag costs CPU on every request; API answers are not cached.
+  app.set('etag', false);
   const config = app.get(ConfigService<AllConfig, true>);
   // Behind a proxy, req.ip must be the client's, not the proxy's (the 401 guard counts per client).
   app.set('trust proxy', config.get('app.trustProxy', { infer: true }));
