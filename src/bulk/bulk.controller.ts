@@ -1,10 +1,10 @@
 import { Body, Controller, Delete, HttpCode, Patch, Post, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentPrincipal, Scopes } from '../common/auth/auth.decorators';
 import type { Principal } from '../common/auth/principal';
 import { scopeOf } from '../common/auth/scope';
-import { IdempotencyKey } from '../idempotency/idempotency-key.decorator';
+import { ApiIdempotencyKey, IdempotencyKey } from '../idempotency/idempotency-key.decorator';
 import { sendIdempotent } from '../idempotency/idempotent-response';
 import { BulkService } from './bulk.service';
 import { BulkCreateDto } from './dto/bulk-create.dto';
@@ -29,11 +29,7 @@ export class BulkController {
   @Post()
   @HttpCode(200)
   @Scopes('listings:write')
-  @ApiHeader({
-    name: 'Idempotency-Key',
-    required: false,
-    description: '1–255 characters; kept 24 h',
-  })
+  @ApiIdempotencyKey()
   async create(
     @CurrentPrincipal() principal: Principal,
     @Body() dto: BulkCreateDto,

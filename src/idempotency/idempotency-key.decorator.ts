@@ -1,4 +1,5 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+import { ApiHeader } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { ValidationError } from '../common/errors/domain-error';
 import { IDEMPOTENCY_HEADER } from './idempotent-response';
@@ -17,3 +18,11 @@ export const IdempotencyKey = createParamDecorator(
     return value;
   },
 );
+
+/** Documents the optional header on an operation that honours it. */
+export const ApiIdempotencyKey = () =>
+  ApiHeader({
+    name: IDEMPOTENCY_HEADER,
+    required: false,
+    description: '1–255 characters; answers are kept 24 h',
+  });

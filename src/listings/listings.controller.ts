@@ -11,14 +11,14 @@ import {
   Query,
   Res,
 } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentPrincipal, Scopes } from '../common/auth/auth.decorators';
 import type { Principal } from '../common/auth/principal';
 import { scopeOf } from '../common/auth/scope';
 import { UuidParam } from '../common/http/uuid-param.decorator';
 import { Paginated } from '../common/pagination/paginated';
-import { IdempotencyKey } from '../idempotency/idempotency-key.decorator';
+import { ApiIdempotencyKey, IdempotencyKey } from '../idempotency/idempotency-key.decorator';
 import { sendIdempotent } from '../idempotency/idempotent-response';
 import { CreateListingDto } from './dto/create-listing.dto';
 import { ListListingsQueryDto } from './dto/list-listings.query.dto';
@@ -45,11 +45,7 @@ export class ListingsController {
   /** Live keys create ACTIVE listings, test keys DRAFT ones. Retries with the same Idempotency-Key replay. */
   @Post()
   @Scopes('listings:write')
-  @ApiHeader({
-    name: 'Idempotency-Key',
-    required: false,
-    description: '1–255 characters; kept 24 h',
-  })
+  @ApiIdempotencyKey()
   async create(
     @CurrentPrincipal() principal: Principal,
     @Body() dto: CreateListingDto,

@@ -196,7 +196,7 @@ export class ListingsService {
     em?: EntityManager,
   ): Promise<ListingResponse> {
     return this.inTransaction(em, async (tx) => {
-      const current = await this.store.findForUpdate(tx, scope, id);
+      const current = await this.store.find(tx, scope, id, true);
       if (!current) throw new NotFoundError('Listing');
       this.assertEditable(current, 'update');
       const next = this.mergePatch(contentOf(current), dto);
@@ -371,7 +371,7 @@ export class ListingsService {
     id: string,
     action: string,
   ): Promise<ListingRow> {
-    const row = await this.store.findForUpdate(em, scope, id);
+    const row = await this.store.find(em, scope, id, true);
     if (!row) throw new NotFoundError('Listing');
     this.assertEditable(row, action);
     return row;

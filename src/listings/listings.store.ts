@@ -117,22 +117,16 @@ export class ListingsStore {
     return galleries;
   }
 
-  async find(em: EntityManager, scope: RecordScope, id: string): Promise<ListingRow | undefined> {
-    const [row] = await em.query(
-      `SELECT ${SELECT_LISTING} FROM listings l WHERE l.id = $1 AND l.account_id = $2 AND l.livemode = $3`,
-      [id, scope.accountId, scope.livemode],
-    );
-    return row;
-  }
-
-  /** Locks the row for the rest of the transaction: concurrent edits of one listing take turns. */
-  async findForUpdate(
+  /** With `lock`, the row stays locked for the rest of the transaction: concurrent edits take turns. */
+  async find(
     em: EntityManager,
     scope: RecordScope,
     id: string,
+    lock = false,
   ): Promise<ListingRow | undefined> {
     const [row] = await em.query(
-      `SELECT ${SELECT_LISTING} FROM listings l WHERE l.id = $1 AND l.account_id = $2 AND l.livemode = $3 FOR UPDATE OF l`,
+      `SELECT ${SELECT_LISTING} FROM listings l WHERE l.id = $1 AND l.account_id = $2 AND l.livemode = $3
+       ${lock ? 'FOR UPDATE OF l' : ''}`,
       [id, scope.accountId, scope.livemode],
     );
     return row;
