@@ -124,35 +124,51 @@ export class ListingsStore {
     id: string,
     lock = false,
   ): Promise<ListingRow | undefined> {
-    const [row] = await em.query(
-      `SELECT ${SELECT_LISTING} FROM listings l WHERE l.id = $1 AND l.account_id = $2 AND l.livemode = $3
-       ${lock ? 'FOR UPDATE OF l' : ''}`,
-      [id, scope.accountId, scope.livemode],
-    );
-    return row;
+    const where = 'id = $1 AND account_id = $2 AND livemode = $3';
+    return lock
+      ? this.lockThenRead(em, where, [id, scope.accountId, scope.livemode])
+      : this.read(em, where, [id, scope.accountId, scope.livemode]);
   }
 
-  async findByExternalIdForUpdate(
+  /** The listing holding this externalId (not REMOVED), locked. */
+  findByExternalIdForUpdate(
     em: EntityManager,
     scope: RecordScope,
     externalId: string,
   ): Promise<ListingRow | undefined> {
-    const [row] = await em.query(
-      `SELECT ${SELECT_LISTING} FROM listings l
-       WHERE l.account_id = $1 AND l.livemode = $2 AND l.external_id = $3 AND l.status <> 'REMOVED'
-       FOR UPDATE OF l`,
+    return this.lockThenRead(
+      em,
+      `account_id = $1 AND livemode = $2 AND external_id = $3 AND status <> 'REMOVED'`,
       [scope.accountId, scope.livemode, externalId],
     );
+  }
+
+  /** Any account's listing, locked, for the admin API. */
+  findAnyForUpdate(em: EntityManager, id: string): Promise<ListingRow | undefined> {
+    return this.lockThenRead(em, 'id = $1', [id]);
+  }
+
+  private async read(
+    em: EntityManager,
+    where: string,
+    params: unknown[],
+  ): Promise<ListingRow | undefined> {
+    const [row] = await em.query(`SELECT ${SELECT_LISTING} FROM listings l WHERE ${where}`, params);
     return row;
   }
 
-  /** Any account's listing, for the admin API. */
-  async findAnyForUpdate(em: EntityManager, id: string): Promise<ListingRow | undefined> {
-    const [row] = await em.query(
-      `SELECT ${SELECT_LISTING} FROM listings l WHERE l.id = $1 FOR UPDATE OF l`,
-      [id],
-    );
-    return row;
+  /**
+   * Locks, then reads in a second statement. A statement that waited for the lock still sees
+   * everything else (the gallery) as it was when it started; a new statement sees what the
+   * previous holder committed, so positions are never computed from a stale gallery.
+   */
+  private async lockThenRead(
+    em: EntityManager,
+    where: string,
+    params: unknown[],
+  ): Promise<ListingRow | undefined> {
+    const [locked] = await em.query(`SELECT id FROM listings WHERE ${where} FOR UPDATE`, params);
+    return locked ? this.read(em, 'id = $1', [locked.id]) : undefined;
   }
 
   async updateContent(
