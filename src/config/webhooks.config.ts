@@ -24,7 +24,7 @@ class WebhooksEnv {
   WEBHOOK_RETRY_SCHEDULE?: string;
   @ToBool() @IsBoolean() WEBHOOK_ALLOW_HTTP: boolean = false;
   @ToBool() @IsBoolean() WEBHOOK_ALLOW_PRIVATE_TARGETS: boolean = false;
-  @ToInt() @IsInt() @Min(1) @Max(500) WEBHOOK_WORKER_CONCURRENCY: number = 20;
+  @ToInt() @IsInt() @Min(1) @Max(500) WEBHOOK_WORKER_CONCURRENCY: number = 50;
   @ToInt() @IsInt() @Min(100) @Max(60_000) WEBHOOK_TIMEOUT_MS: number = 10_000;
   @ToInt() @IsInt() @Min(1_000) @Max(600_000) WEBHOOK_JOB_LOCK_MS: number = 30_000;
 }

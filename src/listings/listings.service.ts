@@ -67,11 +67,18 @@ export class ListingsService {
     return this.idempotency.execute(scope, idempotencyKey, fingerprint, 201, work);
   }
 
-  /** Creates inside the caller's transaction (single create, PUT-create). */
+  /**
+   * Creates inside the caller's transaction (single create, PUT-create). A refusal leaves that
+   * transaction for the caller to roll back, so no savepoint of its own is needed.
+   */
   async create(em: EntityManager, scope: RecordScope, dto: CreateListingDto): Promise<ListingRow> {
-    const [outcome] = await this.createMany(em, scope, [dto]);
-    if (outcome instanceof DomainError) throw outcome;
-    return outcome;
+    const listing = this.prepare(scope, dto);
+    try {
+      const [row] = await this.insertWithEvents(em, scope, [listing]);
+      return row;
+    } catch (error) {
+      throw this.externalIdTaken(error, listing) ?? error;
+    }
   }
 
   /**
@@ -79,7 +86,7 @@ export class ListingsService {
    * own, the valid ones are inserted together with their images and events in a few statements.
    * Returns, in input order, each new row or the DomainError that refused it. Within the batch
    * the first use of an externalId wins; when one is already held by another listing, the batch
-   * is redone one listing at a time, to tell which.
+   * is redone one listing at a time, each in a savepoint, to tell which.
    */
   async createMany(
     em: EntityManager,
@@ -91,14 +98,13 @@ export class ListingsService {
     const externalIds = new Set<string>();
     dtos.forEach((dto, index) => {
       try {
-        const content = this.contentFromDto(dto);
-        this.validator.assertValid(content);
-        if (content.externalId !== null) {
-          if (externalIds.has(content.externalId))
-            throw new ExternalIdTakenError(content.externalId);
-          externalIds.add(content.externalId);
+        const listing = this.prepare(scope, dto);
+        if (listing.externalId !== null) {
+          if (externalIds.has(listing.externalId))
+            throw new ExternalIdTakenError(listing.externalId);
+          externalIds.add(listing.externalId);
         }
-        pending.push({ index, listing: this.newListing(scope, content, dto.images) });
+        pending.push({ index, listing });
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;
         outcomes[index] = error;
@@ -107,42 +113,59 @@ export class ListingsService {
     if (pending.length === 0) return outcomes;
     try {
       const rows = await withSavepoint(em, () =>
-        this.store.insertMany(
+        this.insertWithEvents(
           em,
+          scope,
           pending.map((p) => p.listing),
         ),
       );
       rows.forEach((row, i) => (outcomes[pending[i].index] = row));
     } catch (error) {
       if (!isUniqueViolation(error, EXTERNAL_ID_CONSTRAINT)) throw error;
-      for (const { index, listing } of pending) outcomes[index] = await this.insertOne(em, listing);
+      for (const { index, listing } of pending) {
+        outcomes[index] = await withSavepoint(em, () =>
+          this.insertWithEvents(em, scope, [listing]),
+        ).then(
+          ([row]) => row,
+          (failure: unknown) => {
+            const refusal = this.externalIdTaken(failure, listing);
+            if (!refusal) throw failure;
+            return refusal;
+          },
+        );
+      }
     }
-    const created = pending
-      .map(({ index }) => outcomes[index])
-      .filter((o): o is ListingRow => !(o instanceof DomainError));
+    return outcomes;
+  }
+
+  /** Validated and ready to insert, or a DomainError thrown. */
+  private prepare(scope: RecordScope, dto: CreateListingDto): NewListing {
+    const content = this.contentFromDto(dto);
+    this.validator.assertValid(content);
+    return this.newListing(scope, content, dto.images);
+  }
+
+  private async insertWithEvents(
+    em: EntityManager,
+    scope: RecordScope,
+    listings: NewListing[],
+  ): Promise<ListingRow[]> {
+    const rows = await this.store.insertMany(em, listings);
     await this.outbox.appendMany(
       em,
-      created.map((row) => ({
+      rows.map((row) => ({
         accountId: scope.accountId,
         event: 'listing.created' as const,
         data: { ...this.ref(row), status: row.status, updatedAt: row.updated_at.toISOString() },
       })),
     );
-    return outcomes;
+    return rows;
   }
 
-  private async insertOne(
-    em: EntityManager,
-    listing: NewListing,
-  ): Promise<ListingRow | DomainError> {
-    try {
-      const [row] = await withSavepoint(em, () => this.store.insertMany(em, [listing]));
-      return row;
-    } catch (error) {
-      if (isUniqueViolation(error, EXTERNAL_ID_CONSTRAINT))
-        return new ExternalIdTakenError(listing.externalId!);
-      throw error;
-    }
+  private externalIdTaken(error: unknown, listing: NewListing): ExternalIdTakenError | undefined {
+    return isUniqueViolation(error, EXTERNAL_ID_CONSTRAINT)
+      ? new ExternalIdTakenError(listing.externalId!)
+      : undefined;
   }
 
   private newListing(
@@ -412,14 +435,15 @@ export class ListingsService {
     // Nothing to change: the listing, its updatedAt and its subscribers are left alone.
     if (changedFields.length === 0) return current;
 
+    // A refusal here leaves the caller's transaction (or bulk item savepoint) to roll back.
     let row: ListingRow;
     try {
-      row = await withSavepoint(em, async () => ({
+      row = {
         ...(await this.store.updateContent(em, current.id, changes)),
         images: imagesChanged
           ? await this.store.replaceImages(em, current.id, images!)
           : current.images,
-      }));
+      };
     } catch (error) {
       if (isUniqueViolation(error, EXTERNAL_ID_CONSTRAINT))
         throw new ExternalIdTakenError(next.externalId!);
