@@ -152,7 +152,7 @@ async function main(): Promise<void> {
     ADMIN_TOKEN,
     PUBLIC_BASE_URL: base,
     LOG_LEVEL: 'warn',
-    PROCESS_ROLE: 'all',
+    PROCESS_ROLE: 'api',
     RATE_LIMIT_READ_PER_MIN: '10000000',
     RATE_LIMIT_WRITE_PER_MIN: '10000000',
     EXPIRY_SWEEP_EVERY: '1s',
@@ -161,11 +161,16 @@ async function main(): Promise<void> {
     WEBHOOK_ALLOW_HTTP: 'true',
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
   };
+  // As deployed (docker-compose): an API process and a delivery/scheduler worker, apart.
   const service = await startNode(
     [join(__dirname, '..', 'dist', 'main.js')],
     env,
     `${base}/health/ready`,
   );
+  const worker = await startNode([join(__dirname, '..', 'dist', 'main.js')], {
+    ...env,
+    PROCESS_ROLE: 'worker',
+  });
   const floorServer = await startNode(
     ['-r', 'ts-node/register/transpile-only', join(__dirname, 'floor-server.ts')],
     { DATABASE_URL: env.DATABASE_URL, PORT: String(FLOOR_PORT) },
@@ -360,6 +365,7 @@ async function main(): Promise<void> {
     await receiver.close();
     await db.end();
     await floorServer.stop();
+    await worker.stop();
     await service.stop();
   }
 }

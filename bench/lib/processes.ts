@@ -21,6 +21,7 @@ export async function startNode(
   const script = args[args.length - 1];
   const deadline = Date.now() + 60_000;
   for (;;) {
+    if (!readyUrl) break;
     if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
     try {
       if ((await fetch(readyUrl)).ok) break;

@@ -115,7 +115,10 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
       if (rows.length === 0) return 0;
       const ids = rows.map((row) => row.id);
       await withTimeout(
-        Promise.all(ids.map((id) => this.queue.add({ eventId: id }, fanoutJobOptions(id)))),
+        // One round trip for the whole batch; job ids still deduplicate each event.
+        this.queue.addBulk(
+          ids.map((id) => ({ data: { eventId: id }, opts: fanoutJobOptions(id) })),
+        ),
         ENQUEUE_TIMEOUT_MS,
       );
       await em.query('UPDATE outbox_events SET relayed_at = now() WHERE id = ANY($1)', [ids]);

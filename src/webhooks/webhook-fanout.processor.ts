@@ -32,10 +32,11 @@ export class WebhookFanoutProcessor implements OnApplicationBootstrap {
   async process(job: Job<FanoutJob>): Promise<void> {
     const pending = await this.deliveries.createForEvent(job.data.eventId);
     const maxAttempts = this.deliveries.maxAttempts;
-    await Promise.all(
-      pending.map(({ id, attempts }) =>
-        this.deliveryQueue.add({ deliveryId: id }, deliveryJobOptions(id, maxAttempts - attempts)),
-      ),
+    await this.deliveryQueue.addBulk(
+      pending.map(({ id, attempts }) => ({
+        data: { deliveryId: id },
+        opts: deliveryJobOptions(id, maxAttempts - attempts),
+      })),
     );
   }
 }
