@@ -8,11 +8,11 @@ export interface Started {
   rssMb: () => number;
 }
 
-/** Starts a node process and waits until `readyUrl` answers 200. */
+/** Starts a node process and waits until `readyUrl` answers 200 (a worker has no HTTP: none). */
 export async function startNode(
   args: string[],
   env: Record<string, string>,
-  readyUrl: string,
+  readyUrl?: string,
 ): Promise<Started> {
   const child = spawn(process.execPath, args, {
     env: { ...process.env, ...env },

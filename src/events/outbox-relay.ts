@@ -8,8 +8,10 @@ import { FANOUT_QUEUE, FanoutJob, fanoutJobOptions } from '../webhooks/webhook-q
 import { PgChannelListener } from './outbox-listener';
 import { OUTBOX_CHANNEL } from './outbox.service';
 
-/** The fallback: notifications wake the relay at once; polling covers a lost listener. */
+/** The fallback: notifications wake the relay; polling covers a lost listener. */
 const POLL_INTERVAL_MS = 500;
+/** After a notification, a moment to let more commits arrive, so busy periods relay in batches. */
+const NUDGE_DELAY_MS = 10;
 const BATCH_SIZE = 100;
 /** Bull queues commands while Redis is away; past this, the batch is rolled back and retried. */
 const ENQUEUE_TIMEOUT_MS = 3_000;
@@ -32,6 +34,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly listener: PgChannelListener;
   /** a notification arrived during a tick: run again right after it */
   private nudged = false;
+  /** a tick is already due shortly because of a notification */
+  private nudgeScheduled = false;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -65,8 +69,10 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
       this.nudged = true;
       return;
     }
+    if (this.nudgeScheduled) return;
     clearTimeout(this.timer);
-    this.schedule(0);
+    this.nudgeScheduled = true;
+    this.schedule(NUDGE_DELAY_MS);
   }
 
   /** Relays everything pending now; returns how many events it queued. */
@@ -82,9 +88,10 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private schedule(delayMs: number): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
+      this.nudgeScheduled = false;
       this.running = this.tick().finally(() => {
         this.running = undefined;
-        this.schedule(this.nudged ? 0 : POLL_INTERVAL_MS);
+        this.schedule(this.nudged ? NUDGE_DELAY_MS : POLL_INTERVAL_MS);
         this.nudged = false;
       });
     }, delayMs);
@@ -107,22 +114,31 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
 
   private relayBatch(): Promise<number> {
     return this.dataSource.transaction(async (em) => {
-      const rows: { id: string }[] = await em.query(
-        `SELECT id FROM outbox_events WHERE relayed_at IS NULL
-         ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
+      // Events of accounts with no active endpoint have nobody to tell: they are settled here,
+      // without a fan-out job. An endpoint hears of events relayed after it exists.
+      const rows: { id: string; subscribed: boolean }[] = await em.query(
+        `SELECT o.id, EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.account_id = o.account_id AND e.is_active) AS subscribed
+         FROM outbox_events o WHERE o.relayed_at IS NULL
+         ORDER BY o.seq LIMIT $1 FOR UPDATE OF o SKIP LOCKED`,
         [BATCH_SIZE],
       );
       if (rows.length === 0) return 0;
-      const ids = rows.map((row) => row.id);
-      await withTimeout(
-        // One round trip for the whole batch; job ids still deduplicate each event.
-        this.queue.addBulk(
-          ids.map((id) => ({ data: { eventId: id }, opts: fanoutJobOptions(id) })),
-        ),
-        ENQUEUE_TIMEOUT_MS,
+      const toFanOut = rows.filter((row) => row.subscribed).map((row) => row.id);
+      if (toFanOut.length > 0) {
+        await withTimeout(
+          // One round trip for the whole batch; job ids still deduplicate each event.
+          this.queue.addBulk(
+            toFanOut.map((id) => ({ data: { eventId: id }, opts: fanoutJobOptions(id) })),
+          ),
+          ENQUEUE_TIMEOUT_MS,
+        );
+      }
+      await em.query(
+        `UPDATE outbox_events SET relayed_at = now(), fanned_out_at = CASE WHEN id = ANY($2) THEN NULL ELSE now() END
+         WHERE id = ANY($1)`,
+        [rows.map((row) => row.id), toFanOut],
       );
-      await em.query('UPDATE outbox_events SET relayed_at = now() WHERE id = ANY($1)', [ids]);
-      return ids.length;
+      return rows.length;
     });
   }
 }
