@@ -62,7 +62,7 @@ async function main(): Promise<void> {
         [accounts.map((a) => a.id), ACCOUNTS, rows + 1, size],
       );
       rows = size;
-      await db.query('ANALYZE listings');
+      await db.query('VACUUM ANALYZE listings');
       const seedSeconds = ((Date.now() - started) / 1000).toFixed(1);
       const { rows: ids } = await db.query<{ id: string }>(
         'SELECT id FROM listings WHERE account_id = $1 LIMIT 500',
