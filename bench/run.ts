@@ -2,7 +2,8 @@
  * `npm run bench`: seeds a realistic dataset, starts the built service with limits raised, and
  * runs each scenario against the service and against its floor (bench/floor-server.ts, the same
  * SQL on bare node:http + pg). Prints req/s, p50, p99 and the ratio to the floor, and writes
- * bench/results/latest.json. BENCH_DURATION (seconds per run, default 8) shortens or lengthens it.
+ * bench/results/latest.json. BENCH_DURATION (seconds per run, default 8) and BENCH_ROUNDS
+ * (alternating service/floor rounds, default 3) shorten or lengthen it.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -39,16 +40,45 @@ async function resetDatabase(): Promise<void> {
   await admin.end();
 }
 
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** The median run of several, by req/s. */
+function medianRun(runs: LoadResult[]): LoadResult {
+  return [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)];
+}
+
+/**
+ * Service and floor alternate for BENCH_ROUNDS rounds, so drift on a shared machine (autovacuum,
+ * other processes, turbo) hits both alike; reported are the median runs and the median of the
+ * per-round ratios.
+ */
 async function pair(
   scenario: string,
   service: LoadOptions,
   floorRun?: LoadOptions,
   note?: string,
 ): Promise<Row> {
-  const serviceResult = await load(service);
-  const floorResult = floorRun ? await load(floorRun) : undefined;
-  const row: Row = { scenario, service: serviceResult, floor: floorResult, note };
-  if (floorResult) row.ratio = Number((serviceResult.rps / floorResult.rps).toFixed(2));
+  const serviceRuns: LoadResult[] = [];
+  const floorRuns: LoadResult[] = [];
+  const ratios: number[] = [];
+  for (let round = 0; round < (floorRun ? ROUNDS : 1); round++) {
+    const s = await load(service);
+    serviceRuns.push(s);
+    if (floorRun) {
+      const f = await load(floorRun);
+      floorRuns.push(f);
+      ratios.push(s.rps / f.rps);
+    }
+  }
+  const row: Row = {
+    scenario,
+    service: medianRun(serviceRuns),
+    floor: floorRun ? medianRun(floorRuns) : undefined,
+    note,
+  };
+  if (floorRun) row.ratio = Number(median(ratios).toFixed(2));
   print(row);
   return row;
 }
