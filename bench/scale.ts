@@ -54,7 +54,7 @@ async function main(): Promise<void> {
       await db.query(
         `INSERT INTO listings (account_id, livemode, title, description, price, condition, category_slug, location_lan,
            location_kommun, attributes, status, published_at, expires_at, created_at, updated_at)
-         SELECT ($1::uuid[])[1 + g % $2], true, 'Begagnad vara ' || g, 'Beskrivning av vara ' || g, (g * 7919) % 500000,
+         SELECT ($1::uuid[])[1 + g % $2], true, 'Begagnad vara ' || g, 'Beskrivning av vara ' || g, (g::bigint * 7919) % 500000,
            'GOOD', 'cars', 'stockholm', 'upplands-vasby',
            '{"make":"volvo","model":"V70","modelYear":2012,"mileageKm":1000,"fuel":"diesel","gearbox":"manual"}',
            'ACTIVE', now(), now() + interval '30 days', now() - (g || ' seconds')::interval, now()
@@ -77,7 +77,8 @@ async function main(): Promise<void> {
         request: () => ({ path: `/v1/listings/${ids[Math.floor(Math.random() * ids.length)].id}` }),
       });
       const page = await load({
-        url: `${base}/v1/listings?page=3`,
+        // 10 listings per account at the smallest size: a full page of 10 at every size.
+        url: `${base}/v1/listings?limit=10`,
         headers,
         durationSeconds: duration,
       });
