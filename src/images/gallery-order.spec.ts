@@ -4,6 +4,7 @@ describe('gallery ordering', () => {
   describe('resolveInsertPosition (spec rules 5–7)', () => {
     it.each([
       ['appends without an order', 3, undefined, 3],
+      ['appends with a null order', 3, null, 3],
       ['order 0 on an empty gallery lands at 0', 0, 0, 0],
       ['order 0 on a non-empty gallery lands at 1 (existing image first on ties)', 3, 0, 1],
       ['order 1 on 3 images lands at 2', 3, 1, 2],

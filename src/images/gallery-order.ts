@@ -9,8 +9,8 @@ export const MAX_ORDER = MAX_IMAGES - 1;
  * Position a new image takes in a gallery of `count` images: existing images sort as (position, 0),
  * the new one as (requested, 1), so on a tie the existing image stays first; no order appends.
  */
-export function resolveInsertPosition(count: number, requested?: number): number {
-  return requested === undefined ? count : Math.min(requested + 1, count);
+export function resolveInsertPosition(count: number, requested?: number | null): number {
+  return requested == null ? count : Math.min(requested + 1, count);
 }
 
 /**

@@ -33,7 +33,7 @@ export class ImagesService {
     scope: RecordScope,
     listingId: string,
     source: ImageSource,
-    order?: number,
+    order?: number | null,
   ): Promise<ImageResponse> {
     // Answer 404 before spending time on decoding an upload for a listing the caller cannot see.
     await this.listings.get(scope, listingId);

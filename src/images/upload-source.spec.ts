@@ -13,6 +13,7 @@ describe('image sources', () => {
 
   it('needs exactly one source', () => {
     expect(() => imageSourceOf({}, undefined)).toThrow(/exactly one/);
+    expect(() => imageSourceOf({ url: null } as never, undefined)).toThrow(/exactly one/);
     expect(() =>
       imageSourceOf({ url: 'https://x.example/a.jpg', base64: 'AAAA' }, undefined),
     ).toThrow(/exactly one/);

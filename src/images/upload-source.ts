@@ -19,19 +19,17 @@ export function decodeBase64(value: string): Buffer {
   return Buffer.from(payload, 'base64');
 }
 
-/** Exactly one of url, base64 or a multipart file. */
+/** Exactly one of url, base64 or a multipart file; a null source counts as not sent. */
 export function imageSourceOf(dto: AddImageDto, file: Buffer | undefined): ImageSource {
-  const given = [dto.url !== undefined, dto.base64 !== undefined, file !== undefined].filter(
-    Boolean,
-  ).length;
+  const given = [dto.url != null, dto.base64 != null, file !== undefined].filter(Boolean).length;
   if (given !== 1) {
     throw ValidationError.field(
       'file',
       'Send exactly one image: a JSON url, a JSON base64, or a multipart file.',
     );
   }
-  if (dto.url !== undefined) return { kind: 'url', url: dto.url };
-  if (dto.base64 !== undefined)
+  if (dto.url != null) return { kind: 'url', url: dto.url };
+  if (dto.base64 != null)
     return { kind: 'upload', data: decodeBase64(dto.base64), field: 'base64' };
   return { kind: 'upload', data: file!, field: 'file' };
 }

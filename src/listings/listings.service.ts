@@ -517,8 +517,10 @@ export class ListingsService {
     return next;
   }
 
-  private imagesFromDto(images: CreateListingDto['images']): ImageList | undefined {
-    return images && orderPayloadImages(images).map((image) => ({ url: image.url }));
+  /** Absent keeps the gallery (undefined); null clears it, like any optional field. */
+  private imagesFromDto(images: CreateListingDto['images'] | null): ImageList | undefined {
+    if (images === undefined) return undefined;
+    return orderPayloadImages(images ?? []).map((image) => ({ url: image.url }));
   }
 
   private inTransaction<T>(

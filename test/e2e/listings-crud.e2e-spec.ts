@@ -326,6 +326,21 @@ describe('Listings: create, read, update, delete', () => {
       ]);
     });
 
+    it('clears the gallery with images: null, like any optional field', async () => {
+      const created = (
+        await live().post('/v1/listings').send(aListing().withImages(2).build()).expect(201)
+      ).body.data;
+      const res = await live()
+        .patch(`/v1/listings/${created.id}`)
+        .send({ images: null })
+        .expect(200);
+      expect(res.body.data.images).toEqual([]);
+      await live()
+        .post('/v1/listings')
+        .send(aListing().with({ images: null }).build())
+        .expect(201);
+    });
+
     it("refuses taking another listing's externalId", async () => {
       await live()
         .post('/v1/listings')

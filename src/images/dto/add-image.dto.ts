@@ -33,5 +33,5 @@ export class AddImageDto {
   @IsInt()
   @Transform(numericString)
   @IsOptional()
-  order?: number;
+  order?: number | null;
 }

@@ -98,5 +98,5 @@ export class CreateListingDto {
   @ArrayMaxSize(30, { message: 'images must contain at most 30 images' })
   @IsArray()
   @IsOptional()
-  images?: ImageRefDto[];
+  images?: ImageRefDto[] | null;
 }
