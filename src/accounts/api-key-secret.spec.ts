@@ -1,10 +1,4 @@
-import {
-  API_KEY_PATTERN,
-  displayPrefix,
-  generateApiKey,
-  hashApiKey,
-  kindOfKey,
-} from './api-key-secret';
+import { API_KEY_PATTERN, displayPrefix, generateApiKey, hashApiKey } from './api-key-secret';
 
 describe('API key secrets', () => {
   it('generates svc_live_/svc_test_ plus 32 base62 characters', () => {
@@ -30,11 +24,11 @@ describe('API key secrets', () => {
     );
   });
 
-  it('shows a 12-character prefix and recognises the kind', () => {
+  it('shows a 12-character prefix and recognises the key format', () => {
     const key = 'svc_test_0123456789abcdefghijABCDEFGHIJKL';
     expect(API_KEY_PATTERN.test(key)).toBe(true);
     expect(displayPrefix(key)).toBe('svc_test_012');
-    expect(kindOfKey(key)).toBe('test');
-    expect(kindOfKey('svc_live_x')).toBeUndefined();
+    expect(API_KEY_PATTERN.test('svc_live_x')).toBe(false);
+    expect(API_KEY_PATTERN.test('svc_prod_0123456789abcdefghijABCDEFGHIJKL')).toBe(false);
   });
 });

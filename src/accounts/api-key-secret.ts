@@ -23,7 +23,3 @@ export function hashApiKey(key: string): string {
 export function displayPrefix(key: string): string {
   return key.slice(0, PREFIX_LENGTH);
 }
-
-export function kindOfKey(key: string): ApiKeyKind | undefined {
-  return API_KEY_PATTERN.exec(key)?.[1] as ApiKeyKind | undefined;
-}

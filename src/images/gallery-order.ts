@@ -3,7 +3,6 @@
  * what is already there; stored positions are always 0..n-1.
  */
 export const MAX_IMAGES = 30;
-export const MAX_ORDER = MAX_IMAGES - 1;
 
 /**
  * Position a new image takes in a gallery of `count` images: existing images sort as (position, 0),

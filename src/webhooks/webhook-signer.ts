@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 
 export const SIGNATURE_PREFIX = 'sha256=';
 
@@ -9,18 +9,6 @@ export const SIGNATURE_PREFIX = 'sha256=';
 export function signPayload(secret: string, timestamp: string, body: string): string {
   const digest = createHmac('sha256', secret).update(`${timestamp}.${body}`, 'utf8').digest('hex');
   return `${SIGNATURE_PREFIX}${digest}`;
-}
-
-/** What a receiver does: recompute and compare in constant time. */
-export function verifySignature(
-  secret: string,
-  timestamp: string,
-  body: string,
-  signature: string,
-): boolean {
-  const expected = Buffer.from(signPayload(secret, timestamp, body));
-  const given = Buffer.from(signature);
-  return expected.length === given.length && timingSafeEqual(expected, given);
 }
 
 /** Unix seconds, the value of `X-Service-Timestamp`. */
