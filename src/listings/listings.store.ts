@@ -211,16 +211,17 @@ export class ListingsStore {
       values.push(from);
       conditions.push(`l.status = ANY($${values.length})`);
     }
-    const [[row]] = await em.query(
+    const [[changed]] = await em.query(
       `UPDATE listings u SET ${set}, updated_at = now()
        FROM (SELECT l.id, l.status FROM listings l WHERE ${conditions.join(' AND ')} FOR UPDATE) old
        WHERE u.id = old.id
-       RETURNING u.*, old.status AS previous_status,
-         COALESCE((SELECT json_agg(json_build_object('id', i.id, 'url', i.url, 'order', i.position) ORDER BY i.position)
-           FROM listing_images i WHERE i.listing_id = u.id), '[]') AS images`,
+       RETURNING u.id, old.status AS previous_status`,
       values,
     );
-    return row;
+    if (!changed) return undefined;
+    // Read back in a new statement: one that waited for the lock would return a stale gallery.
+    const row = (await this.read(em, 'id = $1', [changed.id]))!;
+    return { ...row, previous_status: changed.previous_status };
   }
 
   async list(em: EntityManager, scope: RecordScope, filter: ListFilter): Promise<ListingRow[]> {

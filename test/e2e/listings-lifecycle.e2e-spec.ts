@@ -61,6 +61,33 @@ describe('Listings: states and transitions', () => {
       },
     );
 
+    it('answers with the gallery as committed by a change it had to wait for', async () => {
+      const l = await create(seller.liveKey, aListing().withImages(1).build());
+      const runner = t.dataSource.createQueryRunner();
+      await runner.startTransaction();
+      try {
+        // Another change holds the listing and adds an image; the sale waits for it.
+        await runner.query('SELECT id FROM listings WHERE id = $1 FOR UPDATE', [l.id]);
+        await runner.query(
+          `INSERT INTO listing_images (listing_id, url, position) VALUES ($1, 'https://img.example.com/late.jpg', 1)`,
+          [l.id],
+        );
+        const sold = live()
+          .post(`/v1/listings/${l.id}/sold`)
+          .then((r) => r);
+        await new Promise((r) => setTimeout(r, 300));
+        await runner.commitTransaction();
+        const res = await sold;
+        expect(res.status).toBe(200);
+        expect(res.body.data.images.map((i: { url: string }) => i.url)).toEqual([
+          l.images[0].url,
+          'https://img.example.com/late.jpg',
+        ]);
+      } finally {
+        await runner.release();
+      }
+    });
+
     it('is 404 for a listing of another account', async () => {
       const l = await create();
       const stranger = await anAccount(t).build();
