@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Response } from 'supertest';
 import { admin, anAccount, as, TestAccount } from '../support/factories';
 import { expectError } from '../support/envelope';
+import { aListing } from '../support/listing-builder';
 import { ProbeModule } from '../support/probe.module';
 import { createTestApp, TestApp } from '../support/test-app';
 
@@ -71,6 +72,22 @@ describe('Rate limits', () => {
       await as(t, account.testKey).post('/v1/probe').expect(201);
       await as(t, other.liveKey).put(`/v1/probe/${randomUUID()}`).expect(200);
       await as(t, account.liveKey).get('/v1/me').expect(200);
+    });
+
+    it('counts a bulk request of 50 listings once', async () => {
+      const account = await anAccount(t).build();
+      const items = Array.from({ length: 50 }, () => aListing().build());
+      const bulk = await as(t, account.liveKey)
+        .post('/v1/listings/bulk')
+        .send({ items })
+        .expect(200);
+      expect(bulk.body.data.created).toBe(50);
+      expect(bulk.headers['x-ratelimit-remaining']).toBe('29');
+      const next = await as(t, account.liveKey)
+        .post('/v1/listings/bulk/sold')
+        .send({ ids: [randomUUID()] })
+        .expect(200);
+      expect(next.headers['x-ratelimit-remaining']).toBe('28');
     });
 
     it('the 301st GET in a minute gets 429, and writes keep their own window', async () => {
