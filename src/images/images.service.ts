@@ -35,10 +35,12 @@ export class ImagesService {
     source: ImageSource,
     order?: number | null,
   ): Promise<ImageResponse> {
-    // Answer 404 before spending time on decoding an upload for a listing the caller cannot see.
-    await this.listings.get(scope, listingId);
-    const stored =
-      source.kind === 'upload' ? await this.store(source.data, source.field) : undefined;
+    let stored: { key: string; url: string } | undefined;
+    if (source.kind === 'upload') {
+      // Answer 404 before spending time on decoding an upload for a listing the caller cannot see.
+      await this.listings.get(scope, listingId);
+      stored = await this.store(source.data, source.field);
+    }
     try {
       return await this.dataSource.transaction(async (em) => {
         const listing = await this.listings.lockEditable(em, scope, listingId, EDIT_ACTION);

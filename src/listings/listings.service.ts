@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { isDeepStrictEqual } from 'node:util';
 import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
@@ -11,7 +12,6 @@ import {
   ValidationError,
   WrongStateError,
 } from '../common/errors/domain-error';
-import { jsonEqual } from '../common/json-equal';
 import { Paginated } from '../common/pagination/paginated';
 import type { AllConfig } from '../config';
 import { OutboxService } from '../events/outbox.service';
@@ -422,12 +422,12 @@ export class ListingsService {
     const before = contentOf(current);
     const changes = Object.fromEntries(
       (Object.keys(next) as (keyof ListingContent)[])
-        .filter((field) => !jsonEqual(next[field], before[field]))
+        .filter((field) => !isDeepStrictEqual(next[field], before[field]))
         .map((field) => [field, next[field]]),
     ) as Partial<ListingContent>;
     const imagesChanged =
       images !== undefined &&
-      !jsonEqual(
+      !isDeepStrictEqual(
         images.map((i) => i.url),
         current.images.map((i) => i.url),
       );
