@@ -1,4 +1,4 @@
-import type { JobOptions, QueueOptions } from 'bull';
+import type { JobOptions, Queue, QueueOptions } from 'bull';
 
 /**
  * Every queue, job option and backoff of the webhook pipeline, in one place:
@@ -103,4 +103,16 @@ export function deliveryJobOptions(deliveryId: string, attemptsLeft: number): Jo
     removeOnComplete: KEEP_COMPLETED,
     removeOnFail: KEEP_COMPLETED,
   };
+}
+
+/**
+ * Bull names the worker's blocking connection when a processor is registered and does not handle
+ * that command failing: a queue closed before the connection is up (a SIGTERM right after start,
+ * or Redis down at shutdown) rejects it with "Connection is closed" and nothing catches it, which
+ * crashes the process. The name only labels the connection in CLIENT LIST, so its failure is
+ * dropped here.
+ */
+export function settleWorkerNaming(queue: Queue): void {
+  const setWorkerName = queue.setWorkerName.bind(queue);
+  queue.setWorkerName = () => setWorkerName().catch(() => undefined);
 }

@@ -12,6 +12,7 @@ import {
   deliveryQueueOptions,
   FANOUT_QUEUE,
   fanoutQueueOptions,
+  settleWorkerNaming,
 } from './webhook-queues';
 import { WebhooksModule } from './webhooks.module';
 
@@ -67,7 +68,12 @@ export class WebhooksWorkerModule implements BeforeApplicationShutdown {
   constructor(
     @InjectQueue(FANOUT_QUEUE) private readonly fanoutQueue: Queue,
     @InjectQueue(DELIVERY_QUEUE) private readonly deliveryQueue: Queue,
-  ) {}
+  ) {
+    // Runs before @nestjs/bull registers the processors (onModuleInit), which is when Bull names
+    // the worker's connection.
+    settleWorkerNaming(fanoutQueue);
+    settleWorkerNaming(deliveryQueue);
+  }
 
   /** Before the database closes: running jobs finish, waiting ones stay in Redis for the next worker. */
   async beforeApplicationShutdown(): Promise<void> {
