@@ -11,6 +11,7 @@ import { Logger } from 'nestjs-pino';
 import { contentTypeMiddleware } from './common/http/content-type.middleware';
 import { jsonDepthMiddleware } from './common/http/json-depth.middleware';
 import { requestIdMiddleware } from './common/http/request-id';
+import { requestLogger } from './logging/request-logger';
 import { buildOpenApiDocument } from './openapi';
 
 export const API_PREFIX = 'v1';
@@ -31,6 +32,7 @@ export async function configureApp(app: NestExpressApplication): Promise<NestExp
   // Behind a proxy, req.ip must be the client's, not the proxy's (the 401 guard counts per client).
   app.set('trust proxy', config.get('app.trustProxy', { infer: true }));
   app.use(requestIdMiddleware);
+  app.use(requestLogger());
   app.use(contentTypeMiddleware);
   // An image sent as base64 is a third larger than its 10 MB; only that route takes such bodies.
   app.use(`/${API_PREFIX}/listings/:id/images`, json({ limit: IMAGE_JSON_BODY_LIMIT }));

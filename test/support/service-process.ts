@@ -24,6 +24,8 @@ export interface ServiceProcess {
   baseUrl: string;
   exited: Promise<Exit>;
   stop: (signal?: NodeJS.Signals) => Promise<Exit>;
+  /** Everything the process has written to stdout so far (its logs), line by line. */
+  stdoutLines: () => string[];
 }
 
 /** Runs src/main.ts in its own process, as production would, and waits until it is ready. */
@@ -36,9 +38,11 @@ export async function startServiceProcess(
     ['-r', 'ts-node/register/transpile-only', join(__dirname, '../../src/main.ts')],
     {
       env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: env.LOG_LEVEL ?? 'error' },
-      stdio: ['ignore', 'ignore', 'inherit'],
+      stdio: ['ignore', 'pipe', 'inherit'],
     },
   );
+  let stdout = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   const exited = new Promise<Exit>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
@@ -61,6 +65,7 @@ export async function startServiceProcess(
     child,
     baseUrl,
     exited,
+    stdoutLines: () => stdout.split('\n').filter(Boolean),
     stop: (signal = 'SIGTERM') => {
       if (child.exitCode === null) child.kill(signal);
       return exited;

@@ -1,0 +1,70 @@
+import { anAccount, TestAccount } from '../support/factories';
+import { startServiceProcess, ServiceProcess } from '../support/service-process';
+import { createTestApp, TestApp } from '../support/test-app';
+
+/** The service's own process, its stdout read as JSON logs. */
+describe('Request logs', () => {
+  let t: TestApp;
+  let seller: TestAccount;
+  let service: ServiceProcess;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    seller = await anAccount(t).build();
+    service = await startServiceProcess({ ...t.env, PROCESS_ROLE: 'api', LOG_LEVEL: 'info' });
+  });
+  afterAll(async () => {
+    await service.stop();
+    await t.close();
+  });
+
+  const logs = () =>
+    service
+      .stdoutLines()
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((entry) => entry.msg === 'request completed' || entry.msg === 'request errored');
+
+  async function waitForLog(requestId: string): Promise<Record<string, unknown>> {
+    for (let i = 0; i < 50; i++) {
+      const entry = logs().find((e) => e.requestId === requestId);
+      if (entry) return entry;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`no log line for request ${requestId}`);
+  }
+
+  it('writes one line per request with its id, method, path and status, never the key', async () => {
+    const res = await fetch(`${service.baseUrl}/v1/me`, {
+      headers: { authorization: `Bearer ${seller.liveKey}`, 'x-request-id': 'log-test-1' },
+    });
+    expect(res.status).toBe(200);
+    const entry = await waitForLog('log-test-1');
+    expect(entry).toMatchObject({
+      level: 30,
+      requestId: 'log-test-1',
+      req: { method: 'GET', url: '/v1/me' },
+      res: { statusCode: 200 },
+    });
+    expect(service.stdoutLines().join('\n')).not.toContain(seller.liveKey);
+  });
+
+  it('logs a refused request at warn, and generates the id when none is sent', async () => {
+    const res = await fetch(`${service.baseUrl}/v1/listings`, {
+      headers: { authorization: 'Bearer lsk_live_not_a_real_key_0000000000' },
+    });
+    expect(res.status).toBe(401);
+    const requestId = res.headers.get('x-request-id')!;
+    expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await waitForLog(requestId)).toMatchObject({ level: 40, res: { statusCode: 401 } });
+    expect(service.stdoutLines().join('\n')).not.toContain('lsk_live_not_a_real_key');
+  });
+
+  it('leaves health checks out of the request log', async () => {
+    const res = await fetch(`${service.baseUrl}/health/live`, {
+      headers: { 'x-request-id': 'log-health-1' },
+    });
+    expect(res.status).toBe(200);
+    await waitForLog('log-test-1');
+    expect(logs().some((e) => e.requestId === 'log-health-1')).toBe(false);
+  });
+});
