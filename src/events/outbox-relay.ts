@@ -2,22 +2,21 @@ import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { DataSource } from 'typeorm';
-import { ConfigService } from '@nestjs/config';
-import type { AllConfig } from '../config';
 import { FANOUT_QUEUE, FanoutJob, fanoutJobOptions } from '../webhooks/webhook-queues';
-import { PgChannelListener } from './outbox-listener';
-import { OUTBOX_CHANNEL } from './outbox.service';
 
-/** The fallback: notifications wake the relay; polling covers a lost listener. */
-const POLL_INTERVAL_MS = 500;
-/** After a notification, a moment to let more commits arrive, so busy periods relay in batches. */
-const NUDGE_DELAY_MS = 10;
+/**
+ * How often an idle relay looks for new events: an event waits half of it on average. Polling
+ * replaced LISTEN/NOTIFY: a NOTIFY on every commit cost the database and the worker about 350 µs
+ * of CPU per event in the bench (an eighth of a whole create), where a probe every 50 ms costs
+ * little when idle and, under load, each poll carries a batch.
+ */
+const POLL_INTERVAL_MS = 50;
 const BATCH_SIZE = 100;
 /** Bull queues commands while Redis is away; past this, the batch is rolled back and retried. */
 const ENQUEUE_TIMEOUT_MS = 3_000;
 
 /**
- * Moves committed events from the outbox into the fan-out queue. Rows are claimed with
+ * Moves committed events from the outbox into the fan-out queue, polling. Rows are claimed with
  * FOR UPDATE SKIP LOCKED, so any number of workers share the work, and marked relayed in the
  * same transaction only after Bull has accepted their jobs. When Redis is down the enqueue
  * fails, the transaction rolls back and the rows wait for the next tick: an event is delayed,
@@ -31,48 +30,20 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private stopped = false;
   private failing = false;
 
-  private readonly listener: PgChannelListener;
-  /** a notification arrived during a tick: run again right after it */
-  private nudged = false;
-  /** a tick is already due shortly because of a notification */
-  private nudgeScheduled = false;
-
   constructor(
     private readonly dataSource: DataSource,
     @InjectQueue(FANOUT_QUEUE) private readonly queue: Queue<FanoutJob>,
-    config: ConfigService<AllConfig, true>,
-  ) {
-    this.listener = new PgChannelListener(
-      config.get('database.url', { infer: true }),
-      OUTBOX_CHANNEL,
-      () => this.nudge(),
-    );
-  }
+  ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
+  onApplicationBootstrap(): void {
     this.schedule(0);
-    await this.listener.start();
   }
 
   /** Lets an in-flight batch finish (or roll back) before the database closes. */
   async onModuleDestroy(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    await this.listener.stop();
     await this.running;
-  }
-
-  /** A committed outbox write: relay now instead of at the next poll. */
-  private nudge(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.nudged = true;
-      return;
-    }
-    if (this.nudgeScheduled) return;
-    clearTimeout(this.timer);
-    this.nudgeScheduled = true;
-    this.schedule(NUDGE_DELAY_MS);
   }
 
   /** Relays everything pending now; returns how many events it queued. */
@@ -88,11 +59,9 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private schedule(delayMs: number): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
-      this.nudgeScheduled = false;
       this.running = this.tick().finally(() => {
         this.running = undefined;
-        this.schedule(this.nudged ? NUDGE_DELAY_MS : POLL_INTERVAL_MS);
-        this.nudged = false;
+        this.schedule(POLL_INTERVAL_MS);
       });
     }, delayMs);
   }
@@ -112,7 +81,12 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     }
   }
 
-  private relayBatch(): Promise<number> {
+  private async relayBatch(): Promise<number> {
+    // The idle case, most polls: one cheap read on the pending index instead of a transaction.
+    const [{ pending }] = await this.dataSource.query(
+      `SELECT EXISTS (SELECT 1 FROM outbox_events WHERE relayed_at IS NULL) AS pending`,
+    );
+    if (!pending) return 0;
     return this.dataSource.transaction(async (em) => {
       // Events of accounts with no active endpoint have nobody to tell: they are settled here,
       // without a fan-out job. An endpoint hears of events relayed after it exists.

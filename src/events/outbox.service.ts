@@ -2,9 +2,6 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { DomainEvent, EventName } from './event-types';
 
-/** The channel on which a committed outbox write wakes the relay. */
-export const OUTBOX_CHANNEL = 'outbox_events';
-
 /**
  * Writes events into the outbox inside the caller's transaction, so an event exists exactly
  * when the change that caused it commits. Delivery reads the outbox later.
@@ -17,13 +14,9 @@ export class OutboxService {
 
   async appendMany(em: EntityManager, events: DomainEvent[]): Promise<void> {
     if (events.length === 0) return;
-    // NOTIFY is transactional: the relay hears it when (and only if) the change commits.
     await em.query(
-      `WITH inserted AS (
-         INSERT INTO outbox_events (account_id, event, data)
-         SELECT x."accountId", x.event, x.data FROM jsonb_to_recordset($1::jsonb) AS x("accountId" uuid, event text, data jsonb)
-         RETURNING 1)
-       SELECT pg_notify('${OUTBOX_CHANNEL}', '') FROM (SELECT 1 FROM inserted LIMIT 1) one`,
+      `INSERT INTO outbox_events (account_id, event, data)
+       SELECT x."accountId", x.event, x.data FROM jsonb_to_recordset($1::jsonb) AS x("accountId" uuid, event text, data jsonb)`,
       [JSON.stringify(events)],
     );
   }
