@@ -30,6 +30,8 @@ export class AuthFailureLimiter {
    * the block on the address's next failure there.
    */
   assertNotBlocked(ip: string | undefined): void {
+    // The usual case, checked on every request: nobody is blocked, no address to normalise.
+    if (this.blockedUntil.size === 0) return;
     const address = addressOf(ip);
     const until = this.blockedUntil.get(address);
     if (until === undefined) return;
