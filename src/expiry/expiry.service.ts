@@ -36,7 +36,7 @@ export class ExpiryService {
            INSERT INTO outbox_events (account_id, event, data)
            SELECT account_id, 'listing.expired', jsonb_build_object(
              'id', id, 'externalId', external_id, 'livemode', livemode,
-             'expiredAt', to_char(expired_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+             'expiredAt', api_timestamp(expired_at))
            FROM expired RETURNING 1)
          SELECT count(*)::int AS n FROM events`,
         [this.batchSize],

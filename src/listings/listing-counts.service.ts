@@ -1,35 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
-import type { RecordScope } from '../common/auth/scope';
-import type { ListingStatus } from './listing.constants';
+import { DataSource } from 'typeorm';
 
 const FOLD_BATCH = 50_000;
 
 /**
  * Exact listing totals per account, mode and status without scanning listings. Triggers append
- * deltas (see the Listings migration); `fold` moves them into the base counts atomically.
+ * deltas (see the Listings migration), `listing_total()` reads base plus deltas (see the
+ * SqlFunctions migration), and `fold` moves deltas into the base counts atomically.
  */
 @Injectable()
 export class ListingCountsService {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
-
-  /** Listings in `status`, or all but REMOVED when no status is given. */
-  async total(em: EntityManager, scope: RecordScope, status?: ListingStatus): Promise<number> {
-    const condition = status ? 'status = $3' : `status <> 'REMOVED'`;
-    const values = status
-      ? [scope.accountId, scope.livemode, status]
-      : [scope.accountId, scope.livemode];
-    const [row] = await em.query(
-      `SELECT COALESCE(sum(n), 0)::bigint AS total FROM (
-         SELECT count AS n FROM listing_counts WHERE account_id = $1 AND livemode = $2 AND ${condition}
-         UNION ALL
-         SELECT delta FROM listing_count_deltas WHERE account_id = $1 AND livemode = $2 AND ${condition}
-       ) t`,
-      values,
-    );
-    return Number(row.total);
-  }
 
   /**
    * Folds pending deltas into the base counts in one statement, so a reader sees either the

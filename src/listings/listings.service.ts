@@ -23,7 +23,6 @@ import { EXTERNAL_ID_PATTERN } from './dto/create-listing.dto';
 import type { ListListingsQueryDto } from './dto/list-listings.query.dto';
 import type { ListingResponse } from './dto/listing.response';
 import type { UpdateListingDto } from './dto/update-listing.dto';
-import { ListingCountsService } from './listing-counts.service';
 import { contentOf, ListingContent, ListingRow } from './listing-row';
 import { EDITABLE_STATUSES, REQUIRED_LISTING_FIELDS } from './listing.constants';
 import { toListingResponse } from './listing.mapper';
@@ -45,7 +44,6 @@ export class ListingsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly store: ListingsStore,
-    private readonly counts: ListingCountsService,
     private readonly validator: ListingValidator,
     private readonly outbox: OutboxService,
     private readonly idempotency: IdempotencyService,
@@ -61,20 +59,22 @@ export class ListingsService {
     idempotencyKey?: string,
   ): Promise<IdempotentOutcome<ListingResponse>> {
     const work = async (em: EntityManager) => toListingResponse(await this.create(em, scope, dto));
+    // A create is one statement, atomic by itself: without a key it needs no transaction.
     if (!idempotencyKey)
-      return { status: 201, data: await this.dataSource.transaction(work), replayed: false };
+      return { status: 201, data: await work(this.dataSource.manager), replayed: false };
     const fingerprint = requestFingerprint('POST /listings', dto);
     return this.idempotency.execute(scope, idempotencyKey, fingerprint, 201, work);
   }
 
   /**
-   * Creates inside the caller's transaction (single create, PUT-create). A refusal leaves that
+   * Creates the listing, its gallery and its event in one statement, inside the caller's
+   * transaction if there is one (PUT-create, idempotent create). A refusal leaves that
    * transaction for the caller to roll back, so no savepoint of its own is needed.
    */
   async create(em: EntityManager, scope: RecordScope, dto: CreateListingDto): Promise<ListingRow> {
     const listing = this.prepare(scope, dto);
     try {
-      const [row] = await this.insertWithEvents(em, scope, [listing]);
+      const [row] = await this.store.insertCreated(em, [listing]);
       return row;
     } catch (error) {
       throw this.externalIdTaken(error, listing) ?? error;
@@ -113,9 +113,8 @@ export class ListingsService {
     if (pending.length === 0) return outcomes;
     try {
       const rows = await withSavepoint(em, () =>
-        this.insertWithEvents(
+        this.store.insertCreated(
           em,
-          scope,
           pending.map((p) => p.listing),
         ),
       );
@@ -124,7 +123,7 @@ export class ListingsService {
       if (!isUniqueViolation(error, EXTERNAL_ID_CONSTRAINT)) throw error;
       for (const { index, listing } of pending) {
         outcomes[index] = await withSavepoint(em, () =>
-          this.insertWithEvents(em, scope, [listing]),
+          this.store.insertCreated(em, [listing]),
         ).then(
           ([row]) => row,
           (failure: unknown) => {
@@ -143,23 +142,6 @@ export class ListingsService {
     const content = this.contentFromDto(dto);
     this.validator.assertValid(content);
     return this.newListing(scope, content, dto.images);
-  }
-
-  private async insertWithEvents(
-    em: EntityManager,
-    scope: RecordScope,
-    listings: NewListing[],
-  ): Promise<ListingRow[]> {
-    const rows = await this.store.insertMany(em, listings);
-    await this.outbox.appendMany(
-      em,
-      rows.map((row) => ({
-        accountId: scope.accountId,
-        event: 'listing.created' as const,
-        data: { ...this.ref(row), status: row.status, updatedAt: row.updated_at.toISOString() },
-      })),
-    );
-    return rows;
   }
 
   private externalIdTaken(error: unknown, listing: NewListing): ExternalIdTakenError | undefined {
@@ -199,15 +181,7 @@ export class ListingsService {
       limit: query.limit,
       offset: (query.page - 1) * query.limit,
     };
-    const em = this.dataSource.manager;
-    // Maintained counts answer plain and status-filtered lists; narrower filters count their rows.
-    const narrowed = filter.externalId !== undefined || filter.updatedSince !== undefined;
-    const [rows, total] = await Promise.all([
-      this.store.list(em, scope, filter),
-      narrowed
-        ? this.store.countMatching(em, scope, filter)
-        : this.counts.total(em, scope, filter.status),
-    ]);
+    const { rows, total } = await this.store.page(this.dataSource.manager, scope, filter);
     return new Paginated(rows.map(toListingResponse), query.page, query.limit, total);
   }
 

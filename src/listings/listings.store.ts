@@ -43,20 +43,43 @@ export interface ListFilter {
 @Injectable()
 export class ListingsStore {
   /**
-   * Inserts listings and their galleries in two statements, whatever their number. Ids are made
-   * here so rows and images are matched by id, not by the order RETURNING happens to use.
+   * Inserts listings, their galleries and their listing.created events in one statement, whatever
+   * their number: atomic on its own, so a single create needs no transaction (and none of its
+   * round trips). Ids are made here so images are matched to listings by id, not by the order
+   * RETURNING happens to use. The event is the service's `ref` plus status and updatedAt.
    */
-  async insertMany(em: EntityManager, listings: NewListing[]): Promise<ListingRow[]> {
+  async insertCreated(em: EntityManager, listings: NewListing[]): Promise<ListingRow[]> {
     const withIds = listings.map((listing) => ({ id: randomUUID(), ...listing }));
-    const rows: Omit<ListingRow, 'images'>[] = await em.query(
-      `INSERT INTO listings (id, account_id, livemode, external_id, title, description, price, condition,
-         category_slug, location_lan, location_kommun, phone, attributes, status, published_at, expires_at)
-       SELECT x.id, x."accountId", x.livemode, x."externalId", x.title, x.description, x.price, x.condition,
-         x."categorySlug", x."locationLan", x."locationKommun", x.phone, x.attributes, x.status, x."publishedAt", x."expiresAt"
-       FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, "accountId" uuid, livemode boolean, "externalId" text,
-         title text, description text, price integer, condition text, "categorySlug" text, "locationLan" text,
-         "locationKommun" text, phone text, attributes jsonb, status text, "publishedAt" timestamptz, "expiresAt" timestamptz)
-       RETURNING *`,
+    const images = withIds.flatMap((listing) =>
+      listing.images.map((image, position) => ({
+        listingId: listing.id,
+        url: image.url,
+        position,
+      })),
+    );
+    const rows: ListingRow[] = await em.query(
+      `WITH new AS (
+         INSERT INTO listings (id, account_id, livemode, external_id, title, description, price, condition,
+           category_slug, location_lan, location_kommun, phone, attributes, status, published_at, expires_at)
+         SELECT x.id, x."accountId", x.livemode, x."externalId", x.title, x.description, x.price, x.condition,
+           x."categorySlug", x."locationLan", x."locationKommun", x.phone, x.attributes, x.status, x."publishedAt", x."expiresAt"
+         FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, "accountId" uuid, livemode boolean, "externalId" text,
+           title text, description text, price integer, condition text, "categorySlug" text, "locationLan" text,
+           "locationKommun" text, phone text, attributes jsonb, status text, "publishedAt" timestamptz, "expiresAt" timestamptz)
+         RETURNING *),
+       gallery AS (
+         INSERT INTO listing_images (listing_id, url, position)
+         SELECT * FROM unnest($2::uuid[], $3::text[], $4::smallint[])
+         RETURNING id, listing_id, url, position),
+       events AS (
+         INSERT INTO outbox_events (account_id, event, data)
+         SELECT account_id, 'listing.created', jsonb_build_object('id', id, 'externalId', external_id,
+           'livemode', livemode, 'status', status, 'updatedAt', api_timestamp(updated_at))
+         FROM new)
+       SELECT new.*, COALESCE((
+         SELECT json_agg(json_build_object('id', g.id, 'url', g.url, 'order', g.position) ORDER BY g.position)
+         FROM gallery g WHERE g.listing_id = new.id), '[]') AS images
+       FROM new`,
       [
         JSON.stringify(
           withIds.map(({ scope, images: _images, ...listing }) => ({
@@ -65,56 +88,30 @@ export class ListingsStore {
             livemode: scope.livemode,
           })),
         ),
+        images.map((i) => i.listingId),
+        images.map((i) => i.url),
+        images.map((i) => i.position),
       ],
     );
-    const images = await this.insertImages(
-      em,
-      withIds.flatMap((listing) =>
-        listing.images.map((image, position) => ({
-          listingId: listing.id,
-          url: image.url,
-          position,
-        })),
-      ),
-    );
     const byId = new Map(rows.map((row) => [row.id, row]));
-    return withIds.map((listing) => ({
-      ...byId.get(listing.id)!,
-      images: images.get(listing.id) ?? [],
-    }));
+    return withIds.map((listing) => byId.get(listing.id)!);
   }
 
-  /** Replaces the whole gallery with `images`, in that order. */
+  /** Replaces the whole gallery with `images`, in that order; returns it. */
   async replaceImages(
     em: EntityManager,
     listingId: string,
     images: { url: string }[],
   ): Promise<ListingRow['images']> {
     await em.query('DELETE FROM listing_images WHERE listing_id = $1', [listingId]);
-    const inserted = await this.insertImages(
-      em,
-      images.map((image, position) => ({ listingId, url: image.url, position })),
-    );
-    return inserted.get(listingId) ?? [];
-  }
-
-  /** One statement for any number of images; returns each listing's gallery sorted by position. */
-  private async insertImages(
-    em: EntityManager,
-    images: { listingId: string; url: string; position: number }[],
-  ): Promise<Map<string, ListingRow['images']>> {
-    const galleries = new Map<string, ListingRow['images']>();
-    if (images.length === 0) return galleries;
-    const rows: { listing_id: string; id: string; url: string; order: number }[] = await em.query(
+    if (images.length === 0) return [];
+    const gallery: ListingRow['images'] = await em.query(
       `INSERT INTO listing_images (listing_id, url, position)
-       SELECT * FROM unnest($1::uuid[], $2::text[], $3::smallint[])
-       RETURNING listing_id, id, url, position AS "order"`,
-      [images.map((i) => i.listingId), images.map((i) => i.url), images.map((i) => i.position)],
+       SELECT $1, url, position - 1 FROM unnest($2::text[]) WITH ORDINALITY AS u(url, position)
+       RETURNING id, url, position AS "order"`,
+      [listingId, images.map((image) => image.url)],
     );
-    for (const { listing_id, ...image } of rows.sort((a, b) => a.order - b.order)) {
-      galleries.set(listing_id, [...(galleries.get(listing_id) ?? []), image]);
-    }
-    return galleries;
+    return gallery.sort((a, b) => a.order - b.order);
   }
 
   /** With `lock`, the row stays locked for the rest of the transaction: concurrent edits take turns. */
@@ -224,33 +221,45 @@ export class ListingsStore {
     return { ...row, previous_status: changed.previous_status };
   }
 
-  async list(em: EntityManager, scope: RecordScope, filter: ListFilter): Promise<ListingRow[]> {
-    const { where, values } = this.filterSql(scope, filter);
+  /**
+   * A page and the exact total of its filter in one statement. Plain and status-filtered lists
+   * take the total from the maintained counts; narrower filters count their rows.
+   */
+  async page(
+    em: EntityManager,
+    scope: RecordScope,
+    filter: ListFilter,
+  ): Promise<{ rows: ListingRow[]; total: number }> {
+    const { where, values, status } = this.filterSql(scope, filter);
+    const narrowed = filter.externalId !== undefined || filter.updatedSince !== undefined;
+    // A scalar subquery, so the total is computed once per statement, not once per row.
+    const total = narrowed
+      ? `(SELECT count(*) FROM listings l WHERE ${where})`
+      : `(SELECT listing_total($1, $2, ${status}))`;
     const order = filter.updatedSince ? ORDER_BY.updated : ORDER_BY[filter.sort];
-    values.push(filter.limit, filter.offset);
-    return em.query(
-      `SELECT ${SELECT_LISTING} FROM listings l WHERE ${where}
-       ORDER BY ${order} LIMIT $${values.length - 1} OFFSET $${values.length}`,
-      values,
+    const rows: (ListingRow & { total: string })[] = await em.query(
+      `SELECT ${SELECT_LISTING}, ${total} AS total FROM listings l WHERE ${where}
+       ORDER BY ${order} LIMIT $${values.length + 1} OFFSET $${values.length + 2}`,
+      [...values, filter.limit, filter.offset],
     );
+    if (rows.length > 0) return { rows, total: Number(rows[0].total) };
+    // Past the last page (or nothing at all): the total still answers.
+    const [row] = await em.query(`SELECT ${total} AS total`, values);
+    return { rows: [], total: Number(row.total) };
   }
 
-  /** Counts rows by scanning; used only for filters the maintained counts cannot answer. */
-  async countMatching(em: EntityManager, scope: RecordScope, filter: ListFilter): Promise<number> {
-    const { where, values } = this.filterSql(scope, filter);
-    const [row] = await em.query(
-      `SELECT count(*)::int AS n FROM listings l WHERE ${where}`,
-      values,
-    );
-    return row.n;
-  }
-
-  private filterSql(scope: RecordScope, filter: ListFilter): { where: string; values: unknown[] } {
+  /** The WHERE clause and its values; `status` is the status placeholder, or NULL for "all but REMOVED". */
+  private filterSql(
+    scope: RecordScope,
+    filter: ListFilter,
+  ): { where: string; values: unknown[]; status: string } {
     const values: unknown[] = [scope.accountId, scope.livemode];
     const where = ['l.account_id = $1', 'l.livemode = $2'];
+    let status = 'NULL';
     if (filter.status) {
       values.push(filter.status);
-      where.push(`l.status = $${values.length}`);
+      status = `$${values.length}`;
+      where.push(`l.status = ${status}`);
     } else {
       where.push(`l.status <> 'REMOVED'`);
     }
@@ -262,6 +271,6 @@ export class ListingsStore {
       values.push(filter.updatedSince);
       where.push(`l.updated_at > $${values.length}`);
     }
-    return { where: where.join(' AND '), values };
+    return { where: where.join(' AND '), values, status };
   }
 }

@@ -3,6 +3,7 @@ import { Listings1763785000000 } from './1763785000000-Listings';
 import { Usage1763790000000 } from './1763790000000-Usage';
 import { Webhooks1763795000000 } from './1763795000000-Webhooks';
 import { OutboxFanout1763800000000 } from './1763800000000-OutboxFanout';
+import { SqlFunctions1763805000000 } from './1763805000000-SqlFunctions';
 
 /** Listed explicitly so ts-node, Jest and the compiled build all load the same set. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   Usage1763790000000,
   Webhooks1763795000000,
   OutboxFanout1763800000000,
+  SqlFunctions1763805000000,
 ];
