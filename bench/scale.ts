@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { load } from './lib/load';
-import { startNode } from './lib/processes';
+import { DEPLOYED_HEAP_FLAG, startNode } from './lib/processes';
 import { BenchAccount, createAccount } from './lib/seed';
 
 const PG = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
@@ -25,7 +25,7 @@ async function main(): Promise<void> {
   await admin.query(`CREATE DATABASE ${DB}`);
   await admin.end();
   const service = await startNode(
-    [join(__dirname, '..', 'dist', 'main.js')],
+    [DEPLOYED_HEAP_FLAG, join(__dirname, '..', 'dist', 'main.js')],
     {
       DATABASE_URL: `${PG}/${DB}`,
       PORT: String(PORT),

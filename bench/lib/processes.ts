@@ -1,6 +1,9 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
+/** The node flag the Dockerfile (and `npm run start:prod`) runs the service with: see the Dockerfile. */
+export const DEPLOYED_HEAP_FLAG = '--heap-growing-percent=100';
+
 export interface Started {
   child: ChildProcess;
   stop: () => Promise<void>;
