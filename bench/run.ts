@@ -3,13 +3,14 @@
  * runs each scenario against the service and against its floor (bench/floor-server.ts, the same
  * SQL on bare node:http + pg). Prints req/s, p50, p99 and the ratio to the floor, and writes
  * bench/results/latest.json. BENCH_DURATION (seconds per run, default 8) and BENCH_ROUNDS
- * (alternating service/floor rounds, default 3) shorten or lengthen it.
+ * (alternating service/floor rounds, default 3) shorten or lengthen it; BENCH_WARMUP (seconds,
+ * default 3) is the unrecorded warm-up of each side before a scenario's rounds.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { load, LoadOptions, LoadResult } from './lib/load';
-import { startNode, withPeakRss } from './lib/processes';
+import { DEPLOYED_HEAP_FLAG, startNode, withPeakRss } from './lib/processes';
 import { BenchReceiver } from './lib/receiver';
 import { createAccount, LISTING_BODY, seedListings } from './lib/seed';
 
@@ -41,6 +42,7 @@ async function resetDatabase(): Promise<void> {
 }
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP ?? 3);
 const median = (values: number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
@@ -63,6 +65,9 @@ async function pair(
   const serviceRuns: LoadResult[] = [];
   const floorRuns: LoadResult[] = [];
   const ratios: number[] = [];
+  // Unrecorded warm-up of both sides: JIT, connection pools and caches reach their steady state.
+  await load({ ...service, durationSeconds: WARMUP_SECONDS });
+  if (floorRun) await load({ ...floorRun, durationSeconds: WARMUP_SECONDS });
   for (let round = 0; round < (floorRun ? ROUNDS : 1); round++) {
     const s = await load(service);
     serviceRuns.push(s);
@@ -191,13 +196,14 @@ async function main(): Promise<void> {
     WEBHOOK_ALLOW_HTTP: 'true',
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
   };
-  // As deployed (docker-compose): an API process and a delivery/scheduler worker, apart.
+  // As deployed (docker-compose): an API process and a delivery/scheduler worker, apart, with
+  // the Dockerfile's heap flag.
   const service = await startNode(
-    [join(__dirname, '..', 'dist', 'main.js')],
+    [DEPLOYED_HEAP_FLAG, join(__dirname, '..', 'dist', 'main.js')],
     env,
     `${base}/health/ready`,
   );
-  const worker = await startNode([join(__dirname, '..', 'dist', 'main.js')], {
+  const worker = await startNode([DEPLOYED_HEAP_FLAG, join(__dirname, '..', 'dist', 'main.js')], {
     ...env,
     PROCESS_ROLE: 'worker',
   });
