@@ -72,13 +72,14 @@ async function handle(req: IncomingMessage, url: URL): Promise<unknown> {
         url.searchParams.get('sort') === 'price_asc'
           ? 'l.price ASC, l.id ASC'
           : 'l.created_at DESC, l.id DESC';
+      const offset = (Number(url.searchParams.get('page') ?? 1) - 1) * 20;
       const where = `l.account_id = $1 AND l.livemode = $2 AND ${status ? 'l.status = $3' : `l.status <> 'REMOVED'`}`;
       const params = status
         ? [scope.accountId, scope.livemode, status]
         : [scope.accountId, scope.livemode];
       const [page, count] = await Promise.all([
         pool.query(
-          `SELECT ${SELECT_LISTING} FROM listings l WHERE ${where} ORDER BY ${order} LIMIT 20`,
+          `SELECT ${SELECT_LISTING} FROM listings l WHERE ${where} ORDER BY ${order} LIMIT 20 OFFSET ${offset}`,
           params,
         ),
         pool.query(`SELECT count(*)::int AS n FROM listings l WHERE ${where}`, params),

