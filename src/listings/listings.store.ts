@@ -2,12 +2,46 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import type { RecordScope } from '../common/auth/scope';
+import { queryPrepared } from '../database/prepared-query';
 import type { ListingSort, ListingStatus } from './listing.constants';
 import { CONTENT_COLUMNS, ListingContent, ListingRow } from './listing-row';
 
+/**
+ * Every column of ListingRow, named rather than `l.*`: a prepared statement must keep its result
+ * shape when a migration adds a column while instances run (PostgreSQL refuses a cached plan
+ * whose result type changed). The Record makes the compiler check the list is complete.
+ */
+const COLUMNS: Record<Exclude<keyof ListingRow, 'images'>, true> = {
+  id: true,
+  account_id: true,
+  livemode: true,
+  external_id: true,
+  title: true,
+  description: true,
+  price: true,
+  currency: true,
+  condition: true,
+  category_slug: true,
+  location_lan: true,
+  location_kommun: true,
+  phone: true,
+  attributes: true,
+  status: true,
+  created_at: true,
+  updated_at: true,
+  published_at: true,
+  expires_at: true,
+  sold_at: true,
+  expired_at: true,
+  removed_at: true,
+  removal_reason: true,
+};
+
 /** The row plus its gallery, as one JSON array sorted by position. */
 const SELECT_LISTING = `
-  l.*, COALESCE((
+  ${Object.keys(COLUMNS)
+    .map((column) => `l.${column}`)
+    .join(', ')}, COALESCE((
     SELECT json_agg(json_build_object('id', i.id, 'url', i.url, 'order', i.position) ORDER BY i.position)
     FROM listing_images i WHERE i.listing_id = l.id), '[]') AS images`;
 
@@ -150,7 +184,11 @@ export class ListingsStore {
     where: string,
     params: unknown[],
   ): Promise<ListingRow | undefined> {
-    const [row] = await em.query(`SELECT ${SELECT_LISTING} FROM listings l WHERE ${where}`, params);
+    const [row] = await queryPrepared<ListingRow>(
+      em,
+      `SELECT ${SELECT_LISTING} FROM listings l WHERE ${where}`,
+      params,
+    );
     return row;
   }
 
