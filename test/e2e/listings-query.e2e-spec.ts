@@ -128,6 +128,30 @@ describe('GET /v1/listings', () => {
     },
   );
 
+  it('lists every record, gallery included, exactly as GET by id answers it, on every page', async () => {
+    // Galleries are aggregated after the page is cut: a later page must carry its own rows' images.
+    const own = await anAccount(t).build();
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const listing = i === 3 ? aListing().withImages(3) : aListing();
+      const res = await as(t, own.liveKey).post('/v1/listings').send(listing.build()).expect(201);
+      ids.push(res.body.data.id);
+    }
+    const listed: Row[] = [];
+    for (let page = 1; page <= 3; page++) {
+      const res = await as(t, own.liveKey)
+        .get(`/v1/listings?sort=oldest&limit=2&page=${page}`)
+        .expect(200);
+      listed.push(...res.body.data);
+    }
+    expect(listed.map((l) => l.id)).toEqual(ids);
+    expect(listed[3].images).toHaveLength(3);
+    for (const record of listed) {
+      const { body } = await as(t, own.liveKey).get(`/v1/listings/${record.id}`).expect(200);
+      expect(record).toEqual(body.data);
+    }
+  });
+
   it('filters by status, including REMOVED when asked', async () => {
     expect((await pageThrough('&status=SOLD')).map((l) => l.status)).toEqual(['SOLD']);
     expect((await pageThrough('&status=EXPIRED')).map((l) => l.status)).toEqual(['EXPIRED']);
