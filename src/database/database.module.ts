@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { TypeOrmModule, TypeOrmModuleOptions } from '@nestjs/typeorm';
 import { DataSource, DataSourceOptions } from 'typeorm';
@@ -6,10 +6,12 @@ import type { AllConfig } from '../config';
 import { dataSourceOptions } from './data-source-options';
 import { ensureDatabaseExists } from './ensure-database';
 import { prepareDatabase } from './prepare-database';
+import { PreparedReads } from './prepared-reads';
 
 /** TypeORM hands the factory only the options, so the start-up switch travels with them. */
 type StartupOptions = TypeOrmModuleOptions & { migrateOnStart: boolean };
 
+@Global()
 @Module({
   imports: [
     TypeOrmModule.forRootAsync({
@@ -27,5 +29,7 @@ type StartupOptions = TypeOrmModuleOptions & { migrateOnStart: boolean };
       },
     }),
   ],
+  providers: [PreparedReads],
+  exports: [PreparedReads],
 })
 export class DatabaseModule {}

@@ -10,6 +10,7 @@ interface Row {
   createdAt: string;
   updatedAt: string;
   status: string;
+  images: { id: string; url: string; order: number }[];
 }
 
 describe('GET /v1/listings', () => {
@@ -159,6 +160,11 @@ describe('GET /v1/listings', () => {
       'REMOVED',
       'REMOVED',
     ]);
+    const beyond = await as(t, seller.liveKey)
+      .get('/v1/listings?status=REMOVED&page=4')
+      .expect(200);
+    expect(beyond.body.data).toEqual([]);
+    expect(beyond.body.pagination).toMatchObject({ total: 2, pages: 1, hasMore: false });
   });
 
   it('filters by exact externalId', async () => {
