@@ -22,14 +22,22 @@ describe('[fault] database connections', () => {
     );
 
   it('serves requests again after every connection was terminated', async () => {
-    await as(t, seller.liveKey).post('/v1/listings').send(aListing().build()).expect(201);
+    const { body } = await as(t, seller.liveKey)
+      .post('/v1/listings')
+      .send(aListing().build())
+      .expect(201);
+    // Reads first, so the read pool holds connections too when they are cut.
+    await as(t, seller.liveKey).get(`/v1/listings/${body.data.id}`).expect(200);
+    await as(t, seller.liveKey).get('/v1/listings').expect(200);
     const [{ rows }] = await Promise.all([terminateBackends()]);
-    expect(rows.length).toBeGreaterThan(0);
-    // The pool drops the dead clients as their sockets close; a short pause lets it notice.
+    expect(rows.length).toBeGreaterThan(1);
+    // The pools drop the dead clients as their sockets close; a short pause lets them notice.
     await new Promise((r) => setTimeout(r, 300));
     for (let i = 0; i < 5; i++)
       await as(t, seller.liveKey).post('/v1/listings').send(aListing().build()).expect(201);
-    await as(t, seller.liveKey).get('/v1/listings').expect(200);
+    await as(t, seller.liveKey).get(`/v1/listings/${body.data.id}`).expect(200);
+    const page = await as(t, seller.liveKey).get('/v1/listings').expect(200);
+    expect(page.body.pagination.total).toBe(6);
   });
 
   it('reports the outage in /health/ready while it lasts, and recovers after it', async () => {
