@@ -4,7 +4,12 @@ import { ConfigService } from '@nestjs/config';
 import type { Job, Queue } from 'bull';
 import type { AllConfig } from '../config';
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
-import { DELIVERY_QUEUE, DeliveryAttemptError, DeliveryJob } from './webhook-queues';
+import {
+  DELIVERY_QUEUE,
+  DeliveryAttemptError,
+  DeliveryJob,
+  startProcessing,
+} from './webhook-queues';
 import { WebhookSender } from './webhook-sender';
 
 /**
@@ -27,7 +32,10 @@ export class WebhookDeliveryProcessor implements OnApplicationBootstrap {
   }
 
   onApplicationBootstrap(): void {
-    void this.queue.process(this.concurrency, (job: Job<DeliveryJob>) => this.process(job));
+    // Not awaited: the loop runs for the life of the process (see startProcessing).
+    void startProcessing(this.queue, this.concurrency, (job: Job<DeliveryJob>) =>
+      this.process(job),
+    );
   }
 
   async process(job: Job<DeliveryJob>): Promise<void> {

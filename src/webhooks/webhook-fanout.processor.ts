@@ -8,6 +8,7 @@ import {
   deliveryJobOptions,
   FANOUT_QUEUE,
   FanoutJob,
+  startProcessing,
 } from './webhook-queues';
 
 /** The concurrency of fan-out: short database work per event. */
@@ -26,7 +27,10 @@ export class WebhookFanoutProcessor implements OnApplicationBootstrap {
   ) {}
 
   onApplicationBootstrap(): void {
-    void this.fanoutQueue.process(FANOUT_CONCURRENCY, (job: Job<FanoutJob>) => this.process(job));
+    // Not awaited: the loop runs for the life of the process (see startProcessing).
+    void startProcessing(this.fanoutQueue, FANOUT_CONCURRENCY, (job: Job<FanoutJob>) =>
+      this.process(job),
+    );
   }
 
   async process(job: Job<FanoutJob>): Promise<void> {

@@ -1,4 +1,4 @@
-import type { JobOptions, Queue, QueueOptions } from 'bull';
+import type { JobOptions, ProcessPromiseFunction, Queue, QueueOptions } from 'bull';
 
 /**
  * Every queue, job option and backoff of the webhook pipeline, in one place:
@@ -115,4 +115,24 @@ export function deliveryJobOptions(deliveryId: string, attemptsLeft: number): Jo
 export function settleWorkerNaming(queue: Queue): void {
   const setWorkerName = queue.setWorkerName.bind(queue);
   queue.setWorkerName = () => setWorkerName().catch(() => undefined);
+}
+
+/**
+ * Starts a queue's processing loop and settles when the loop stops. Bull's `process()` rejects
+ * when the queue is closed before its connections came up (a SIGTERM while Redis is unreachable):
+ * that is a normal shutdown, so it resolves. Any other stop means this worker takes no more jobs;
+ * the rejection is left for the caller, whose unhandled rejection ends the process so that its
+ * supervisor restarts it.
+ */
+export async function startProcessing<T>(
+  queue: Queue<T>,
+  concurrency: number,
+  handler: ProcessPromiseFunction<T>,
+): Promise<void> {
+  try {
+    await queue.process(concurrency, handler);
+  } catch (error) {
+    // Bull sets `closing` as `close()` begins; it is not in its typings.
+    if (!(queue as Queue<T> & { closing?: unknown }).closing) throw error;
+  }
 }
