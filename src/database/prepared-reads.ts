@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { CustomTypesConfig, Pool, types } from 'pg';
 import { EntityManager, QueryFailedError } from 'typeorm';
 import type { AllConfig } from '../config';
@@ -81,6 +82,15 @@ export class PreparedReads implements OnApplicationShutdown {
     } catch (error) {
       throw new QueryFailedError(text, values, error as Error);
     }
+  }
+
+  /** For readiness: a connection of this pool, session settings applied, answers in time. */
+  async ping(timeoutMs: number): Promise<void> {
+    // Unref'd: a ping that answered leaves nothing holding the process open.
+    const timeout = sleep(timeoutMs, undefined, { ref: false }).then(() => {
+      throw new Error(`no answer within ${timeoutMs} ms`);
+    });
+    await Promise.race([this.pool.query('SELECT 1'), timeout]);
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -10,8 +10,12 @@ import Redis from 'ioredis';
 import { Public } from '../common/auth/auth.decorators';
 import { ErrorCode } from '../common/errors/error-code';
 import { errorEnvelope, metaFor } from '../common/http/envelope';
+import { PreparedReads } from '../database/prepared-reads';
 import { REDIS } from '../redis/redis.module';
 import { ShutdownDrain } from './shutdown-drain.service';
+
+/** How long a database probe may take before readiness says down. */
+const DATABASE_PING_TIMEOUT_MS = 2_000;
 
 interface IndicatorDetails {
   [name: string]: { status: string; message?: string };
@@ -28,6 +32,7 @@ export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
     private readonly database: TypeOrmHealthIndicator,
+    private readonly reads: PreparedReads,
     private readonly indicators: HealthIndicatorService,
     @Inject(REDIS) private readonly redis: Redis,
     private readonly drain: ShutdownDrain,
@@ -44,7 +49,8 @@ export class HealthController {
     try {
       const result = await this.health.check([
         () => this.checkShutdown(),
-        () => this.database.pingCheck('database', { timeout: 2_000 }),
+        () => this.database.pingCheck('database', { timeout: DATABASE_PING_TIMEOUT_MS }),
+        () => this.checkReads(),
         () => this.checkRedis(),
       ]);
       res.status(200).json({ success: true, data: result, meta: metaFor(req) });
@@ -65,6 +71,17 @@ export class HealthController {
   private checkShutdown() {
     const session = this.indicators.check('process');
     return this.drain.isDraining ? session.down({ message: 'shutting down' }) : session.up();
+  }
+
+  /** The read pool connects on its own, with its own session settings: probed on its own too. */
+  private async checkReads() {
+    const session = this.indicators.check('reads');
+    try {
+      await this.reads.ping(DATABASE_PING_TIMEOUT_MS);
+      return session.up();
+    } catch (error) {
+      return session.down({ message: (error as Error).message });
+    }
   }
 
   private async checkRedis() {

@@ -52,8 +52,12 @@ describe('[fault] database connections', () => {
       const down = await t.http().get('/health/ready');
       expect(down.status).toBe(503);
       expect(down.body).toMatchObject({ success: false, error: { code: 'SERVER_ERROR' } });
+      // Both pools are probed: TypeORM's, and the read pool with its own connections.
       expect(down.body.error.details).toEqual(
-        expect.arrayContaining([expect.objectContaining({ field: 'database' })]),
+        expect.arrayContaining([
+          expect.objectContaining({ field: 'database' }),
+          expect.objectContaining({ field: 'reads' }),
+        ]),
       );
       await t.http().get('/health/live').expect(200);
     } finally {

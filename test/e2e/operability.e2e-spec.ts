@@ -43,6 +43,7 @@ describe('Account, health and docs', () => {
     const ready = await t.http().get('/health/ready').expect(200);
     expect(ready.body.data.details).toMatchObject({
       database: { status: 'up' },
+      reads: { status: 'up' },
       redis: { status: 'up' },
     });
   });
