@@ -1,28 +1,55 @@
-import type { RequestHandler } from 'express';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Request, RequestHandler, Response } from 'express';
 import { PinoLogger } from 'nestjs-pino';
-import { pinoHttp } from 'pino-http';
-
-type RequestWithId = IncomingMessage & { id?: string; originalUrl?: string };
+import { requestIdOf } from '../common/http/request-id';
 
 /**
- * One log line per answered request, with its request id, method, path and status, written
- * through the application's root logger (so level and redaction are shared). Mount it after
- * the request-id middleware and after `app.get(Logger)`, which creates that root logger.
+ * One log line per answered request (health checks aside), with its request id, method, path,
+ * status and response time, written through the application's root logger, so level and
+ * redaction are shared. Mount it after the request-id middleware and after `app.get(Logger)`,
+ * which creates that root logger.
+ *
+ * Not pino-http: it builds two child loggers per request, serialising and redacting their
+ * bindings whether or not the line is ever written, which cost about a fifth of list-page
+ * throughput in the bench (A/B of two builds). Here a request costs a start time and two
+ * listeners, and its line is built only when its level is on.
  */
 export function requestLogger(): RequestHandler {
-  return pinoHttp({
-    logger: PinoLogger.root,
-    genReqId: (req: RequestWithId) => req.id ?? 'unknown',
-    customProps: (req: RequestWithId) => ({ requestId: req.id }),
-    serializers: {
-      req: (req: { method?: string; url?: string }) => ({ method: req.method, url: req.url }),
-      res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
+  // The root logger's own `req` and `res` serialisers (pino-http's) would write the headers.
+  const logger = PinoLogger.root.child(
+    {},
+    {
+      serializers: {
+        req: (req: Request) => ({ method: req.method, url: req.originalUrl }),
+        res: (res: Response) => ({ statusCode: res.statusCode }),
+      },
     },
-    autoLogging: {
-      ignore: (req: RequestWithId) => (req.originalUrl ?? req.url ?? '').startsWith('/health'),
-    },
-    customLogLevel: (_req: IncomingMessage, res: ServerResponse, error?: Error) =>
-      error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
-  }) as unknown as RequestHandler;
+  );
+  return (req, res, next) => {
+    if (req.originalUrl.startsWith('/health')) return next();
+    const startedAt = Date.now();
+    const onEnd = () => {
+      res.off('finish', onEnd);
+      res.off('close', onEnd);
+      const level = res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info';
+      if (!logger.isLevelEnabled(level)) return;
+      logger[level](
+        {
+          requestId: requestIdOf(req),
+          req,
+          res,
+          responseTime: Date.now() - startedAt,
+        },
+        outcome(req, res),
+      );
+    };
+    res.on('finish', onEnd);
+    res.on('close', onEnd);
+    next();
+  };
+}
+
+/** pino-http's messages, which log queries may already look for. */
+function outcome(req: Request, res: Response): string {
+  if (res.statusCode >= 500) return 'request errored';
+  return !req.readableAborted && res.writableEnded ? 'request completed' : 'request aborted';
 }

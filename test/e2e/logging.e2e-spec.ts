@@ -45,6 +45,10 @@ describe('Request logs', () => {
       req: { method: 'GET', url: '/v1/me' },
       res: { statusCode: 200 },
     });
+    // Exactly these: no headers (the key rides in one), a response time in milliseconds.
+    expect(entry.req).toEqual({ method: 'GET', url: '/v1/me' });
+    expect(entry.res).toEqual({ statusCode: 200 });
+    expect(entry.responseTime).toEqual(expect.any(Number));
     expect(service.stdoutLines().join('\n')).not.toContain(seller.liveKey);
   });
 
