@@ -315,12 +315,14 @@ async function main(): Promise<void> {
     rows.push(...result);
 
     const bigPage = rows.find((r) => r.scenario.startsWith('GET /listings (newest, 100k'))!;
-    const worstFirstPage = Math.min(
-      ...rows
-        .filter((r) => r.scenario.startsWith('GET /listings') && r.scenario.includes('100k'))
-        .filter((r) => !r.scenario.includes('page='))
-        .map((r) => r.ratio ?? 0),
+    // The first pages on the 100k account: newest, by price, by status (not page 250).
+    const firstPages = rows.filter(
+      (r) =>
+        /^GET \/listings\b/.test(r.scenario) &&
+        /100k/.test(r.scenario) &&
+        !/page=/.test(r.scenario),
     );
+    const worstFirstPage = Math.min(...firstPages.map((r) => r.ratio ?? 0));
     const smallPage = rows.find((r) => r.scenario.startsWith('GET /listings (newest, 1k'))!;
     const single = rows.find((r) => r.scenario.startsWith('POST /listings'))!;
     const getById = rows.find((r) => r.scenario === 'GET /listings/:id')!;
@@ -357,7 +359,6 @@ async function main(): Promise<void> {
     const targets = {
       getByIdRatio: { value: getById.ratio, target: '≥ 0.6', met: (getById.ratio ?? 0) >= 0.6 },
       postRatio: { value: single.ratio, target: '≥ 0.5', met: (single.ratio ?? 0) >= 0.5 },
-      // Every first page on the 100k account (newest, by price, by status) must clear it.
       listVsNaiveCount: {
         value: worstFirstPage,
         target: '≥ 5 (lowest of the first pages)',
