@@ -3,12 +3,11 @@ import { ConfigService } from '@nestjs/config';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager, Repository } from 'typeorm';
-import type { Principal } from '../common/auth/principal';
 import type { PageQueryDto } from '../common/pagination/page-query.dto';
 import { Paginated } from '../common/pagination/paginated';
 import type { AllConfig } from '../config';
 import { WebhookDelivery } from './webhook-delivery.entity';
-import { WebhookEndpointsService } from './webhook-endpoints.service';
+import { EndpointOwner, WebhookEndpointsService } from './webhook-endpoints.service';
 import { FAILURES_BEFORE_DISABLE } from './webhook-limits';
 import { AttemptResult, OutgoingDelivery, WebhookSender } from './webhook-sender';
 
@@ -58,11 +57,11 @@ export class WebhookDeliveriesService {
   }
 
   async history(
-    accountId: string,
+    owner: EndpointOwner,
     endpointId: string,
     page: PageQueryDto,
   ): Promise<Paginated<WebhookDelivery>> {
-    await this.endpoints.get(accountId, endpointId);
+    await this.endpoints.get(owner, endpointId);
     const [items, total] = await this.deliveries.findAndCount({
       where: { endpointId },
       order: { createdAt: 'DESC', id: 'DESC' },
@@ -76,14 +75,14 @@ export class WebhookDeliveriesService {
    * One signed `webhook.test` delivery, made now and recorded in the history. It is never
    * retried and does not touch the failure count: it exists to debug a receiver.
    */
-  async sendTest(principal: Principal, endpointId: string): Promise<WebhookDelivery> {
-    const endpoint = await this.endpoints.get(principal.accountId, endpointId);
+  async sendTest(owner: EndpointOwner, endpointId: string): Promise<WebhookDelivery> {
+    const endpoint = await this.endpoints.get(owner, endpointId);
     const id = randomUUID();
     const payload = JSON.stringify({
       event: TEST_EVENT,
       deliveryId: id,
       timestamp: new Date().toISOString(),
-      data: { id: endpoint.id, externalId: null, livemode: principal.livemode },
+      data: { id: endpoint.id, externalId: null, livemode: endpoint.livemode },
     });
     const result = await this.sender.send({
       url: endpoint.url,
@@ -111,19 +110,21 @@ export class WebhookDeliveriesService {
   }
 
   /**
-   * Fan-out: one delivery per active endpoint of the account subscribed to the event, its body
+   * Fan-out: one delivery per active endpoint of the event's account and mode (its data's
+   * `livemode`) subscribed to the event, its body
    * fixed now. Idempotent: a repeat creates nothing new and returns the deliveries still pending,
    * so a retried fan-out re-enqueues (deduplicated by job id) what a failed one may have missed.
    */
   async createForEvent(eventId: string): Promise<PendingDelivery[]> {
     const [event] = await this.dataSource.query<
-      { account_id: string; event: string; data: unknown; created_at: Date }[]
+      { account_id: string; event: string; data: { livemode: boolean }; created_at: Date }[]
     >('SELECT account_id, event, data, created_at FROM outbox_events WHERE id = $1', [eventId]);
     if (!event) return [];
     const endpoints = await this.dataSource.query<{ id: string }[]>(
       `SELECT id FROM webhook_endpoints
-       WHERE account_id = $1 AND is_active AND (cardinality(events) = 0 OR $2 = ANY(events))`,
-      [event.account_id, event.event],
+       WHERE account_id = $1 AND livemode = $3 AND is_active
+         AND (cardinality(events) = 0 OR $2 = ANY(events))`,
+      [event.account_id, event.event, event.data.livemode],
     );
     if (endpoints.length > 0) {
       const rows = endpoints.map(({ id: endpointId }) => {

@@ -84,13 +84,6 @@ describe('Webhook delivery', () => {
       const data = await emitEvent(t, account.id, event);
       sent.set(data.id, { event, data });
     }
-    const testMode = await emitEvent(
-      t,
-      account.id,
-      'listing.created',
-      sampleEventData('listing.created', false),
-    );
-    sent.set(testMode.id, { event: 'listing.created', data: testMode });
 
     const received = await receiver.waitFor(endpoint.path, sent.size);
     for (const request of received) {

@@ -3,6 +3,8 @@ import type { DeliveryStatus } from '../webhook-delivery.entity';
 export class WebhookEndpointResponse {
   id: string;
   url: string;
+  /** the mode of the key that created it; it receives only that mode's events */
+  livemode: boolean;
   description: string | null;
   /** empty means every event */
   events: string[];
