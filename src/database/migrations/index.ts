@@ -5,6 +5,7 @@ import { Webhooks1763795000000 } from './1763795000000-Webhooks';
 import { OutboxFanout1763800000000 } from './1763800000000-OutboxFanout';
 import { SqlFunctions1763805000000 } from './1763805000000-SqlFunctions';
 import { WebhookEndpointModes1763900000000 } from './1763900000000-WebhookEndpointModes';
+import { WebhookDeliveryDisableRule1763901000000 } from './1763901000000-WebhookDeliveryDisableRule';
 
 /** Listed explicitly so ts-node, Jest and the compiled build all load the same set. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   OutboxFanout1763800000000,
   SqlFunctions1763805000000,
   WebhookEndpointModes1763900000000,
+  WebhookDeliveryDisableRule1763901000000,
 ];

@@ -9,6 +9,7 @@ export class WebhookEndpointResponse {
   /** empty means every event */
   events: string[];
   isActive: boolean;
+  /** failed attempts since the last successful delivery: a health signal, not the disable rule */
   consecutiveFailures: number;
   /** when the endpoint was last disabled, automatically or by PATCH isActive false */
   disabledAt: string | null;
