@@ -10,6 +10,7 @@ import type { AllConfig } from '../config';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { UpdateWebhookDto } from './dto/update-webhook.dto';
 import { assertPublicHost, BlockedTargetError, hostOf } from './ssrf-guard';
+import { WebhookDns } from './webhook-dns';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
 import { MAX_ENDPOINTS_PER_ACCOUNT } from './webhook-limits';
 
@@ -28,6 +29,7 @@ export class WebhookEndpointsService {
   constructor(
     @InjectRepository(WebhookEndpoint) private readonly endpoints: Repository<WebhookEndpoint>,
     private readonly dataSource: DataSource,
+    private readonly dns: WebhookDns,
     config: ConfigService<AllConfig, true>,
   ) {
     const webhooks = config.get('webhooks', { infer: true });
@@ -123,13 +125,11 @@ export class WebhookEndpointsService {
     if (this.allowPrivateTargets) return;
     const host = hostOf(parsed);
     try {
-      await assertPublicHost(host);
+      await assertPublicHost(host, this.dns.resolve);
     } catch (error) {
+      // Never the address it resolved to: a refusal must not tell what internal names point at.
       if (error instanceof BlockedTargetError) {
-        throw ValidationError.field(
-          'url',
-          `${error.message}; webhooks must target a public address.`,
-        );
+        throw ValidationError.field('url', 'url must resolve to a public address.');
       }
       throw ValidationError.field('url', `The host ${host} could not be resolved.`);
     }

@@ -312,15 +312,10 @@ describe('Webhook endpoints', () => {
       ['a private network', 'https://10.0.0.5/hooks'],
       ['cloud metadata', 'https://169.254.169.254/latest/meta-data'],
       ['a name resolving to 127.0.0.1', 'https://localhost:8443/hooks'],
-    ])('refuses %s', async (_, url) => {
+    ])('refuses %s without telling what it resolved to', async (_, url) => {
       const res = await register(url);
       expect(expectError(res, 400, 'VALIDATION_ERROR').details).toEqual([
-        {
-          field: 'url',
-          message: expect.stringMatching(
-            /a (loopback|private|link-local) address; webhooks must target a public address\.$/,
-          ),
-        },
+        { field: 'url', message: 'url must resolve to a public address.' },
       ]);
     });
 
@@ -337,12 +332,12 @@ describe('Webhook endpoints', () => {
       [
         'an IP literal',
         (path: string) => receiver.url(path),
-        /^Target 127\.0\.0\.1 is a loopback address$/,
+        /^Target 127\.0\.0\.1 is not a public address$/,
       ],
       [
         'a name (DNS rebinding)',
         (path: string) => `http://localhost:${receiver.port}${path}`,
-        /^Target localhost resolves to (127\.0\.0\.1|::1), a loopback address$/,
+        /^Target localhost does not resolve to a public address$/,
       ],
     ])(
       'checks %s again when connecting: a private address is refused, nothing is sent',
