@@ -69,10 +69,7 @@ export function blockedRangeOf(address: string): BlockedRange | undefined {
  * learn the service's internal DNS answers from the refusal (a lookup oracle).
  */
 export class BlockedTargetError extends Error {
-  constructor(
-    readonly host: string,
-    literal: boolean,
-  ) {
+  constructor(host: string, literal: boolean) {
     super(
       literal
         ? `Target ${host} is not a public address`
