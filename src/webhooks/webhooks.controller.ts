@@ -32,19 +32,19 @@ export class WebhooksController {
     private readonly deliveries: WebhookDeliveriesService,
   ) {}
 
-  /** At most 5 per account. The answer carries the signing secret: the only time it is shown. */
+  /** In the key's mode; at most 5 per account, both modes counted. The answer carries the signing secret: the only time it is shown. */
   @Post()
   async create(
     @CurrentPrincipal() principal: Principal,
     @Body() dto: CreateWebhookDto,
   ): Promise<CreatedWebhookEndpointResponse> {
-    return toCreatedEndpointResponse(await this.endpoints.create(principal.accountId, dto));
+    return toCreatedEndpointResponse(await this.endpoints.create(principal, dto));
   }
 
-  /** The account's endpoints, oldest first, without their secrets. */
+  /** The account's endpoints in the key's mode, oldest first, without their secrets. */
   @Get()
   async list(@CurrentPrincipal() principal: Principal): Promise<WebhookEndpointResponse[]> {
-    return (await this.endpoints.list(principal.accountId)).map(toEndpointResponse);
+    return (await this.endpoints.list(principal)).map(toEndpointResponse);
   }
 
   /** isActive true re-enables an endpoint and resets its failure count. */
@@ -54,7 +54,7 @@ export class WebhooksController {
     @UuidParam('id', ENDPOINT) id: string,
     @Body() dto: UpdateWebhookDto,
   ): Promise<WebhookEndpointResponse> {
-    return toEndpointResponse(await this.endpoints.update(principal.accountId, id, dto));
+    return toEndpointResponse(await this.endpoints.update(principal, id, dto));
   }
 
   /** Answers with the deleted endpoint; its delivery history goes with it. */
@@ -63,7 +63,7 @@ export class WebhooksController {
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', ENDPOINT) id: string,
   ): Promise<WebhookEndpointResponse> {
-    return toEndpointResponse(await this.endpoints.remove(principal.accountId, id));
+    return toEndpointResponse(await this.endpoints.remove(principal, id));
   }
 
   /** Sends one signed `webhook.test` delivery now and answers with its record (no retries). */
@@ -83,6 +83,6 @@ export class WebhooksController {
     @UuidParam('id', ENDPOINT) id: string,
     @Query() page: PageQueryDto,
   ): Promise<Paginated<WebhookDeliveryResponse>> {
-    return (await this.deliveries.history(principal.accountId, id, page)).map(toDeliveryResponse);
+    return (await this.deliveries.history(principal, id, page)).map(toDeliveryResponse);
   }
 }
