@@ -30,6 +30,8 @@ export interface FailureOutcome {
   /** no further attempt: the schedule is used up or the endpoint is (now) disabled */
   final: boolean;
   retryDelayMs?: number;
+  /** this failure was the one that disabled the endpoint */
+  endpointDisabled?: boolean;
 }
 
 const DISABLED_ERROR = `Endpoint disabled after ${FAILURES_BEFORE_DISABLE} consecutive failures`;
@@ -216,8 +218,9 @@ export class WebhookDeliveriesService {
           this.retryDelaysMs,
         ],
       );
-      if (counted && disabled) await this.disableEndpoint(em, target.endpointId);
-      if (!delivery || delivery.status === 'failed') return { final: true };
+      const endpointDisabled = Boolean(counted && disabled);
+      if (endpointDisabled) await this.disableEndpoint(em, target.endpointId);
+      if (!delivery || delivery.status === 'failed') return { final: true, endpointDisabled };
       return { final: false, retryDelayMs: this.retryDelaysMs[delivery.attempts - 1] };
     });
   }
