@@ -28,6 +28,12 @@ class StorageEnv {
   @IsString() S3_REGION: string = 'us-east-1';
   /** bucket in the path, not the host name: what most S3-compatible servers need */
   @IsOptional() @ToBool() @IsBoolean() S3_FORCE_PATH_STYLE?: boolean;
+  /** the standard AWS variables, read at start; unset: the SDK's chain (profile, instance role) */
+  @IsOptional() @IsString() AWS_ACCESS_KEY_ID?: string;
+  @ValidateIf((env: StorageEnv) => env.AWS_ACCESS_KEY_ID !== undefined)
+  @IsString({ message: 'AWS_SECRET_ACCESS_KEY is required with AWS_ACCESS_KEY_ID' })
+  AWS_SECRET_ACCESS_KEY?: string;
+  @IsOptional() @IsString() AWS_SESSION_TOKEN?: string;
   /** where the bucket is public (a CDN): /media/<key> redirects there instead of streaming */
   @IsOptional() @IsUrl(HTTP_URL) MEDIA_PUBLIC_BASE_URL?: string;
 }
@@ -37,6 +43,9 @@ export interface S3Config {
   endpoint: string | undefined;
   region: string;
   forcePathStyle: boolean;
+  credentials:
+    | { accessKeyId: string; secretAccessKey: string; sessionToken: string | undefined }
+    | undefined;
 }
 
 export interface StorageConfig {
@@ -60,6 +69,13 @@ export const storageConfig = registerAs('storage', (): StorageConfig => {
             region: env.S3_REGION,
             // Custom endpoints rarely have a wildcard DNS name per bucket.
             forcePathStyle: env.S3_FORCE_PATH_STYLE ?? env.S3_ENDPOINT !== undefined,
+            credentials: env.AWS_ACCESS_KEY_ID
+              ? {
+                  accessKeyId: env.AWS_ACCESS_KEY_ID,
+                  secretAccessKey: env.AWS_SECRET_ACCESS_KEY!,
+                  sessionToken: env.AWS_SESSION_TOKEN,
+                }
+              : undefined,
           }
         : undefined,
     mediaPublicBaseUrl: env.MEDIA_PUBLIC_BASE_URL?.replace(/\/+$/, ''),

@@ -21,8 +21,8 @@ const KEY = /^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$/;
 
 /**
  * Objects in an S3 bucket (AWS or any S3-compatible server), so every replica sees every upload.
- * Credentials come from the SDK's standard chain (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY,
- * profiles, instance roles). Image URLs stay {PUBLIC_BASE_URL}/media/<key> whatever the driver,
+ * Credentials are the standard AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, else the SDK's own
+ * chain (profiles, instance roles). Image URLs stay {PUBLIC_BASE_URL}/media/<key> whatever the driver,
  * so URLs already handed out keep working; /media streams from the bucket, or redirects to
  * MEDIA_PUBLIC_BASE_URL where the bucket (or a CDN before it) is public.
  */
@@ -41,6 +41,7 @@ export class S3Storage implements StorageDriver, OnApplicationShutdown {
       region: s3.region,
       endpoint: s3.endpoint,
       forcePathStyle: s3.forcePathStyle,
+      credentials: s3.credentials,
       // Checksums only where S3 requires them: several S3-compatible servers reject or ignore
       // the SDK's newer default checksum headers.
       requestChecksumCalculation: 'WHEN_REQUIRED',
