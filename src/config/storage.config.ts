@@ -44,8 +44,7 @@ export interface S3Config {
   region: string;
   forcePathStyle: boolean;
   credentials:
-    | { accessKeyId: string; secretAccessKey: string; sessionToken: string | undefined }
-    | undefined;
+    { accessKeyId: string; secretAccessKey: string; sessionToken: string | undefined } | undefined;
 }
 
 export interface StorageConfig {

@@ -25,17 +25,15 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  readonly rateLimited = new Counter({
-    name: 'http_rate_limited_total',
-    help: 'Requests refused with 429 (per-key limits and the failed-authentication guard)',
-    registers: [this.registry],
-  });
+  readonly rateLimited = this.counter(
+    'http_rate_limited_total',
+    'Requests refused with 429 (per-key limits and the failed-authentication guard)',
+  );
 
-  readonly authFailures = new Counter({
-    name: 'http_auth_failures_total',
-    help: 'Requests refused with 401 (missing, unknown or revoked API key; wrong admin token)',
-    registers: [this.registry],
-  });
+  readonly authFailures = this.counter(
+    'http_auth_failures_total',
+    'Requests refused with 401 (missing, unknown or revoked API key; wrong admin token)',
+  );
 
   readonly deliveryAttempts = new Counter({
     name: 'webhook_delivery_attempts_total',
@@ -44,20 +42,22 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  readonly endpointsAutoDisabled = new Counter({
-    name: 'webhook_endpoints_auto_disabled_total',
-    help: 'Webhook endpoints disabled after too many consecutive failures',
-    registers: [this.registry],
-  });
+  readonly endpointsAutoDisabled = this.counter(
+    'webhook_endpoints_auto_disabled_total',
+    'Webhook endpoints disabled after too many consecutive failures',
+  );
 
-  readonly listingsExpired = new Counter({
-    name: 'listings_expired_total',
-    help: 'Listings moved to EXPIRED by this process',
-    registers: [this.registry],
-  });
+  readonly listingsExpired = this.counter(
+    'listings_expired_total',
+    'Listings moved to EXPIRED by this process',
+  );
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  private counter(name: string, help: string): Counter {
+    return new Counter({ name, help, registers: [this.registry] });
   }
 
   /** A gauge whose value is read when Prometheus scrapes (`collect` sets it). */

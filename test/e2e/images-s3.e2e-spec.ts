@@ -2,11 +2,10 @@ import sharp from 'sharp';
 import { storageConfig } from '../../src/config/storage.config';
 import { expectError } from '../support/envelope';
 import { anAccount, as, TestAccount } from '../support/factories';
-import { jpegWithGps, png } from '../support/images';
+import { jpegWithGps, png, rawBytes } from '../support/images';
 import { aListing } from '../support/listing-builder';
 import { TestS3Server } from '../support/s3-server';
 import { createTestApp, TestApp } from '../support/test-app';
-
 
 describe('Images on S3-compatible object storage', () => {
   let s3: TestS3Server;
@@ -43,16 +42,7 @@ describe('Images on S3-compatible object storage', () => {
     expect(stored.status).toBe(200);
     expect(stored.headers.get('content-type')).toBe('image/jpeg');
 
-    const served = await t
-      .http()
-      .get(path)
-      .buffer(true)
-      .parse((r, cb) => {
-        const chunks: Buffer[] = [];
-        r.on('data', (c: Buffer) => chunks.push(c));
-        r.on('end', () => cb(null, Buffer.concat(chunks)));
-      })
-      .expect(200);
+    const served = await t.http().get(path).buffer(true).parse(rawBytes).expect(200);
     expect(served.headers['content-type']).toBe('image/jpeg');
     expect(served.headers['cache-control']).toBe('public, max-age=31536000, immutable');
     expect(served.headers.etag).toBeDefined();

@@ -231,6 +231,12 @@ describe('Several API replicas and workers', () => {
       );
       workers[0].child.kill('SIGKILL');
       expect((await workers[0].exited).signal).toBe('SIGKILL');
+      // Mid-stream: deliveries were still owed when it died.
+      const deliveredAtKill = FANOUT_ENDPOINTS.reduce(
+        (sum, path, i) => sum + receiver.at(path).length - before[i],
+        0,
+      );
+      expect(deliveredAtKill).toBeLessThan(ids.length * FANOUT_ENDPOINTS.length);
 
       for (const [i, path] of FANOUT_ENDPOINTS.entries()) {
         await eventually(
