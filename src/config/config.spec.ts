@@ -43,7 +43,7 @@ describe('config validation', () => {
     ['WEBHOOK_RETRY_SCHEDULE', '5m,30m', webhooksConfig],
     ['WEBHOOK_ALLOW_HTTP', 'yes', webhooksConfig],
     ['STORAGE_DRIVER', 'gcs', storageConfig],
-    ['S3_ENDPOINT', 'minio:9000', storageConfig],
+    ['S3_ENDPOINT', 'ftp://minio:9000', storageConfig],
     ['METRICS_PORT', '70000', metricsConfig],
     ['METRICS_ON_API_PORT', 'yes', metricsConfig],
   ] as [string, string, () => unknown][])(
