@@ -1,4 +1,7 @@
 import { expectError } from '../support/envelope';
+import { anAccount, as } from '../support/factories';
+import { aListing } from '../support/listing-builder';
+import { sampleValue } from '../support/metrics-text';
 import { ADMIN_TOKEN, createTestApp, TestApp } from '../support/test-app';
 
 const basic = (password: string) =>
@@ -84,5 +87,18 @@ describe('Queue dashboard and metrics on the public port', () => {
   it('answers GET /metrics on the public port when METRICS_ON_API_PORT is set, without a key', async () => {
     const res = await t.http().get('/metrics').expect(200);
     expect(res.text).toMatch(/^process_cpu_user_seconds_total /m);
+  });
+
+  it('reports the outbox backlog and its age: an API replica alone relays nothing', async () => {
+    const account = await anAccount(t).build();
+    const before = sampleValue(
+      (await t.http().get('/metrics').expect(200)).text,
+      'outbox_backlog_events',
+    );
+    await as(t, account.liveKey).post('/v1/listings').send(aListing().build()).expect(201);
+    await as(t, account.liveKey).post('/v1/listings').send(aListing().build()).expect(201);
+    const text = (await t.http().get('/metrics').expect(200)).text;
+    expect(sampleValue(text, 'outbox_backlog_events')).toBe(before + 2);
+    expect(sampleValue(text, 'outbox_lag_seconds')).toBeGreaterThan(0);
   });
 });
