@@ -64,6 +64,16 @@ describe('Queue dashboard and metrics on the public port', () => {
       .expect(200);
     expect(page.headers['content-type']).toMatch(/^text\/html/);
     expect(page.text).toContain('Listings queues');
+    // The page's scripts load relative to its base, behind the same credentials.
+    expect(page.text).toMatch(/<base href="\/admin\/queues\/?"/);
+    const script = /src="(static\/js\/main\.[^"]+\.js)"/.exec(page.text)?.[1];
+    expect(script).toBeDefined();
+    await t.http().get(`/admin/queues/${script}`).expect(401);
+    await t
+      .http()
+      .get(`/admin/queues/${script}`)
+      .set('Authorization', basic(ADMIN_TOKEN))
+      .expect(200);
 
     const api = await t
       .http()
