@@ -74,6 +74,8 @@ describe('Images on S3-compatible object storage', () => {
       'NOT_FOUND',
     );
     expectError(await t.http().get('/media/..%2Fsecret'), 404, 'NOT_FOUND');
+    // A key that is not valid percent-encoding is bad input, not a server error.
+    expectError(await t.http().get('/media/%E0%A4%A.jpg'), 400, 'VALIDATION_ERROR');
   });
 
   it('redirects /media to MEDIA_PUBLIC_BASE_URL when the bucket is served publicly', async () => {
