@@ -17,6 +17,8 @@ import { ListingsModule } from './listings/listings.module';
 import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
+import { MetricsModule } from './metrics/metrics.module';
+import { QueueDashboardModule } from './queue-dashboard/queue-dashboard.module';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { RedisModule } from './redis/redis.module';
@@ -38,6 +40,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     DatabaseModule,
     RedisModule,
     EventsModule,
+    MetricsModule,
   ],
 })
 export class CoreModule {}
@@ -66,6 +69,7 @@ export class AppModule {
               HealthModule,
               RateLimitModule,
               WebhooksModule,
+              QueueDashboardModule,
             ]
           : []),
         ...(worker ? [ExpiryModule, WebhooksWorkerModule] : []),

@@ -1,6 +1,7 @@
 import { AppConfig, appConfig } from './app.config';
 import { DatabaseConfig, databaseConfig } from './database.config';
 import { ListingsConfig, listingsConfig } from './listings.config';
+import { MetricsConfig, metricsConfig } from './metrics.config';
 import { RateLimitConfig, rateLimitConfig } from './rate-limit.config';
 import { RedisConfig, redisConfig } from './redis.config';
 import { StorageConfig, storageConfig } from './storage.config';
@@ -14,6 +15,7 @@ export interface AllConfig {
   storage: StorageConfig;
   webhooks: WebhooksConfig;
   rateLimit: RateLimitConfig;
+  metrics: MetricsConfig;
 }
 
 export const CONFIG_LOADERS = [
@@ -24,4 +26,5 @@ export const CONFIG_LOADERS = [
   storageConfig,
   webhooksConfig,
   rateLimitConfig,
+  metricsConfig,
 ];
