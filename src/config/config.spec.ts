@@ -40,6 +40,10 @@ describe('config validation', () => {
     ['EXPIRY_SWEEP_EVERY', '-5s', listingsConfig],
     ['WEBHOOK_RETRY_SCHEDULE', '5m,30m', webhooksConfig],
     ['WEBHOOK_ALLOW_HTTP', 'yes', webhooksConfig],
+    ['TRUST_PROXY', 'true', appConfig],
+    ['TRUST_PROXY', 'false', appConfig],
+    ['TRUST_PROXY', '10.0.0.1, example.com', appConfig],
+    ['TRUST_PROXY', '10.0.0.0/33', appConfig],
   ] as [string, string, () => unknown][])(
     'rejects %s=%s, naming the variable',
     (name, value, loader) => {
@@ -48,6 +52,13 @@ describe('config validation', () => {
       );
     },
   );
+
+  it('takes TRUST_PROXY as a hop count or proxy addresses', () => {
+    expect(withEnv({ TRUST_PROXY: '1' }, appConfig).trustProxy).toBe(1);
+    expect(
+      withEnv({ TRUST_PROXY: '10.0.0.1, 10.1.0.0/16,loopback' }, appConfig).trustProxy,
+    ).toEqual(['10.0.0.1', '10.1.0.0/16', 'loopback']);
+  });
 
   it('parses durations and retry schedules', () => {
     expect(

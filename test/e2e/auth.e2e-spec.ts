@@ -1,7 +1,33 @@
 import { createHash } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { anAccount, admin, as, createKey, TestAccount } from '../support/factories';
 import { expectError } from '../support/envelope';
 import { ADMIN_TOKEN, createTestApp, TestApp } from '../support/test-app';
+
+/**
+ * Sends the head of a POST announcing `contentLength` bytes and only `sent` of them, then waits for
+ * the answer's status line; the rest of the body is never sent.
+ */
+function postPartially(t: TestApp, path: string, contentLength: number, sent: number) {
+  const { port } = t.app.getHttpServer().address() as AddressInfo;
+  return new Promise<string>((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let answer = '';
+    socket.on('data', (chunk) => {
+      answer += chunk.toString('latin1');
+      if (answer.includes('\r\n\r\n')) {
+        socket.destroy();
+        resolve(answer);
+      }
+    });
+    socket.on('error', reject);
+    socket.write(
+      `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${contentLength}\r\n\r\n{"title":"${'x'.repeat(sent)}`,
+    );
+  });
+}
 
 describe('Authentication and authorisation', () => {
   let t: TestApp;
@@ -14,6 +40,16 @@ describe('Authentication and authorisation', () => {
   afterAll(() => t.close());
 
   describe('401 UNAUTHORIZED', () => {
+    it('before the body is read: a 5 MB body without a key is answered 401 after its first bytes', async () => {
+      const answer = await postPartially(t, '/v1/listings', 5 * 1024 * 1024, 1024);
+      expect(answer).toMatch(/^HTTP\/1\.1 401 /);
+    });
+
+    it('before a body under the limit is read, too', async () => {
+      const answer = await postPartially(t, '/v1/listings', 1024 * 1024, 1024);
+      expect(answer).toMatch(/^HTTP\/1\.1 401 /);
+    });
+
     it('without an Authorization header', async () => {
       expectError(await t.http().get('/v1/categories'), 401, 'UNAUTHORIZED');
     });

@@ -1,0 +1,21 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { NotFoundError, UnauthorizedError } from '../errors/domain-error';
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/** True when the Authorization header carries exactly the expected admin token. */
+export function isAdminToken(expected: string, authorization: string | undefined): boolean {
+  const given = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1] ?? '';
+  // Comparing digests keeps the comparison constant-time whatever the lengths.
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+/** Without ADMIN_TOKEN the admin API does not exist (404); with it, the token must match. */
+export function assertAdminToken(
+  expected: string | undefined,
+  authorization: string | undefined,
+): void {
+  if (!expected) throw new NotFoundError();
+  if (!isAdminToken(expected, authorization))
+    throw new UnauthorizedError('A valid admin token is required.');
+}
