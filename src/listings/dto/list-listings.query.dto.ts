@@ -1,6 +1,7 @@
 import { IsIn, IsISO8601, IsOptional, IsString, Length } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination/page-query.dto';
 import { LISTING_SORTS, LISTING_STATUSES, ListingSort, ListingStatus } from '../listing.constants';
+import { IsPlainText } from '../../common/http/plain-text.validator';
 
 export class ListListingsQueryDto extends PageQueryDto {
   /** only listings in this state; REMOVED listings are listed only when asked for */
@@ -15,6 +16,7 @@ export class ListListingsQueryDto extends PageQueryDto {
 
   /** exact match on your own id */
   @IsOptional()
+  @IsPlainText()
   @IsString()
   @Length(1, 128)
   externalId?: string;
