@@ -36,6 +36,8 @@ describe('config validation', () => {
     ['PORT', '70000', appConfig],
     ['PROCESS_ROLE', 'both', appConfig],
     ['DATABASE_URL', 'mysql://x', databaseConfig],
+    ['DB_STATEMENT_TIMEOUT', 'forever', databaseConfig],
+    ['DB_IDLE_IN_TRANSACTION_TIMEOUT', '0', databaseConfig],
     ['LISTING_VALIDITY', 'forever', listingsConfig],
     ['EXPIRY_SWEEP_EVERY', '-5s', listingsConfig],
     ['WEBHOOK_RETRY_SCHEDULE', '5m,30m', webhooksConfig],

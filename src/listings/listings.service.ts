@@ -177,6 +177,7 @@ export class ListingsService {
       status: query.status,
       externalId: query.externalId,
       updatedSince: query.updatedSince ? new Date(query.updatedSince) : undefined,
+      afterId: query.afterId,
       sort: query.sort ?? 'newest',
       limit: query.limit,
       offset: (query.page - 1) * query.limit,

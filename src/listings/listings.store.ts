@@ -65,6 +65,8 @@ export interface ListFilter {
   status?: ListingStatus;
   externalId?: string;
   updatedSince?: Date;
+  /** with updatedSince: only rows after (updatedSince, afterId) */
+  afterId?: string;
   sort: ListingSort;
   limit: number;
   offset: number;
@@ -312,9 +314,14 @@ export function pageStatement(scope: RecordScope, filter: ListFilter): PageState
     filterParams.push(filter.externalId);
     where.push(`l.external_id = $${filterParams.length}`);
   }
-  if (filter.updatedSince) {
+  if (filter.updatedSince && filter.afterId) {
+    // A row comparison, so the (updated_at, id) index serves it as one range.
+    filterParams.push(filter.updatedSince, filter.afterId);
+    const n = filterParams.length;
+    where.push(`(l.updated_at, l.id) > ($${n - 1}, $${n})`);
+  } else if (filter.updatedSince) {
     filterParams.push(filter.updatedSince);
-    where.push(`l.updated_at > $${filterParams.length}`);
+    where.push(`l.updated_at >= $${filterParams.length}`);
   }
   const generic = filter.externalId === undefined && filter.updatedSince === undefined;
   const filterSql = where.join(' AND ');

@@ -4,6 +4,7 @@ import { Usage1763790000000 } from './1763790000000-Usage';
 import { Webhooks1763795000000 } from './1763795000000-Webhooks';
 import { OutboxFanout1763800000000 } from './1763800000000-OutboxFanout';
 import { SqlFunctions1763805000000 } from './1763805000000-SqlFunctions';
+import { ListingUpdatedAtMilliseconds1763905000000 } from './1763905000000-ListingUpdatedAtMilliseconds';
 
 /** Listed explicitly so ts-node, Jest and the compiled build all load the same set. */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   Webhooks1763795000000,
   OutboxFanout1763800000000,
   SqlFunctions1763805000000,
+  ListingUpdatedAtMilliseconds1763905000000,
 ];
