@@ -3,16 +3,11 @@ import { ListingsModule } from '../listings/listings.module';
 import { ImageProcessor } from './image-processor';
 import { ImagesController } from './images.controller';
 import { ImagesService } from './images.service';
-import { LocalDiskStorage } from './storage/local-disk.storage';
-import { STORAGE_DRIVER } from './storage/storage-driver';
+import { StorageModule } from './storage/storage.module';
 
 @Module({
-  imports: [ListingsModule],
+  imports: [ListingsModule, StorageModule],
   controllers: [ImagesController],
-  providers: [
-    ImagesService,
-    ImageProcessor,
-    { provide: STORAGE_DRIVER, useClass: LocalDiskStorage },
-  ],
+  providers: [ImagesService, ImageProcessor],
 })
 export class ImagesModule {}

@@ -331,6 +331,66 @@ describe('Listing images', () => {
     });
   });
 
+  describe('files of images dropped from a gallery', () => {
+    /** A listing with one uploaded image; returns the listing and the file's /media path. */
+    async function withUpload(externalId?: string) {
+      const body = aListing().withImages(1);
+      if (externalId) body.withExternalId(externalId);
+      const l = (await live().post('/v1/listings').send(body.build()).expect(201)).body.data;
+      const res = await live()
+        .post(`/v1/listings/${l.id}/images`)
+        .attach('file', await png(), 'upload.png')
+        .expect(201);
+      const path = new URL(res.body.data.url).pathname;
+      await t.http().get(path).expect(200);
+      return { id: l.id as string, url: res.body.data.url as string, path };
+    }
+    const urlOnly = [{ url: 'https://img.example.com/only.jpg' }];
+
+    it('PATCH images: the dropped upload is no longer served', async () => {
+      const l = await withUpload();
+      await live().patch(`/v1/listings/${l.id}`).send({ images: urlOnly }).expect(200);
+      await t.http().get(l.path).expect(404);
+    });
+
+    it('PUT by external id: the dropped upload is no longer served', async () => {
+      const l = await withUpload('gallery-put-1');
+      await live()
+        .put('/v1/listings/by-external-id/gallery-put-1')
+        .send(aListing().withExternalId('gallery-put-1').with({ images: urlOnly }).build())
+        .expect(200);
+      await t.http().get(l.path).expect(404);
+    });
+
+    it('bulk update: the dropped upload is no longer served', async () => {
+      const l = await withUpload();
+      const res = await live()
+        .patch('/v1/listings/bulk')
+        .send({ items: [{ id: l.id, images: [] }] })
+        .expect(200);
+      expect(res.body.data.results[0].success).toBe(true);
+      await t.http().get(l.path).expect(404);
+    });
+
+    it('DELETE of the image: its file is no longer served', async () => {
+      const l = await withUpload();
+      const uploaded = (await gallery(l.id)).find((image) => image.url === l.url)!;
+      await live().delete(`/v1/listings/${l.id}/images/${uploaded.id}`).expect(200);
+      await t.http().get(l.path).expect(404);
+    });
+
+    it('an upload kept in the new gallery keeps its file, until it is dropped', async () => {
+      const l = await withUpload();
+      await live()
+        .patch(`/v1/listings/${l.id}`)
+        .send({ images: [...urlOnly, { url: l.url }] })
+        .expect(200);
+      await t.http().get(l.path).expect(200);
+      await live().patch(`/v1/listings/${l.id}`).send({ images: urlOnly }).expect(200);
+      await t.http().get(l.path).expect(404);
+    });
+  });
+
   describe('concurrency', () => {
     it('10 simultaneous adds end dense 0..9 without an error', async () => {
       const l = await newListing(0);
