@@ -1,6 +1,7 @@
 import { appConfig } from './app.config';
 import { databaseConfig } from './database.config';
 import { listingsConfig } from './listings.config';
+import { storageConfig } from './storage.config';
 import { webhooksConfig } from './webhooks.config';
 
 function withEnv<T>(env: Record<string, string>, fn: () => T): T {
@@ -43,6 +44,7 @@ describe('config validation', () => {
     ['WEBHOOK_RETRY_SCHEDULE', '5m,30m', webhooksConfig],
     ['WEBHOOK_ALLOW_HTTP', 'yes', webhooksConfig],
     ['TRUST_PROXY', 'true', appConfig],
+    ['IMAGE_DECODE_CONCURRENCY', '0', storageConfig],
     ['TRUST_PROXY', 'false', appConfig],
     ['TRUST_PROXY', '10.0.0.1, example.com', appConfig],
     ['TRUST_PROXY', '10.0.0.0/33', appConfig],

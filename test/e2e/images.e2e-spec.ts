@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { anAccount, as, TestAccount } from '../support/factories';
 import { expectError, fieldsOf } from '../support/envelope';
-import { gif, jpegWithGps, png, webp } from '../support/images';
+import { gif, jpegWithGps, pixelBomb, png, webp } from '../support/images';
 import { aListing } from '../support/listing-builder';
 import { createTestApp, TestApp } from '../support/test-app';
 
@@ -244,6 +244,22 @@ describe('Listing images', () => {
       expectError(res, 400, 'VALIDATION_ERROR');
       expect(fieldsOf(res)).toEqual(['file']);
       expect((await readdir(storageDir)).length).toBe(before);
+      expect(await gallery(l.id)).toEqual([]);
+    });
+
+    it('refuses an image over 40 megapixels before decoding it, with its own message', async () => {
+      const l = await newListing(0);
+      const bomb = await pixelBomb();
+      const multipart = await live()
+        .post(`/v1/listings/${l.id}/images`)
+        .attach('file', bomb, 'bomb.png');
+      expectError(multipart, 400, 'VALIDATION_ERROR');
+      expect(multipart.body.error.details).toEqual([
+        { field: 'file', message: 'The image is larger than 40 megapixels (10000×10000).' },
+      ]);
+      const base64 = await addUrl(l.id, { base64: bomb.toString('base64') });
+      expect(fieldsOf(base64)).toEqual(['base64']);
+      expect(base64.body.error.message).toContain('larger than 40 megapixels');
       expect(await gallery(l.id)).toEqual([]);
     });
 

@@ -18,3 +18,10 @@ export function jpegWithGps(width = 64, height = 32): Promise<Buffer> {
 export const png = (width = 20, height = 10) => canvas(width, height).png().toBuffer();
 export const webp = (width = 20, height = 10) => canvas(width, height).webp().toBuffer();
 export const gif = () => canvas(8, 8).gif().toBuffer();
+
+/**
+ * A decompression bomb: 10000×10000 pixels (100 megapixels, 300 MB decoded as RGB) of one grey,
+ * about 100 KB as a PNG.
+ */
+export const pixelBomb = () =>
+  canvas(10_000, 10_000).toColourspace('b-w').png({ compressionLevel: 9 }).toBuffer();
