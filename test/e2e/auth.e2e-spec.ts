@@ -22,6 +22,12 @@ function postPartially(t: TestApp, path: string, contentLength: number, sent: nu
       }
     });
     socket.on('error', reject);
+    // Without an answer the server is waiting for the rest of the body: fail, and free the socket
+    // so the app can close.
+    socket.setTimeout(10_000, () => {
+      socket.destroy();
+      reject(new Error(`no answer to ${path} before the body was complete`));
+    });
     socket.write(
       `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n` +
         `Content-Length: ${contentLength}\r\n\r\n{"title":"${'x'.repeat(sent)}`,
@@ -192,6 +198,21 @@ describe('Authentication and authorisation', () => {
       ]);
       expect(row.key_hash).toBe(createHash('sha256').update(key).digest('hex'));
       expect(JSON.stringify(row)).not.toContain(key);
+    });
+  });
+
+  describe('from a blocked address', () => {
+    let blocked: TestApp;
+
+    beforeAll(async () => {
+      blocked = await createTestApp({ env: { RATE_LIMIT_AUTH_FAILURES_PER_MIN: '1' } });
+      for (let i = 0; i < 2; i++) await blocked.http().get('/v1/me');
+    });
+    afterAll(() => blocked.close());
+
+    it('a body without a key is refused with 429 before it is read', async () => {
+      const answer = await postPartially(blocked, '/v1/listings', 1024 * 1024, 1024);
+      expect(answer).toMatch(/^HTTP\/1\.1 429 /);
     });
   });
 });
