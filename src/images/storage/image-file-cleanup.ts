@@ -22,7 +22,7 @@ export class ImageFileCleanup implements EntitySubscriberInterface {
   private readonly pending = new WeakMap<QueryRunner, string[]>();
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    @InjectDataSource() dataSource: DataSource,
     @Inject(STORAGE_DRIVER) private readonly storage: StorageDriver,
   ) {
     dataSource.subscribers.push(this);
@@ -43,8 +43,10 @@ export class ImageFileCleanup implements EntitySubscriberInterface {
     if (!keys) return;
     this.pending.delete(queryRunner);
     // The request's change is committed: a failure here is logged, never answered as an error.
+    // The check runs on the transaction's own connection, still held: waiting for another one
+    // from the pool while holding this could starve the pool under load.
     try {
-      const held: { storage_key: string }[] = await this.dataSource.query(
+      const held: { storage_key: string }[] = await queryRunner.query(
         'SELECT storage_key FROM listing_images WHERE storage_key = ANY($1)',
         [keys],
       );
