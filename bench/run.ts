@@ -5,6 +5,7 @@
  * bench/results/latest.json. BENCH_DURATION (seconds per run, default 8) and BENCH_ROUNDS
  * (alternating service/floor rounds, default 3) shorten or lengthen it; BENCH_WARMUP (seconds,
  * default 3) is the unrecorded warm-up of each side before a scenario's rounds.
+ * BENCH_ONLY=pixel-bombs runs that scenario alone (no seed, no other scenario).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ import { load, LoadOptions, LoadResult } from './lib/load';
 import { DEPLOYED_HEAP_FLAG, startNode, withPeakRss } from './lib/processes';
 import { BenchReceiver } from './lib/receiver';
 import { createAccount, LISTING_BODY, seedListings } from './lib/seed';
+import { pixelBomb } from '../test/support/images';
 
 const PG = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
 const DB = 'lsvc_bench';
@@ -179,6 +181,66 @@ async function benchWebhooks(receiver: BenchReceiver) {
   return { deliveriesPerSecond, soldP50Ms, soldP99Ms };
 }
 
+/** `count` GETs, `concurrency` at a time, each timed on its own; returns their p95 in ms. */
+async function getP95(key: string, path: string, count: number, concurrency: number) {
+  const latencies: number[] = [];
+  const worker = async () => {
+    while (latencies.length < count) {
+      const sentAt = performance.now();
+      const res = await fetch(`${base}${path}`, { headers: auth(key) });
+      await res.arrayBuffer();
+      latencies.push(performance.now() - sentAt);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return Number(percentile(latencies, 0.95).toFixed(1));
+}
+
+/**
+ * Pixel bombs: one account's GET p95 alone, then while another account fires waves of 8
+ * concurrent uploads of a 10000×10000 PNG, a wave a second (or as soon as the last one is
+ * answered, if later). What is measured is what decoding does to everyone else, not what more
+ * requests do: 8 uploads a second are few next to the GETs. Target: the p95 at most doubles.
+ */
+async function benchPixelBombs() {
+  const reader = await createAccount(base, ADMIN_TOKEN, 'Läsare AB');
+  const bomber = await createAccount(base, ADMIN_TOKEN, 'Bombare AB');
+  const own = await api(reader.key, 'POST', '/v1/listings', LISTING_BODY);
+  const target = await api(bomber.key, 'POST', '/v1/listings', LISTING_BODY);
+  const bomb = new Blob([await pixelBomb()], { type: 'image/png' });
+  const upload = async () => {
+    const form = new FormData();
+    form.append('file', bomb, 'bomb.png');
+    const res = await fetch(`${base}/v1/listings/${target.data.id}/images`, {
+      method: 'POST',
+      headers: auth(bomber.key),
+      body: form,
+    });
+    await res.arrayBuffer();
+  };
+  const path = `/v1/listings/${own.data.id}`;
+  await getP95(reader.key, path, 200, 4); // warm-up
+  const alone = await getP95(reader.key, path, 1_000, 4);
+  let bombing = true;
+  let waves = 0;
+  const bombs = (async () => {
+    while (bombing) {
+      const paced = new Promise((r) => setTimeout(r, 1_000));
+      await Promise.all(Array.from({ length: 8 }, upload));
+      waves++;
+      await paced;
+    }
+  })();
+  const underBombs = await getP95(reader.key, path, 1_000, 4);
+  bombing = false;
+  await bombs;
+  const ratio = Number((underBombs / Math.max(alone, 0.1)).toFixed(2));
+  console.log(
+    `GET /listings/:id p95 alone ${alone} ms, under waves of 8 concurrent pixel-bomb uploads ${underBombs} ms (${waves} waves): ratio ${ratio}`,
+  );
+  return { value: ratio, target: '≤ 2', met: ratio <= 2 };
+}
+
 async function main(): Promise<void> {
   await resetDatabase();
   const env = {
@@ -217,6 +279,10 @@ async function main(): Promise<void> {
   const receiver = await BenchReceiver.start();
   const rows: Row[] = [];
   try {
+    if (process.env.BENCH_ONLY === 'pixel-bombs') {
+      await benchPixelBombs();
+      return;
+    }
     console.log('Seeding: 100k listings in one account, 1k in another…');
     const big = await createAccount(base, ADMIN_TOKEN, 'Bilhallen Stor AB');
     const small = await createAccount(base, ADMIN_TOKEN, 'Bilhallen Liten AB');
@@ -333,6 +399,9 @@ async function main(): Promise<void> {
     console.log('\nWebhooks…');
     const webhooks = await benchWebhooks(receiver);
 
+    console.log('\nPixel bombs…');
+    const pixelBombs = await benchPixelBombs();
+
     console.log('\nExpiry: 100k listings due at once…');
     const expiring = await createAccount(base, ADMIN_TOKEN, 'Utgår AB');
     const started = Date.now();
@@ -381,6 +450,7 @@ async function main(): Promise<void> {
         met: expiryMs <= 60_000 && ev[0].events === 100_000,
       },
       apiPeakRssMb: { value: peakRssMb, target: '< 300', met: peakRssMb < 300 },
+      getP95UnderPixelBombs: pixelBombs,
       webhookDeliveriesPerSecond: {
         value: webhooks.deliveriesPerSecond,
         target: '≥ 500',

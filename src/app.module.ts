@@ -5,6 +5,7 @@ import { AccountsModule } from './accounts/accounts.module';
 import { AdminModule } from './admin/admin.module';
 import { BulkModule } from './bulk/bulk.module';
 import { ApiKeyGuard } from './common/auth/api-key.guard';
+import { AuthenticateMiddleware } from './common/auth/authenticate.middleware';
 import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
 import { EnvelopeInterceptor } from './common/http/envelope.interceptor';
 import { createValidationPipe } from './common/http/validation.pipe';
@@ -76,6 +77,7 @@ export class AppModule {
       ],
       providers: http
         ? [
+            AuthenticateMiddleware,
             { provide: APP_GUARD, useClass: ApiKeyGuard },
             // After ApiKeyGuard: global guards run in the order they are registered.
             { provide: APP_GUARD, useClass: RateLimitGuard },

@@ -11,6 +11,7 @@ import { QUEUE_DASHBOARD_ROUTE } from './queue-dashboard/queue-dashboard.module'
 import { ErrorCode } from './common/errors/error-code';
 import { errorEnvelope } from './common/http/envelope';
 import { Logger } from 'nestjs-pino';
+import { AuthenticateMiddleware } from './common/auth/authenticate.middleware';
 import { contentTypeMiddleware } from './common/http/content-type.middleware';
 import { jsonDepthMiddleware } from './common/http/json-depth.middleware';
 import { requestIdMiddleware } from './common/http/request-id';
@@ -23,8 +24,9 @@ export const IMAGE_JSON_BODY_LIMIT = '15mb';
 
 /**
  * HTTP wiring shared by main.ts and the tests, so both run exactly the same stack.
- * Order matters: the request id exists before anything can fail, and body parsing comes
- * after it so malformed JSON is answered in the envelope with that id.
+ * Order matters: the request id exists before anything can fail; authentication comes before
+ * body parsing, so an unauthenticated body is never read; malformed JSON is then answered in the
+ * envelope with that id.
  */
 export async function configureApp(app: NestExpressApplication): Promise<NestExpressApplication> {
   app.useLogger(app.get(Logger));
@@ -41,6 +43,7 @@ export async function configureApp(app: NestExpressApplication): Promise<NestExp
   if (config.get('metrics.onApiPort', { infer: true }))
     app.use('/metrics', metricsHandler(metrics));
   app.use(requestLogger());
+  app.use(`/${API_PREFIX}`, app.get(AuthenticateMiddleware).handle);
   app.use(contentTypeMiddleware);
   // An image sent as base64 is a third larger than its 10 MB; only that route takes such bodies.
   app.use(`/${API_PREFIX}/listings/:id/images`, json({ limit: IMAGE_JSON_BODY_LIMIT }));

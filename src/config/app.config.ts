@@ -1,16 +1,6 @@
 import { registerAs } from '@nestjs/config';
-import {
-  IsIn,
-  IsInt,
-  IsOptional,
-  IsString,
-  IsUrl,
-  Matches,
-  Max,
-  Min,
-  MinLength,
-} from 'class-validator';
-import { ToInt } from './config-transforms';
+import { IsIn, IsInt, IsOptional, IsString, IsUrl, Max, Min, MinLength } from 'class-validator';
+import { IsTrustProxy, parseTrustProxy, ToInt } from './config-transforms';
 import { validateConfig } from './validate-config';
 
 export const PROCESS_ROLES = ['api', 'worker', 'all'] as const;
@@ -27,15 +17,13 @@ class AppEnv {
   ADMIN_TOKEN?: string;
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) LOG_LEVEL: string = 'info';
   @ToInt() @IsInt() @Min(0) @Max(120_000) SHUTDOWN_DRAIN_MS: number = 3000;
-  /** Express `trust proxy`: hops (e.g. 1) or a list of proxy addresses; client address for the 401 guard */
-  @Matches(/^(false|true|\d{1,2}|[0-9a-fA-F.:/, ]+|loopback|linklocal|uniquelocal)$/, {
-    message: 'TRUST_PROXY must be false, a hop count, or proxy addresses',
-  })
-  TRUST_PROXY: string = 'false';
+  /** Express `trust proxy`: hops (e.g. 1) or proxy addresses; the client address the 401 guard counts */
+  @IsTrustProxy() TRUST_PROXY: string = '0';
 }
 
 export interface AppConfig {
-  trustProxy: boolean | number | string;
+  /** hop count, or the proxies' addresses and CIDRs */
+  trustProxy: number | string[];
   /** after SIGTERM: how long to keep serving while readiness says 503, before closing */
   shutdownDrainMs: number;
   port: number;
@@ -54,13 +42,6 @@ export const appConfig = registerAs('app', (): AppConfig => {
     adminToken: env.ADMIN_TOKEN || undefined,
     logLevel: env.LOG_LEVEL,
     shutdownDrainMs: env.SHUTDOWN_DRAIN_MS,
-    trustProxy:
-      env.TRUST_PROXY === 'true'
-        ? true
-        : env.TRUST_PROXY === 'false'
-          ? false
-          : /^\d+$/.test(env.TRUST_PROXY)
-            ? Number(env.TRUST_PROXY)
-            : env.TRUST_PROXY,
+    trustProxy: parseTrustProxy(env.TRUST_PROXY)!,
   };
 });

@@ -1,6 +1,7 @@
 import { Transform } from 'class-transformer';
 import { registerDecorator, ValidationOptions } from 'class-validator';
 import ms from 'ms';
+import { isIP } from 'node:net';
 
 /** Parses a duration such as `30d`, `90s` or `1500` (ms) into milliseconds; undefined when invalid. */
 export function parseDuration(value: string): number | undefined {
@@ -35,6 +36,46 @@ export function IsDuration(options?: ValidationOptions) {
       validator: {
         validate: (value: unknown) =>
           typeof value === 'string' && parseDuration(value) !== undefined,
+      },
+    });
+}
+
+/** Express's names for the private ranges, accepted among proxy addresses. */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.includes(entry)) return true;
+  const [address, bits, extra] = entry.split('/');
+  const version = isIP(address);
+  if (version === 0 || extra !== undefined) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (version === 4 ? 32 : 128);
+}
+
+/**
+ * Parses TRUST_PROXY: a hop count (`1`) or comma-separated proxy addresses and CIDRs
+ * (`10.0.0.1, 10.1.0.0/16`); undefined when invalid. Never `true`, which would let a client pick
+ * its own address with a forged X-Forwarded-For.
+ */
+export function parseTrustProxy(value: string): number | string[] | undefined {
+  if (/^\d{1,2}$/.test(value)) return Number(value);
+  const entries = value.split(',').map((entry) => entry.trim());
+  return entries.every(isProxyAddress) ? entries : undefined;
+}
+
+export function IsTrustProxy(options?: ValidationOptions) {
+  return (object: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isTrustProxy',
+      target: object.constructor,
+      propertyName,
+      options: {
+        message: `${propertyName} must be a hop count (e.g. 1) or comma-separated proxy addresses or CIDRs`,
+        ...options,
+      },
+      validator: {
+        validate: (value: unknown) =>
+          typeof value === 'string' && parseTrustProxy(value) !== undefined,
       },
     });
 }

@@ -38,6 +38,8 @@ describe('config validation', () => {
     ['PORT', '70000', appConfig],
     ['PROCESS_ROLE', 'both', appConfig],
     ['DATABASE_URL', 'mysql://x', databaseConfig],
+    ['DB_STATEMENT_TIMEOUT', 'forever', databaseConfig],
+    ['DB_IDLE_IN_TRANSACTION_TIMEOUT', '0', databaseConfig],
     ['LISTING_VALIDITY', 'forever', listingsConfig],
     ['EXPIRY_SWEEP_EVERY', '-5s', listingsConfig],
     ['WEBHOOK_RETRY_SCHEDULE', '5m,30m', webhooksConfig],
@@ -46,6 +48,11 @@ describe('config validation', () => {
     ['S3_ENDPOINT', 'ftp://minio:9000', storageConfig],
     ['METRICS_PORT', '70000', metricsConfig],
     ['METRICS_ON_API_PORT', 'yes', metricsConfig],
+    ['TRUST_PROXY', 'true', appConfig],
+    ['IMAGE_DECODE_CONCURRENCY', '0', storageConfig],
+    ['TRUST_PROXY', 'false', appConfig],
+    ['TRUST_PROXY', '10.0.0.1, example.com', appConfig],
+    ['TRUST_PROXY', '10.0.0.0/33', appConfig],
   ] as [string, string, () => unknown][])(
     'rejects %s=%s, naming the variable',
     (name, value, loader) => {
@@ -54,6 +61,13 @@ describe('config validation', () => {
       );
     },
   );
+
+  it('takes TRUST_PROXY as a hop count or proxy addresses', () => {
+    expect(withEnv({ TRUST_PROXY: '1' }, appConfig).trustProxy).toBe(1);
+    expect(
+      withEnv({ TRUST_PROXY: '10.0.0.1, 10.1.0.0/16,loopback' }, appConfig).trustProxy,
+    ).toEqual(['10.0.0.1', '10.1.0.0/16', 'loopback']);
+  });
 
   it('parses durations and retry schedules', () => {
     expect(

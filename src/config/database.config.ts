@@ -1,6 +1,6 @@
 import { registerAs } from '@nestjs/config';
 import { IsBoolean, IsInt, IsString, Matches, Max, Min } from 'class-validator';
-import { ToBool, ToInt } from './config-transforms';
+import { IsDuration, parseDuration, ToBool, ToInt } from './config-transforms';
 import { validateConfig } from './validate-config';
 
 class DatabaseEnv {
@@ -9,12 +9,29 @@ class DatabaseEnv {
   DATABASE_URL: string = 'postgres://postgres@127.0.0.1:5432/listings';
   @ToBool() @IsBoolean() DB_MIGRATE_ON_START: boolean = true;
   @ToInt() @IsInt() @Min(1) @Max(200) DB_POOL_SIZE: number = 10;
+  /** longest a statement may run before PostgreSQL cancels it */
+  @IsDuration() DB_STATEMENT_TIMEOUT: string = '30s';
+  /** longest a transaction may sit idle (its client stalled) before PostgreSQL ends the session */
+  @IsDuration() DB_IDLE_IN_TRANSACTION_TIMEOUT: string = '30s';
 }
 
 export interface DatabaseConfig {
   url: string;
   migrateOnStart: boolean;
   poolSize: number;
+  statementTimeoutMs: number;
+  idleInTransactionTimeoutMs: number;
+}
+
+/**
+ * Session limits for every pooled connection (TypeORM's and the read pool), sent at connection
+ * start-up: no statement or stalled transaction holds locks and a connection indefinitely.
+ */
+export function sessionTimeouts(config: DatabaseConfig) {
+  return {
+    statement_timeout: config.statementTimeoutMs,
+    idle_in_transaction_session_timeout: config.idleInTransactionTimeoutMs,
+  };
 }
 
 export const databaseConfig = registerAs('database', (): DatabaseConfig => {
@@ -23,5 +40,7 @@ export const databaseConfig = registerAs('database', (): DatabaseConfig => {
     url: env.DATABASE_URL,
     migrateOnStart: env.DB_MIGRATE_ON_START,
     poolSize: env.DB_POOL_SIZE,
+    statementTimeoutMs: parseDuration(env.DB_STATEMENT_TIMEOUT)!,
+    idleInTransactionTimeoutMs: parseDuration(env.DB_IDLE_IN_TRANSACTION_TIMEOUT)!,
   };
 });

@@ -2,14 +2,17 @@ import { registerAs } from '@nestjs/config';
 import {
   IsBoolean,
   IsIn,
+  IsInt,
   IsOptional,
   IsString,
   IsUrl,
+  Max,
+  Min,
   MinLength,
   ValidateIf,
 } from 'class-validator';
 import { resolve } from 'node:path';
-import { ToBool } from './config-transforms';
+import { ToBool, ToInt } from './config-transforms';
 import { validateConfig } from './validate-config';
 
 export const STORAGE_DRIVERS = ['local', 's3'] as const;
@@ -36,6 +39,8 @@ class StorageEnv {
   @IsOptional() @IsString() AWS_SESSION_TOKEN?: string;
   /** where the bucket is public (a CDN): /media/<key> redirects there instead of streaming */
   @IsOptional() @IsUrl(HTTP_URL) MEDIA_PUBLIC_BASE_URL?: string;
+  /** uploads decoded and re-encoded at once per process; the others wait their turn */
+  @ToInt() @IsInt() @Min(1) @Max(64) IMAGE_DECODE_CONCURRENCY: number = 2;
 }
 
 export interface S3Config {
@@ -53,6 +58,7 @@ export interface StorageConfig {
   /** set when driver is s3 */
   s3: S3Config | undefined;
   mediaPublicBaseUrl: string | undefined;
+  decodeConcurrency: number;
 }
 
 export const storageConfig = registerAs('storage', (): StorageConfig => {
@@ -78,5 +84,6 @@ export const storageConfig = registerAs('storage', (): StorageConfig => {
           }
         : undefined,
     mediaPublicBaseUrl: env.MEDIA_PUBLIC_BASE_URL?.replace(/\/+$/, ''),
+    decodeConcurrency: env.IMAGE_DECODE_CONCURRENCY,
   };
 });

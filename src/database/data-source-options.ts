@@ -1,5 +1,5 @@
 import type { DataSourceOptions } from 'typeorm';
-import type { DatabaseConfig } from '../config/database.config';
+import { DatabaseConfig, sessionTimeouts } from '../config/database.config';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 
@@ -11,6 +11,10 @@ export function dataSourceOptions(config: DatabaseConfig): DataSourceOptions {
     migrations: MIGRATIONS,
     migrationsTransactionMode: 'each',
     synchronize: false,
-    extra: { max: config.poolSize, application_name: 'listings-service' },
+    extra: {
+      max: config.poolSize,
+      application_name: 'listings-service',
+      ...sessionTimeouts(config),
+    },
   };
 }

@@ -6,6 +6,7 @@ import { CustomTypesConfig, Pool, types } from 'pg';
 import { EntityManager, QueryFailedError } from 'typeorm';
 import type { AllConfig } from '../config';
 import { poolUsage, PoolUsage } from './pool-usage';
+import { sessionTimeouts } from '../config/database.config';
 import { parseTimestamptz } from './timestamptz-parser';
 
 /**
@@ -66,6 +67,7 @@ export class PreparedReads implements OnApplicationShutdown {
       connectionString: database.url,
       max: database.poolSize,
       application_name: 'listings-service-reads',
+      ...sessionTimeouts(database),
       // Set on each new connection before its first read; if that fails, so does the read, and
       // the connection is dropped. (Startup `options` would replace any the URL or PGOPTIONS set.)
       onConnect: (client) => client.query(READ_SESSION_SETTINGS),

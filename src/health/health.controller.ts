@@ -1,7 +1,16 @@
-import { Controller, Get, Inject, Req, Res, ServiceUnavailableException } from '@nestjs/common';
+import {
+  Controller,
+  Get,
+  Inject,
+  Logger,
+  Req,
+  Res,
+  ServiceUnavailableException,
+} from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import {
   HealthCheckService,
+  HealthIndicatorResult,
   HealthIndicatorService,
   TypeOrmHealthIndicator,
 } from '@nestjs/terminus';
@@ -21,14 +30,21 @@ interface IndicatorDetails {
   [name: string]: { status: string; message?: string };
 }
 
+/** What readiness says of a dependency it cannot reach; the driver's own words go to the log. */
+const UNREACHABLE = 'unreachable';
+
 /**
  * Liveness says the process answers; readiness says it can do its work. Without Redis the API
  * still serves (limits fail open, events wait in the outbox), so Redis only degrades readiness.
+ * The answer is public: it names the failing check, never the driver's error text (addresses,
+ * database and user names), which is logged instead.
  */
 @ApiTags('health')
 @Public()
 @Controller('health')
 export class HealthController {
+  private readonly logger = new Logger('Readiness');
+
   constructor(
     private readonly health: HealthCheckService,
     private readonly database: TypeOrmHealthIndicator,
@@ -49,7 +65,7 @@ export class HealthController {
     try {
       const result = await this.health.check([
         () => this.checkShutdown(),
-        () => this.database.pingCheck('database', { timeout: DATABASE_PING_TIMEOUT_MS }),
+        () => this.checkDatabase(),
         () => this.checkReads(),
         () => this.checkRedis(),
       ]);
@@ -73,6 +89,14 @@ export class HealthController {
     return this.drain.isDraining ? session.down({ message: 'shutting down' }) : session.up();
   }
 
+  private async checkDatabase(): Promise<HealthIndicatorResult> {
+    const result = await this.database.pingCheck('database', { timeout: DATABASE_PING_TIMEOUT_MS });
+    const { status, message } = result.database as { status: string; message?: string };
+    if (status === 'up') return result;
+    this.logFailure('database', message);
+    return this.indicators.check('database').down({ message: UNREACHABLE });
+  }
+
   /** The read pool connects on its own, with its own session settings: probed on its own too. */
   private async checkReads() {
     const session = this.indicators.check('reads');
@@ -80,7 +104,8 @@ export class HealthController {
       await this.reads.ping(DATABASE_PING_TIMEOUT_MS);
       return session.up();
     } catch (error) {
-      return session.down({ message: (error as Error).message });
+      this.logFailure('reads', (error as Error).message);
+      return session.down({ message: UNREACHABLE });
     }
   }
 
@@ -90,7 +115,12 @@ export class HealthController {
       await this.redis.ping();
       return session.up();
     } catch (error) {
-      return session.degraded({ message: `unreachable: ${(error as Error).message}` });
+      this.logFailure('redis', (error as Error).message);
+      return session.degraded({ message: UNREACHABLE });
     }
+  }
+
+  private logFailure(check: string, reason: string | undefined): void {
+    this.logger.warn({ check, reason }, 'Readiness check failed');
   }
 }

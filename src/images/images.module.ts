@@ -4,12 +4,12 @@ import { ImageProcessor } from './image-processor';
 import { ImagesController } from './images.controller';
 import { ImagesService } from './images.service';
 import { MEDIA_ROUTE, STORAGE_DRIVER, StorageDriver } from './storage/storage-driver';
-import { storageDriverProvider } from './storage/storage-driver.provider';
+import { StorageModule } from './storage/storage.module';
 
 @Module({
-  imports: [ListingsModule],
+  imports: [ListingsModule, StorageModule],
   controllers: [ImagesController],
-  providers: [ImagesService, ImageProcessor, storageDriverProvider],
+  providers: [ImagesService, ImageProcessor],
 })
 export class ImagesModule implements NestModule {
   constructor(@Inject(STORAGE_DRIVER) private readonly storage: StorageDriver) {}

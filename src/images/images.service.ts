@@ -9,6 +9,7 @@ import { ListingsService } from '../listings/listings.service';
 import type { GalleryResponse } from './dto/image.response';
 import { MAX_IMAGES, resolveInsertPosition } from './gallery-order';
 import { ImageProcessor } from './image-processor';
+import { ImageFileCleanup } from './storage/image-file-cleanup';
 import { STORAGE_DRIVER, StorageDriver } from './storage/storage-driver';
 import type { ImageSource } from './upload-source';
 
@@ -27,6 +28,7 @@ export class ImagesService {
     private readonly listings: ListingsService,
     private readonly processor: ImageProcessor,
     @Inject(STORAGE_DRIVER) private readonly storage: StorageDriver,
+    private readonly imageFiles: ImageFileCleanup,
   ) {}
 
   async add(
@@ -73,8 +75,7 @@ export class ImagesService {
   }
 
   async remove(scope: RecordScope, listingId: string, imageId: string): Promise<GalleryResponse> {
-    let storageKey: string | null = null;
-    const gallery = await this.dataSource.transaction(async (em) => {
+    return this.dataSource.transaction(async (em) => {
       const listing = await this.listings.lockEditable(em, scope, listingId, EDIT_ACTION);
       const removed = listing.images.find((image) => image.id === imageId);
       if (!removed) throw new NotFoundError('Image');
@@ -82,7 +83,7 @@ export class ImagesService {
         'DELETE FROM listing_images WHERE id = $1 RETURNING storage_key',
         [imageId],
       );
-      storageKey = row.storage_key;
+      if (row.storage_key) this.imageFiles.deleteAfterCommit(em, [row.storage_key]);
       await em.query(
         'UPDATE listing_images SET position = position - 1 WHERE listing_id = $1 AND position > $2',
         [listingId, removed.order],
@@ -90,8 +91,6 @@ export class ImagesService {
       await this.listings.touch(em, scope, listing, ['images']);
       return this.gallery(em, listingId);
     });
-    if (storageKey) await this.discard(storageKey);
-    return gallery;
   }
 
   /** The list must name every image of the listing exactly once; it becomes the new order. */

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
+import { StorageModule } from '../images/storage/storage.module';
 import { ReferenceModule } from '../reference/reference.module';
 import { ListingCountsService } from './listing-counts.service';
 import { ListingValidator } from './listing-validator';
@@ -8,7 +9,7 @@ import { ListingsService } from './listings.service';
 import { ListingsStore } from './listings.store';
 
 @Module({
-  imports: [ReferenceModule, IdempotencyModule],
+  imports: [ReferenceModule, IdempotencyModule, StorageModule],
   controllers: [ListingsController],
   providers: [ListingsService, ListingsStore, ListingCountsService, ListingValidator],
   exports: [ListingsService, ListingCountsService],

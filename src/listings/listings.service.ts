@@ -18,6 +18,7 @@ import { OutboxService } from '../events/outbox.service';
 import { requestFingerprint } from '../idempotency/fingerprint';
 import { IdempotencyService, IdempotentOutcome } from '../idempotency/idempotency.service';
 import { orderPayloadImages } from '../images/gallery-order';
+import { ImageFileCleanup } from '../images/storage/image-file-cleanup';
 import type { CreateListingDto } from './dto/create-listing.dto';
 import { EXTERNAL_ID_PATTERN } from './dto/create-listing.dto';
 import type { ListListingsQueryDto } from './dto/list-listings.query.dto';
@@ -47,6 +48,7 @@ export class ListingsService {
     private readonly validator: ListingValidator,
     private readonly outbox: OutboxService,
     private readonly idempotency: IdempotencyService,
+    private readonly imageFiles: ImageFileCleanup,
     config: ConfigService<AllConfig, true>,
   ) {
     this.validityMs = config.get('listings.validityMs', { infer: true });
@@ -177,6 +179,7 @@ export class ListingsService {
       status: query.status,
       externalId: query.externalId,
       updatedSince: query.updatedSince ? new Date(query.updatedSince) : undefined,
+      afterId: query.afterId,
       sort: query.sort ?? 'newest',
       limit: query.limit,
       offset: (query.page - 1) * query.limit,
@@ -412,12 +415,13 @@ export class ListingsService {
     // A refusal here leaves the caller's transaction (or bulk item savepoint) to roll back.
     let row: ListingRow;
     try {
-      row = {
-        ...(await this.store.updateContent(em, current.id, changes)),
-        images: imagesChanged
-          ? await this.store.replaceImages(em, current.id, images!)
-          : current.images,
-      };
+      const updated = await this.store.updateContent(em, current.id, changes);
+      row = { ...updated, images: current.images };
+      if (imagesChanged) {
+        const { gallery, droppedKeys } = await this.store.replaceImages(em, current.id, images!);
+        row.images = gallery;
+        this.imageFiles.deleteAfterCommit(em, droppedKeys);
+      }
     } catch (error) {
       if (isUniqueViolation(error, EXTERNAL_ID_CONSTRAINT))
         throw new ExternalIdTakenError(next.externalId!);

@@ -65,6 +65,8 @@ export interface ListFilter {
   status?: ListingStatus;
   externalId?: string;
   updatedSince?: Date;
+  /** with updatedSince: only rows after (updatedSince, afterId) */
+  afterId?: string;
   sort: ListingSort;
   limit: number;
   offset: number;
@@ -133,21 +135,33 @@ export class ListingsStore {
     return withIds.map((listing) => byId.get(listing.id)!);
   }
 
-  /** Replaces the whole gallery with `images`, in that order; returns it. */
+  /**
+   * Replaces the whole gallery with `images`, in that order; returns it, and the storage keys of
+   * uploaded files no longer in it. An upload whose URL stays in the gallery keeps its file.
+   */
   async replaceImages(
     em: EntityManager,
     listingId: string,
     images: { url: string }[],
-  ): Promise<ListingRow['images']> {
-    await em.query('DELETE FROM listing_images WHERE listing_id = $1', [listingId]);
-    if (images.length === 0) return [];
-    const gallery: ListingRow['images'] = await em.query(
-      `INSERT INTO listing_images (listing_id, url, position)
-       SELECT $1, url, position - 1 FROM unnest($2::text[]) WITH ORDINALITY AS u(url, position)
-       RETURNING id, url, position AS "order"`,
-      [listingId, images.map((image) => image.url)],
+  ): Promise<{ gallery: ListingRow['images']; droppedKeys: string[] }> {
+    const [previous]: [{ url: string; storage_key: string | null }[]] = await em.query(
+      'DELETE FROM listing_images WHERE listing_id = $1 RETURNING url, storage_key',
+      [listingId],
     );
-    return gallery.sort((a, b) => a.order - b.order);
+    const keyOf = new Map(
+      previous.filter((image) => image.storage_key).map((image) => [image.url, image.storage_key]),
+    );
+    const urls = images.map((image) => image.url);
+    const droppedKeys = [...keyOf].filter(([url]) => !urls.includes(url)).map(([, key]) => key!);
+    if (images.length === 0) return { gallery: [], droppedKeys };
+    const gallery: ListingRow['images'] = await em.query(
+      `INSERT INTO listing_images (listing_id, url, storage_key, position)
+       SELECT $1, url, key, position - 1
+       FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS u(url, key, position)
+       RETURNING id, url, position AS "order"`,
+      [listingId, urls, urls.map((url) => keyOf.get(url) ?? null)],
+    );
+    return { gallery: gallery.sort((a, b) => a.order - b.order), droppedKeys };
   }
 
   /** With `lock`, the row stays locked for the rest of the transaction: concurrent edits take turns. */
@@ -312,9 +326,14 @@ export function pageStatement(scope: RecordScope, filter: ListFilter): PageState
     filterParams.push(filter.externalId);
     where.push(`l.external_id = $${filterParams.length}`);
   }
-  if (filter.updatedSince) {
+  if (filter.updatedSince && filter.afterId) {
+    // A row comparison, so the (updated_at, id) index serves it as one range.
+    filterParams.push(filter.updatedSince, filter.afterId);
+    const n = filterParams.length;
+    where.push(`(l.updated_at, l.id) > ($${n - 1}, $${n})`);
+  } else if (filter.updatedSince) {
     filterParams.push(filter.updatedSince);
-    where.push(`l.updated_at > $${filterParams.length}`);
+    where.push(`l.updated_at >= $${filterParams.length}`);
   }
   const generic = filter.externalId === undefined && filter.updatedSince === undefined;
   const filterSql = where.join(' AND ');

@@ -1,9 +1,11 @@
 import type { ConfigService } from '@nestjs/config';
 import type { NextFunction, Request, Response } from 'express';
-import { isAdminToken } from '../admin/admin-token.guard';
+import { tokenMatches } from '../common/auth/admin-token';
+import { RateLimitedError } from '../common/errors/domain-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { errorEnvelope } from '../common/http/envelope';
 import type { AllConfig } from '../config';
+import type { AuthFailureLimiter } from '../rate-limit/auth-failure.limiter';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 const BASIC = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i;
@@ -12,19 +14,33 @@ const BASIC = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i;
  * The admin token, from a script as `Authorization: Bearer <token>`, or from a browser, which
  * cannot send a Bearer header, as the password of HTTP basic auth (any user name). A refusal
  * asks the browser for those credentials. Without ADMIN_TOKEN the dashboard does not exist.
+ * Wrong tokens count toward the per-address failure limit, as on the admin API, so the token
+ * cannot be guessed here either.
  */
-export function dashboardAuth(config: ConfigService<AllConfig, true>) {
-  return (req: Request, res: Response, next: NextFunction): void => {
+export function dashboardAuth(
+  config: ConfigService<AllConfig, true>,
+  authFailures: AuthFailureLimiter,
+) {
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const expected = config.get('app.adminToken', { infer: true });
     if (!expected) {
       res.status(404).json(errorEnvelope(req, ErrorCode.NOT_FOUND, 'Resource not found.'));
       return;
     }
     const given = presentedToken(req.headers.authorization ?? '');
-    if (given !== undefined && isAdminToken(given, expected)) {
+    if (given !== undefined && tokenMatches(given, expected)) {
       next();
       return;
     }
+    try {
+      authFailures.assertNotBlocked(req.ip);
+    } catch (error) {
+      if (!(error instanceof RateLimitedError)) throw error;
+      res.setHeader('Retry-After', String(error.retryAfterSeconds));
+      res.status(429).json(errorEnvelope(req, ErrorCode.RATE_LIMITED, error.message));
+      return;
+    }
+    await authFailures.recordFailure(req.ip);
     res.setHeader('WWW-Authenticate', 'Basic realm="queue dashboard", charset="UTF-8"');
     res
       .status(401)

@@ -4,6 +4,8 @@ import { BullBoardModule } from '@bull-board/nestjs';
 import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { AllConfig } from '../config';
+import { AuthFailureLimiter } from '../rate-limit/auth-failure.limiter';
+import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { WebhookQueuesModule } from '../webhooks/webhook-queues.module';
 import { DELIVERY_QUEUE, FANOUT_QUEUE } from '../webhooks/webhook-queues';
 import { dashboardAuth } from './dashboard-auth.middleware';
@@ -20,11 +22,12 @@ export const QUEUE_DASHBOARD_ROUTE = 'admin/queues';
   imports: [
     WebhookQueuesModule,
     BullBoardModule.forRootAsync({
-      inject: [ConfigService],
-      useFactory: (config: ConfigService<AllConfig, true>) => ({
+      imports: [RateLimitModule],
+      inject: [ConfigService, AuthFailureLimiter],
+      useFactory: (config: ConfigService<AllConfig, true>, authFailures: AuthFailureLimiter) => ({
         route: `/${QUEUE_DASHBOARD_ROUTE}`,
         adapter: ExpressAdapter,
-        middleware: dashboardAuth(config),
+        middleware: dashboardAuth(config, authFailures),
         boardOptions: { uiConfig: { boardTitle: 'Listings queues' } },
       }),
     }),

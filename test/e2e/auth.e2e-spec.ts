@@ -1,7 +1,39 @@
 import { createHash } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { anAccount, admin, as, createKey, TestAccount } from '../support/factories';
 import { expectError } from '../support/envelope';
 import { ADMIN_TOKEN, createTestApp, TestApp } from '../support/test-app';
+
+/**
+ * Sends the head of a POST announcing `contentLength` bytes and only `sent` of them, then waits for
+ * the answer's status line; the rest of the body is never sent.
+ */
+function postPartially(t: TestApp, path: string, contentLength: number, sent: number) {
+  const { port } = t.app.getHttpServer().address() as AddressInfo;
+  return new Promise<string>((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let answer = '';
+    socket.on('data', (chunk) => {
+      answer += chunk.toString('latin1');
+      if (answer.includes('\r\n\r\n')) {
+        socket.destroy();
+        resolve(answer);
+      }
+    });
+    socket.on('error', reject);
+    // Without an answer the server is waiting for the rest of the body: fail, and free the socket
+    // so the app can close.
+    socket.setTimeout(10_000, () => {
+      socket.destroy();
+      reject(new Error(`no answer to ${path} before the body was complete`));
+    });
+    socket.write(
+      `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${contentLength}\r\n\r\n{"title":"${'x'.repeat(sent)}`,
+    );
+  });
+}
 
 describe('Authentication and authorisation', () => {
   let t: TestApp;
@@ -14,6 +46,16 @@ describe('Authentication and authorisation', () => {
   afterAll(() => t.close());
 
   describe('401 UNAUTHORIZED', () => {
+    it('before the body is read: a 5 MB body without a key is answered 401 after its first bytes', async () => {
+      const answer = await postPartially(t, '/v1/listings', 5 * 1024 * 1024, 1024);
+      expect(answer).toMatch(/^HTTP\/1\.1 401 /);
+    });
+
+    it('before a body under the limit is read, too', async () => {
+      const answer = await postPartially(t, '/v1/listings', 1024 * 1024, 1024);
+      expect(answer).toMatch(/^HTTP\/1\.1 401 /);
+    });
+
     it('without an Authorization header', async () => {
       expectError(await t.http().get('/v1/categories'), 401, 'UNAUTHORIZED');
     });
@@ -156,6 +198,21 @@ describe('Authentication and authorisation', () => {
       ]);
       expect(row.key_hash).toBe(createHash('sha256').update(key).digest('hex'));
       expect(JSON.stringify(row)).not.toContain(key);
+    });
+  });
+
+  describe('from a blocked address', () => {
+    let blocked: TestApp;
+
+    beforeAll(async () => {
+      blocked = await createTestApp({ env: { RATE_LIMIT_AUTH_FAILURES_PER_MIN: '1' } });
+      for (let i = 0; i < 2; i++) await blocked.http().get('/v1/me');
+    });
+    afterAll(() => blocked.close());
+
+    it('a body without a key is refused with 429 before it is read', async () => {
+      const answer = await postPartially(blocked, '/v1/listings', 1024 * 1024, 1024);
+      expect(answer).toMatch(/^HTTP\/1\.1 429 /);
     });
   });
 });

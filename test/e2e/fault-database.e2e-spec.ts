@@ -52,13 +52,15 @@ describe('[fault] database connections', () => {
       const down = await t.http().get('/health/ready');
       expect(down.status).toBe(503);
       expect(down.body).toMatchObject({ success: false, error: { code: 'SERVER_ERROR' } });
-      // Both pools are probed: TypeORM's, and the read pool with its own connections.
+      // Both pools are probed: TypeORM's, and the read pool with its own connections. The public
+      // answer names them, never the driver's text (which names the database, its host, the user).
       expect(down.body.error.details).toEqual(
         expect.arrayContaining([
-          expect.objectContaining({ field: 'database' }),
-          expect.objectContaining({ field: 'reads' }),
+          { field: 'database', message: 'unreachable' },
+          { field: 'reads', message: 'unreachable' },
         ]),
       );
+      expect(JSON.stringify(down.body)).not.toContain(t.databaseName);
       await t.http().get('/health/live').expect(200);
     } finally {
       await withAdminClient((c) =>

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { anAccount, as, TestAccount } from '../support/factories';
 import { expectError, fieldsOf } from '../support/envelope';
-import { gif, jpegWithGps, png, rawBytes, webp } from '../support/images';
+import { gif, jpegWithGps, pixelBomb, png, rawBytes, webp } from '../support/images';
 import { aListing } from '../support/listing-builder';
 import { createTestApp, TestApp } from '../support/test-app';
 
@@ -238,6 +238,22 @@ describe('Listing images', () => {
       expect(await gallery(l.id)).toEqual([]);
     });
 
+    it('refuses an image over 40 megapixels before decoding it, with its own message', async () => {
+      const l = await newListing(0);
+      const bomb = await pixelBomb();
+      const multipart = await live()
+        .post(`/v1/listings/${l.id}/images`)
+        .attach('file', bomb, 'bomb.png');
+      expectError(multipart, 400, 'VALIDATION_ERROR');
+      expect(multipart.body.error.details).toEqual([
+        { field: 'file', message: 'The image is larger than 40 megapixels (10000×10000).' },
+      ]);
+      const base64 = await addUrl(l.id, { base64: bomb.toString('base64') });
+      expect(fieldsOf(base64)).toEqual(['base64']);
+      expect(base64.body.error.message).toContain('larger than 40 megapixels');
+      expect(await gallery(l.id)).toEqual([]);
+    });
+
     it('refuses bad base64 and a body with two sources', async () => {
       const l = await newListing(0);
       expect(fieldsOf(await addUrl(l.id, { base64: 'not base64 at all!' }))).toEqual(['base64']);
@@ -319,6 +335,66 @@ describe('Listing images', () => {
       expect(events[1].data.changedFields).toEqual(['images']);
       const after = (await live().get(`/v1/listings/${l.id}`)).body.data;
       expect(after.updatedAt).toBe(events[1].data.updatedAt);
+    });
+  });
+
+  describe('files of images dropped from a gallery', () => {
+    /** A listing with one uploaded image; returns the listing and the file's /media path. */
+    async function withUpload(externalId?: string) {
+      const body = aListing().withImages(1);
+      if (externalId) body.withExternalId(externalId);
+      const l = (await live().post('/v1/listings').send(body.build()).expect(201)).body.data;
+      const res = await live()
+        .post(`/v1/listings/${l.id}/images`)
+        .attach('file', await png(), 'upload.png')
+        .expect(201);
+      const path = new URL(res.body.data.url).pathname;
+      await t.http().get(path).expect(200);
+      return { id: l.id as string, url: res.body.data.url as string, path };
+    }
+    const urlOnly = [{ url: 'https://img.example.com/only.jpg' }];
+
+    it('PATCH images: the dropped upload is no longer served', async () => {
+      const l = await withUpload();
+      await live().patch(`/v1/listings/${l.id}`).send({ images: urlOnly }).expect(200);
+      await t.http().get(l.path).expect(404);
+    });
+
+    it('PUT by external id: the dropped upload is no longer served', async () => {
+      const l = await withUpload('gallery-put-1');
+      await live()
+        .put('/v1/listings/by-external-id/gallery-put-1')
+        .send(aListing().withExternalId('gallery-put-1').with({ images: urlOnly }).build())
+        .expect(200);
+      await t.http().get(l.path).expect(404);
+    });
+
+    it('bulk update: the dropped upload is no longer served', async () => {
+      const l = await withUpload();
+      const res = await live()
+        .patch('/v1/listings/bulk')
+        .send({ items: [{ id: l.id, images: [] }] })
+        .expect(200);
+      expect(res.body.data.results[0].success).toBe(true);
+      await t.http().get(l.path).expect(404);
+    });
+
+    it('DELETE of the image: its file is no longer served', async () => {
+      const l = await withUpload();
+      const uploaded = (await gallery(l.id)).find((image) => image.url === l.url)!;
+      await live().delete(`/v1/listings/${l.id}/images/${uploaded.id}`).expect(200);
+      await t.http().get(l.path).expect(404);
+    });
+
+    it('an upload kept in the new gallery keeps its file, until it is dropped', async () => {
+      const l = await withUpload();
+      await live()
+        .patch(`/v1/listings/${l.id}`)
+        .send({ images: [...urlOnly, { url: l.url }] })
+        .expect(200);
+      await t.http().get(l.path).expect(200);
+      await live().patch(`/v1/listings/${l.id}`).send({ images: urlOnly }).expect(200);
+      await t.http().get(l.path).expect(404);
     });
   });
 

@@ -112,11 +112,44 @@ describe('Generic plans of list pages', () => {
       });
   });
 
+  it('both pools’ sessions are bounded: statement and idle-in-transaction time-outs, 30 s by default', async () => {
+    const text = `SELECT current_setting('statement_timeout') AS statement,
+      current_setting('idle_in_transaction_session_timeout') AS idle`;
+    const [read] = await t.app.get(PreparedReads).query(t.dataSource.manager, text, []);
+    const [write] = await t.dataSource.query(text);
+    for (const session of [read, write]) expect(session).toEqual({ statement: '30s', idle: '30s' });
+  });
+
   it('pages with an externalId or updatedSince filter are planned per call', () => {
     const scope = { accountId: seller.id, livemode: true };
     const base = { sort: 'newest' as const, limit: 20, offset: 0 };
     expect(pageStatement(scope, { ...base, externalId: 'x' }).generic).toBe(false);
     expect(pageStatement(scope, { ...base, updatedSince: new Date() }).generic).toBe(false);
+  });
+
+  it('an updatedSince page continued with afterId is a range of the (updated_at, id) index, unsorted', async () => {
+    const [row] = await t.dataSource.query(
+      `SELECT updated_at, id FROM listings WHERE account_id = $1 ORDER BY updated_at, id OFFSET 100 LIMIT 1`,
+      [seller.id],
+    );
+    for (const afterId of [undefined, row.id]) {
+      const statement = pageStatement(
+        { accountId: seller.id, livemode: true },
+        { sort: 'newest', updatedSince: row.updated_at, afterId, limit: 20, offset: 0 },
+      );
+      const [{ 'QUERY PLAN': plan }] = await t.dataSource.query(
+        `EXPLAIN (FORMAT JSON) ${statement.text}`,
+        statement.params,
+      );
+      const nodes = nodesOf(plan[0].Plan as PlanNode);
+      // The page is read in index order; the total (a count, per call) may scan as it likes.
+      expect(nodes.filter((n) => n['Node Type'] === 'Sort')).toEqual([]);
+      const limit = nodes.find((n) => n['Node Type'] === 'Limit')!;
+      const pageScans = nodesOf(limit).filter((n) => n['Relation Name'] === 'listings');
+      expect(pageScans.map((n) => [n['Node Type'], n['Index Name']])).toEqual([
+        ['Index Scan', 'listings_updated_idx'],
+      ]);
+    }
   });
 
   it('serves the rare state of a large account, and its total, through HTTP', async () => {

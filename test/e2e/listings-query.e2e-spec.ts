@@ -191,6 +191,60 @@ describe('GET /v1/listings', () => {
     expect(res.body.pagination.total).toBe(2);
   });
 
+  describe('incremental sync over a burst sharing one updatedAt (a 50-item bulk)', () => {
+    let burst: TestAccount;
+    let updatedAt: string;
+    const sync = (query: string) => as(t, burst.liveKey).get(`/v1/listings?${query}`).expect(200);
+
+    beforeAll(async () => {
+      burst = await anAccount(t).build();
+      const items = Array.from({ length: 50 }, (_, i) =>
+        aListing().withExternalId(`burst-${i}`).build(),
+      );
+      await as(t, burst.liveKey).post('/v1/listings/bulk').send({ items }).expect(200);
+      const stamps = new Set<string>(
+        (await sync('limit=100')).body.data.map((l: Row) => l.updatedAt),
+      );
+      expect(stamps.size).toBe(1);
+      [updatedAt] = stamps;
+    });
+
+    it('updatedSince is inclusive: the instant of the burst returns all of it', async () => {
+      const res = await sync(`updatedSince=${encodeURIComponent(updatedAt)}&limit=100`);
+      expect(res.body.pagination.total).toBe(50);
+    });
+
+    it('pages of 20 continued with afterId: every row once, ordered by (updatedAt, id)', async () => {
+      const seen: string[] = [];
+      const pageSizes: number[] = [];
+      let cursor: Row | undefined;
+      for (;;) {
+        const after = cursor ? `&afterId=${cursor.id}` : '';
+        const since = encodeURIComponent(cursor?.updatedAt ?? updatedAt);
+        const page: Row[] = (await sync(`updatedSince=${since}${after}&limit=20`)).body.data;
+        if (page.length === 0) break;
+        pageSizes.push(page.length);
+        seen.push(...page.map((l) => l.id));
+        cursor = page[page.length - 1];
+      }
+      expect(pageSizes).toEqual([20, 20, 10]);
+      expect(new Set(seen).size).toBe(50);
+      expect(seen).toEqual([...seen].sort());
+    });
+
+    it('refuses afterId without updatedSince, and an afterId that is not an id, on afterId', async () => {
+      const id = '00000000-0000-4000-8000-000000000000';
+      for (const query of [
+        `afterId=${id}`,
+        `updatedSince=${encodeURIComponent(updatedAt)}&afterId=x`,
+      ]) {
+        const res = await as(t, burst.liveKey).get(`/v1/listings?${query}`);
+        expectError(res, 400, 'VALIDATION_ERROR');
+        expect(fieldsOf(res)).toEqual(['afterId']);
+      }
+    });
+  });
+
   it.each([
     ['page', 'page=0'],
     ['page', 'page=abc'],

@@ -1,4 +1,5 @@
 import { anAccount, TestAccount } from '../support/factories';
+import { aListing } from '../support/listing-builder';
 import { startServiceProcess, ServiceProcess } from '../support/service-process';
 import { createTestApp, TestApp } from '../support/test-app';
 
@@ -70,5 +71,68 @@ describe('Request logs', () => {
     expect(res.status).toBe(200);
     await waitForLog('log-test-1');
     expect(logs().some((e) => e.requestId === 'log-health-1')).toBe(false);
+  });
+
+  describe('a failed statement', () => {
+    /** Makes every insert into `table` fail inside PostgreSQL, as a real constraint or fault would. */
+    async function failInserts(table: string, run: () => Promise<void>): Promise<void> {
+      await t.dataSource.query(`CREATE OR REPLACE FUNCTION fail_insert() RETURNS trigger
+        LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'insert refused by the test'; END $$`);
+      await t.dataSource.query(
+        `CREATE TRIGGER fail_insert BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION fail_insert()`,
+      );
+      try {
+        await run();
+      } finally {
+        await t.dataSource.query(`DROP TRIGGER fail_insert ON ${table}`);
+      }
+    }
+
+    async function errorLogFor(requestId: string): Promise<Record<string, unknown>> {
+      for (let i = 0; i < 50; i++) {
+        const entry = service
+          .stdoutLines()
+          .map((line) => JSON.parse(line) as Record<string, unknown>)
+          .find((e) => e.msg === 'Unhandled error' && e.requestId === requestId);
+        if (entry) return entry;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error(`no error log for request ${requestId}`);
+    }
+
+    const post = (path: string, body: unknown, requestId: string) =>
+      fetch(`${service.baseUrl}${path}`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${seller.liveKey}`,
+          'content-type': 'application/json',
+          'x-request-id': requestId,
+        },
+        body: JSON.stringify(body),
+      });
+
+    it('is logged with its cause but without the SQL, its parameters or the body', async () => {
+      const body = aListing()
+        .with({ title: 'Saab 9-5 markör-titel', phone: '+46 70 999 12 34' })
+        .withExternalId('marker-ext-77')
+        .build();
+      await failInserts('listings', async () => {
+        expect((await post('/v1/listings', body, 'log-db-1')).status).toBe(500);
+      });
+      const entry = await errorLogFor('log-db-1');
+      expect(entry.err).toMatchObject({ message: 'insert refused by the test', code: 'P0001' });
+      const output = service.stdoutLines().join('\n');
+      for (const value of ['markör-titel', '+46709991234', 'marker-ext-77', 'INSERT INTO'])
+        expect(output).not.toContain(value);
+    });
+
+    it('never logs a webhook secret from a failed insert', async () => {
+      await failInserts('webhook_endpoints', async () => {
+        const res = await post('/v1/webhooks', { url: 'https://hooks.example.com/x' }, 'log-db-2');
+        expect(res.status).toBe(500);
+      });
+      await errorLogFor('log-db-2');
+      expect(service.stdoutLines().join('\n')).not.toMatch(/whsec_/);
+    });
   });
 });

@@ -65,6 +65,10 @@ describe('Account, health and docs', () => {
   });
 
   it('keeps admin and docs outside the key guard but health outside /v1', async () => {
-    expectError(await t.http().get('/v1/health/live'), 404, 'NOT_FOUND');
+    const { liveKey } = await anAccount(t).build();
+    expectError(await as(t, liveKey).get('/v1/health/live'), 404, 'NOT_FOUND');
+    // Every path under /v1 needs a key first, unknown ones included.
+    expectError(await t.http().get('/v1/health/live'), 401, 'UNAUTHORIZED');
+    await t.http().get('/health/live').expect(200);
   });
 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { Response } from 'supertest';
-import { anAccount, as, TestAccount } from '../support/factories';
+import { admin, anAccount, as, TestAccount } from '../support/factories';
 import { aListing } from '../support/listing-builder';
 import { createTestApp, TestApp } from '../support/test-app';
 
@@ -65,6 +65,72 @@ const listingLike = fc.oneof(
   fc.jsonValue({ maxDepth: 4 }),
 );
 
+/** Control characters the API refuses: C0 but tab, newline and carriage return; DEL; C1. */
+const controlCharacter = fc
+  .constantFrom(
+    ...Array.from({ length: 0xa0 }, (_, code) => code).filter(
+      (code) => (code < 0x20 && ![0x09, 0x0a, 0x0d].includes(code)) || code >= 0x7f,
+    ),
+  )
+  .map((code) => String.fromCharCode(code));
+
+type Body = Record<string, unknown>;
+const insertAt = (text: string, at: number, char: string) =>
+  text.slice(0, at % (text.length + 1)) + char + text.slice(at % (text.length + 1));
+
+/**
+ * Every string of a listing body, each as a way to slip a character in and the field the 400 must
+ * name. Attribute keys and values are named by their field, `attributes`.
+ */
+const STRING_FIELDS: [string, (body: Body, char: string, at: number) => void][] = [
+  ...[
+    'title',
+    'description',
+    'categorySlug',
+    'locationLan',
+    'locationKommun',
+    'externalId',
+    'phone',
+  ].map((field): [string, (body: Body, char: string, at: number) => void] => [
+    field,
+    (body, char, at) => {
+      body[field] = insertAt(String(body[field]), at, char);
+    },
+  ]),
+  [
+    'attributes',
+    (body, char, at) => {
+      const attributes = body.attributes as Record<string, unknown>;
+      attributes.model = insertAt(String(attributes.model), at, char);
+    },
+  ],
+  [
+    'attributes',
+    (body, char, at) => {
+      (body.attributes as Record<string, unknown>)[insertAt('colour', at, char)] = 'red';
+    },
+  ],
+  [
+    'images[0].url',
+    (body, char, at) => {
+      const images = body.images as { url: string }[];
+      images[0].url = insertAt(images[0].url, at, char);
+    },
+  ],
+];
+
+const withControlCharacter = fc
+  .tuple(fc.constantFrom(...STRING_FIELDS), controlCharacter, fc.nat({ max: 200 }))
+  .map(([[field, inject], char, at]) => {
+    const body = aListing()
+      .withExternalId(`ctl-${at}`)
+      .with({ phone: '+46701234567' })
+      .withImages(1)
+      .build();
+    inject(body, char, at);
+    return { field, body };
+  });
+
 describe('Bad input never causes a 5xx nor a change (property tests)', () => {
   let t: TestApp;
   let seller: TestAccount;
@@ -100,6 +166,65 @@ describe('Bad input never causes a 5xx nor a change (property tests)', () => {
     expectSafe(res);
     if (res.status >= 400) expect(await snapshot()).toBe(before);
   }
+
+  it('a control character in any string field answers 400 naming that field: create, PATCH, bulk item', async () => {
+    const fieldOf = (res: Response) => res.body.error?.details?.[0]?.field;
+    await fc.assert(
+      fc.asyncProperty(withControlCharacter, async ({ field, body }) => {
+        const created = await as(t, seller.liveKey).post('/v1/listings').send(body);
+        expect([created.status, fieldOf(created)]).toEqual([400, field]);
+
+        const patched = await as(t, seller.liveKey).patch(`/v1/listings/${listingId}`).send(body);
+        expect([patched.status, fieldOf(patched)]).toEqual([400, field]);
+
+        const bulk = await as(t, seller.liveKey)
+          .post('/v1/listings/bulk')
+          .send({ items: [body] });
+        expect(bulk.status).toBeLessThan(500);
+        expect(bulk.body.data.results[0].error.details[0].field).toBe(field);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('"description": "fin\\u0000x" answers 400 on description', async () => {
+    const res = await as(t, seller.liveKey)
+      .post('/v1/listings')
+      .send(aListing().with({ description: 'fin\u0000x' }).build());
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual([
+      { field: 'description', message: 'description must not contain control characters' },
+    ]);
+  });
+
+  it('the other text fields refuse control characters too, naming the field', async () => {
+    const fieldOf = (res: Response) => [res.status, res.body.error?.details?.[0]?.field];
+    const key = seller.liveKey;
+    expect(
+      fieldOf(
+        await as(t, key)
+          .post('/v1/webhooks')
+          .send({ url: 'https://hooks.example.com/a', description: 'ny\u0007' }),
+      ),
+    ).toEqual([400, 'description']);
+    expect(
+      fieldOf(
+        await as(t, key)
+          .post(`/v1/listings/${listingId}/images`)
+          .send({ base64: 'aGVq', filename: 'bild\u0085.jpg' }),
+      ),
+    ).toEqual([400, 'filename']);
+    expect(
+      fieldOf(await admin(t).post('/v1/admin/accounts').send({ name: 'Bil\u0000hallen AB' })),
+    ).toEqual([400, 'name']);
+    expect(
+      fieldOf(
+        await admin(t)
+          .post(`/v1/admin/accounts/${seller.id}/keys`)
+          .send({ kind: 'live', name: 'ci\u001bkey' }),
+      ),
+    ).toEqual([400, 'name']);
+  });
 
   it('POST /listings with random bodies', async () => {
     await fc.assert(

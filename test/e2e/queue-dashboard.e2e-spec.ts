@@ -56,6 +56,49 @@ describe('Queue dashboard and metrics on the public port', () => {
     );
   });
 
+  it('counts wrong tokens toward the per-address failure limit, and still lets the right one in', async () => {
+    const limited = await createTestApp({
+      role: 'api',
+      databaseName: t.databaseName,
+      env: { RATE_LIMIT_AUTH_FAILURES_PER_MIN: '3' },
+    });
+    try {
+      for (let i = 0; i < 3; i++) {
+        expectError(
+          await limited
+            .http()
+            .get('/admin/queues')
+            .set('Authorization', basic(`guess-${i}`)),
+          401,
+          'UNAUTHORIZED',
+        );
+      }
+      const blocked = await limited
+        .http()
+        .get('/admin/queues')
+        .set('Authorization', basic('guess-3'));
+      expectError(blocked, 429, 'RATE_LIMITED');
+      expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+      // Blocked for the admin API too: the count is per address, whichever door was knocked on.
+      expectError(
+        await limited
+          .http()
+          .post('/v1/admin/accounts')
+          .set('Authorization', 'Bearer guess-4')
+          .send({}),
+        429,
+        'RATE_LIMITED',
+      );
+      const right = await limited
+        .http()
+        .get('/admin/queues/api/queues')
+        .set('Authorization', `Bearer ${ADMIN_TOKEN}`);
+      expect(right.status).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('serves the page with the token as basic-auth password, and its API with a Bearer token', async () => {
     const page = await t
       .http()

@@ -187,7 +187,7 @@ describe('Rate limits', () => {
     });
     afterAll(() => t.close());
 
-    it(`answer 401 ${FAILURES_ALLOWED} times a minute, then 429 for any key, everywhere`, async () => {
+    it(`answer 401 ${FAILURES_ALLOWED} times a minute, then 429 for any wrong key, everywhere`, async () => {
       for (let i = 0; i < FAILURES_ALLOWED; i++) {
         expectError(await as(t, wrongKey()).get('/v1/categories'), 401, 'UNAUTHORIZED');
       }
@@ -195,8 +195,8 @@ describe('Rate limits', () => {
       expectError(refused, 429, 'RATE_LIMITED');
       expectRetryAfter(refused);
       expectError(await t.http().get('/v1/categories'), 429, 'RATE_LIMITED');
-      // A guessed key that happens to be right is refused too: the address is blocked, not the key.
-      expectError(await as(t, account.liveKey).get('/v1/me'), 429, 'RATE_LIMITED');
+      // Only failures are limited: a valid key from the blocked address still gets through.
+      await as(t, account.liveKey).get('/v1/me').expect(200);
 
       // Another instance shares the count: its first failure from this address is already over.
       const other = await createTestApp({
@@ -206,14 +206,88 @@ describe('Rate limits', () => {
       });
       try {
         expectError(await as(other, wrongKey()).get('/v1/me'), 429, 'RATE_LIMITED');
-        expectError(await as(other, account.liveKey).get('/v1/me'), 429, 'RATE_LIMITED');
+        await as(other, account.liveKey).get('/v1/me').expect(200);
       } finally {
         await other.close();
       }
 
-      // Health and the admin API are not behind the API-key guard.
+      // Health is not behind the guard; the admin API takes its valid token from a blocked address.
       await t.http().get('/health/live').expect(200);
       await admin(t).post('/v1/admin/accounts').send({ name: 'Still AB' }).expect(201);
+      expectError(
+        await as(t, 'wrong-admin-token-0123456789')
+          .post('/v1/admin/accounts')
+          .send({ name: 'X AB' }),
+        429,
+        'RATE_LIMITED',
+      );
+    });
+  });
+
+  describe('failed authentications at the default limit', () => {
+    let t: TestApp;
+    let account: TestAccount;
+
+    beforeAll(async () => {
+      t = await createTestApp();
+      account = await anAccount(t).build();
+    });
+    afterAll(() => t.close());
+
+    it('60 wrong keys from one address, then a valid key still works', async () => {
+      const wrong = await repeat(60, () =>
+        as(t, `svc_live_${randomUUID().replace(/-/g, '')}`).get('/v1/me'),
+      );
+      expect(statuses(wrong)).toEqual([401]);
+      await as(t, account.liveKey).get('/v1/me').expect(200);
+    });
+  });
+
+  describe('failed admin authentications', () => {
+    let t: TestApp;
+
+    beforeAll(async () => {
+      t = await createTestApp();
+    });
+    afterAll(() => t.close());
+
+    it('count toward the same per-address limit: 61 wrong admin tokens, the last answers 429', async () => {
+      const wrong = await repeat(61, () =>
+        as(t, `wrong-admin-${randomUUID()}`).post('/v1/admin/accounts').send({ name: 'X AB' }),
+      );
+      expect(wrong.slice(0, 60).map((r) => r.status)).toEqual(Array(60).fill(401));
+      expectError(wrong[60], 429, 'RATE_LIMITED');
+      // The right token still works from that address.
+      await admin(t).post('/v1/admin/accounts').send({ name: 'Still AB' }).expect(201);
+    });
+  });
+
+  describe('behind a proxy (TRUST_PROXY=1)', () => {
+    const FAILURES_ALLOWED = 3;
+    let t: TestApp;
+
+    beforeAll(async () => {
+      t = await createTestApp({
+        env: { TRUST_PROXY: '1', RATE_LIMIT_AUTH_FAILURES_PER_MIN: String(FAILURES_ALLOWED) },
+      });
+    });
+    afterAll(() => t.close());
+
+    const viaProxy = (forwardedFor: string) =>
+      t
+        .http()
+        .get('/v1/me')
+        .set('Authorization', 'Bearer svc_live_wrong')
+        .set('X-Forwarded-For', forwardedFor);
+
+    it('counts the right-most untrusted hop, whatever the client forges on the left', async () => {
+      for (let i = 0; i < FAILURES_ALLOWED; i++) {
+        expectError(await viaProxy(`10.9.${i}.1, 203.0.113.7`), 401, 'UNAUTHORIZED');
+      }
+      // A new forged left-most address does not buy a fresh count: 203.0.113.7 is blocked.
+      expectError(await viaProxy('198.51.100.99, 203.0.113.7'), 429, 'RATE_LIMITED');
+      // Another client behind the same proxy is not.
+      expectError(await viaProxy('203.0.113.8'), 401, 'UNAUTHORIZED');
     });
   });
 

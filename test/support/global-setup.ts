@@ -12,7 +12,13 @@ export default async function globalSetup(): Promise<void> {
   const name = templateName(id);
   await withAdminClient((c) => c.query(`CREATE DATABASE "${name}"`));
   const dataSource = await new DataSource(
-    dataSourceOptions({ url: databaseUrl(name), migrateOnStart: true, poolSize: 2 }),
+    dataSourceOptions({
+      url: databaseUrl(name),
+      migrateOnStart: true,
+      poolSize: 2,
+      statementTimeoutMs: 120_000,
+      idleInTransactionTimeoutMs: 120_000,
+    }),
   ).initialize();
   try {
     await prepareDatabase(dataSource);

@@ -28,3 +28,10 @@ export function rawBytes(
   res.on('data', (chunk: Buffer) => chunks.push(chunk));
   res.on('end', () => callback(null, Buffer.concat(chunks)));
 }
+
+/**
+ * A decompression bomb: 10000×10000 pixels (100 megapixels, 300 MB decoded as RGB) of one grey,
+ * about 100 KB as a PNG.
+ */
+export const pixelBomb = () =>
+  canvas(10_000, 10_000).toColourspace('b-w').png({ compressionLevel: 9 }).toBuffer();

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { DynamicModule, INestApplication, Module, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { Logger } from 'nestjs-pino';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
@@ -73,7 +74,14 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       bodyParser: false,
       bufferLogs: true,
     });
-    await configureApp(app);
+    if (options.role === 'worker') {
+      // As main.ts starts a worker: no HTTP wiring, its modules serve no routes.
+      app.useLogger(app.get(Logger));
+      app.enableShutdownHooks();
+      await app.init();
+    } else {
+      await configureApp(app);
+    }
     await app.listen(0, '127.0.0.1');
   } finally {
     process.env = saved;

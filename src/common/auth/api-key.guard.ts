@@ -1,8 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ApiKeysService } from '../../accounts/api-keys.service';
 import type { Scope } from '../../accounts/api-key.entity';
-import { AuthFailureLimiter } from '../../rate-limit/auth-failure.limiter';
 import { ForbiddenError, UnauthorizedError } from '../errors/domain-error';
 import {
   AuthenticatedRequest,
@@ -11,36 +9,23 @@ import {
   REQUIRED_SCOPES,
 } from './auth.decorators';
 
-const BEARER = /^Bearer\s+(\S+)\s*$/i;
-
 /**
  * Global: every route needs an API key unless marked @Public() or served by the admin API.
- * Failed authentications count per client address; past the limit they answer 429, not 401.
+ * AuthenticateMiddleware has already resolved the key, before the body was read; here the
+ * account's status and the route's scopes decide.
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
-  constructor(
-    private readonly reflector: Reflector,
-    private readonly apiKeys: ApiKeysService,
-    private readonly authFailures: AuthFailureLimiter,
-  ) {}
+  constructor(private readonly reflector: Reflector) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  canActivate(context: ExecutionContext): boolean {
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
     if (this.reflector.getAllAndOverride<boolean>(IS_ADMIN_ROUTE, targets)) return true;
 
-    const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    this.authFailures.assertNotBlocked(req.ip);
-    const token = BEARER.exec(req.headers.authorization ?? '')?.[1];
-    const principal = token ? await this.apiKeys.authenticate(token) : null;
-    if (!principal) {
-      await this.authFailures.recordFailure(req.ip);
-      throw token
-        ? new UnauthorizedError('The API key is invalid or has been revoked.')
-        : new UnauthorizedError();
-    }
-    req.principal = principal;
+    const principal = context.switchToHttp().getRequest<AuthenticatedRequest>().principal;
+    // A route the middleware does not cover (outside the API prefix) cannot be reached with a key.
+    if (!principal) throw new UnauthorizedError();
 
     if (principal.accountStatus !== 'APPROVED') {
       throw new ForbiddenError(

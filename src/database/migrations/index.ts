@@ -6,6 +6,7 @@ import { OutboxFanout1763800000000 } from './1763800000000-OutboxFanout';
 import { SqlFunctions1763805000000 } from './1763805000000-SqlFunctions';
 import { WebhookEndpointModes1763900000000 } from './1763900000000-WebhookEndpointModes';
 import { WebhookDeliveryDisableRule1763901000000 } from './1763901000000-WebhookDeliveryDisableRule';
+import { ListingUpdatedAtMilliseconds1763905000000 } from './1763905000000-ListingUpdatedAtMilliseconds';
 
 /** Listed explicitly so ts-node, Jest and the compiled build all load the same set. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   SqlFunctions1763805000000,
   WebhookEndpointModes1763900000000,
   WebhookDeliveryDisableRule1763901000000,
+  ListingUpdatedAtMilliseconds1763905000000,
 ];

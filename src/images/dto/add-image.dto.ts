@@ -1,5 +1,6 @@
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, IsUrl, Length, Max, MaxLength, Min } from 'class-validator';
+import { IsPlainText } from '../../common/http/plain-text.validator';
 
 /** Multipart text fields arrive as strings; a whole number in one is read as that number. */
 const numericString = ({ value }: { value: unknown }) =>
@@ -16,6 +17,7 @@ export class AddImageDto {
     { message: 'url must be an http(s) URL' },
   )
   @MaxLength(2048)
+  @IsPlainText()
   url?: string;
 
   @IsOptional()
@@ -24,6 +26,7 @@ export class AddImageDto {
 
   @IsOptional()
   @IsString()
+  @IsPlainText()
   @Length(1, 255)
   filename?: string;
 

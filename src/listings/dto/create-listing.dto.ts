@@ -16,6 +16,7 @@ import {
 } from 'class-validator';
 import { CONDITIONS, Condition } from '../listing.constants';
 import { ImageRefDto } from './image-ref.dto';
+import { IsPlainText } from '../../common/http/plain-text.validator';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 /** Spaces and dashes are how people write numbers; E.164 is how they are stored. */
@@ -32,6 +33,7 @@ export const EXTERNAL_ID_PATTERN = /^[^\s/\p{C}]{1,128}$/u;
 export class CreateListingDto {
   /** 5–120 characters after trimming */
   @Length(5, 120)
+  @IsPlainText()
   @IsString()
   @Transform(trim)
   @required()
@@ -39,6 +41,7 @@ export class CreateListingDto {
 
   /** 1–10,000 characters */
   @Length(1, 10_000)
+  @IsPlainText()
   @IsString()
   @required()
   description: string;
@@ -56,18 +59,21 @@ export class CreateListingDto {
 
   /** a leaf category slug from GET /categories */
   @Length(1, 100)
+  @IsPlainText()
   @IsString()
   @required()
   categorySlug: string;
 
   /** a län slug from GET /locations */
   @Length(1, 100)
+  @IsPlainText()
   @IsString()
   @required()
   locationLan: string;
 
   /** a kommun slug belonging to locationLan */
   @Length(1, 100)
+  @IsPlainText()
   @IsString()
   @required()
   locationKommun: string;
@@ -76,18 +82,21 @@ export class CreateListingDto {
   @Matches(EXTERNAL_ID_PATTERN, {
     message: 'externalId must be 1–128 printable characters without whitespace or /',
   })
+  @IsPlainText()
   @IsString()
   @IsOptional()
   externalId?: string | null;
 
   /** E.164, e.g. +46701234567 (spaces and dashes are removed first) */
   @Matches(/^\+\d{7,15}$/, { message: 'phone must be in international format: + and 7–15 digits' })
+  @IsPlainText()
   @IsString()
   @Transform(compactPhone)
   @IsOptional()
   phone?: string | null;
 
   /** values for the category's attributes (see GET /categories) */
+  @IsPlainText()
   @IsObject()
   @IsOptional()
   attributes?: Record<string, unknown> | null;

@@ -1,4 +1,5 @@
 import { IsInt, IsOptional, IsUrl, Max, MaxLength, Min } from 'class-validator';
+import { IsPlainText } from '../../common/http/plain-text.validator';
 
 /** An image referenced by URL inside a listing body. */
 export class ImageRefDto {
@@ -8,6 +9,7 @@ export class ImageRefDto {
     { message: 'url must be an http(s) URL' },
   )
   @MaxLength(2048)
+  @IsPlainText()
   url: string;
 
   /** requested position 0–29; resolved against the others, then renumbered densely */

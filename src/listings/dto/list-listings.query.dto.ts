@@ -1,6 +1,27 @@
-import { IsIn, IsISO8601, IsOptional, IsString, Length } from 'class-validator';
+import {
+  IsIn,
+  IsISO8601,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Length,
+  ValidateBy,
+  ValidationArguments,
+} from 'class-validator';
 import { PageQueryDto } from '../../common/pagination/page-query.dto';
 import { LISTING_SORTS, LISTING_STATUSES, ListingSort, ListingStatus } from '../listing.constants';
+import { IsPlainText } from '../../common/http/plain-text.validator';
+
+/** afterId is half of a cursor: without updatedSince it means nothing, so it is refused. */
+const OnlyWithUpdatedSince = () =>
+  ValidateBy({
+    name: 'onlyWithUpdatedSince',
+    validator: {
+      validate: (_: unknown, args?: ValidationArguments) =>
+        (args?.object as ListListingsQueryDto).updatedSince !== undefined,
+      defaultMessage: () => 'afterId is only accepted together with updatedSince',
+    },
+  });
 
 export class ListListingsQueryDto extends PageQueryDto {
   /** only listings in this state; REMOVED listings are listed only when asked for */
@@ -15,12 +36,22 @@ export class ListListingsQueryDto extends PageQueryDto {
 
   /** exact match on your own id */
   @IsOptional()
+  @IsPlainText()
   @IsString()
   @Length(1, 128)
   externalId?: string;
 
-  /** incremental sync: only listings changed after this instant, oldest change first */
+  /**
+   * incremental sync: listings changed at or after this instant, ordered by (updatedAt, id);
+   * re-read from the last updatedAt seen minus 60 s and deduplicate by id
+   */
   @IsOptional()
   @IsISO8601({ strict: true, strictSeparator: true })
   updatedSince?: string;
+
+  /** with updatedSince: the last id seen, to continue after (updatedSince, afterId) */
+  @OnlyWithUpdatedSince()
+  @IsUUID('all', { message: 'afterId must be a listing id' })
+  @IsOptional()
+  afterId?: string;
 }

@@ -12,6 +12,7 @@ import {
   MaxLength,
 } from 'class-validator';
 import { EVENT_NAMES, EventName } from '../../events/event-types';
+import { IsPlainText } from '../../common/http/plain-text.validator';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
@@ -20,6 +21,7 @@ export const WebhookUrl = () =>
   applyDecorators(
     Transform(trim),
     IsString(),
+    IsPlainText(),
     MaxLength(2048),
     IsUrl(
       { require_tld: false, require_protocol: true, protocols: ['http', 'https'] },
@@ -39,7 +41,7 @@ export const WebhookEvents = () =>
   );
 
 export const WebhookDescription = () =>
-  applyDecorators(Transform(trim), IsString(), Length(0, 500));
+  applyDecorators(Transform(trim), IsString(), IsPlainText(), Length(0, 500));
 
 export class CreateWebhookDto {
   @WebhookUrl()

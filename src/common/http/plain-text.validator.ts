@@ -1,0 +1,38 @@
+import { buildMessage, ValidateBy, ValidationOptions } from 'class-validator';
+
+/**
+ * C0 and C1 control characters, except tab, line feed and carriage return. PostgreSQL cannot store
+ * U+0000 in text at all, and the others only corrupt what integrators and buyers later read.
+ */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROL_CHARACTER = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
+
+/** True when no string in the value (object keys and nested values included) has a control character. */
+export function isPlainText(value: unknown): boolean {
+  if (typeof value === 'string') return !CONTROL_CHARACTER.test(value);
+  if (Array.isArray(value)) return value.every(isPlainText);
+  if (typeof value === 'object' && value !== null) {
+    return Object.entries(value).every(([key, inner]) => isPlainText(key) && isPlainText(inner));
+  }
+  return true;
+}
+
+/**
+ * Every text field of the API carries this: control characters other than tab, newline and
+ * carriage return answer 400 naming the field. On an object (attributes) it covers keys and values.
+ */
+export function IsPlainText(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isPlainText',
+      validator: {
+        validate: isPlainText,
+        defaultMessage: buildMessage(
+          () => '$property must not contain control characters',
+          options,
+        ),
+      },
+    },
+    options,
+  );
+}

@@ -1,0 +1,65 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type {
+  DataSource,
+  EntityManager,
+  EntitySubscriberInterface,
+  QueryRunner,
+  TransactionCommitEvent,
+  TransactionRollbackEvent,
+} from 'typeorm';
+import { STORAGE_DRIVER, StorageDriver } from './storage-driver';
+
+/**
+ * Deletes the files of images a transaction dropped (one DELETE, a replaced gallery), once that
+ * transaction has committed: before, a rollback would leave rows pointing at deleted files; never,
+ * and the files stay public under their year-long immutable caching. A file an image row still
+ * holds at that point (a savepoint rolled back, the same upload kept in a new gallery) is kept.
+ */
+@Injectable()
+export class ImageFileCleanup implements EntitySubscriberInterface {
+  private readonly logger = new Logger(ImageFileCleanup.name);
+  private readonly pending = new WeakMap<QueryRunner, string[]>();
+
+  constructor(
+    @InjectDataSource() dataSource: DataSource,
+    @Inject(STORAGE_DRIVER) private readonly storage: StorageDriver,
+  ) {
+    dataSource.subscribers.push(this);
+  }
+
+  /** Marks storage keys for deletion when `em`'s transaction commits. */
+  deleteAfterCommit(em: EntityManager, keys: string[]): void {
+    if (keys.length === 0) return;
+    const runner = em.queryRunner;
+    if (!runner?.isTransactionActive) throw new Error('deleteAfterCommit needs a transaction');
+    this.pending.set(runner, [...(this.pending.get(runner) ?? []), ...keys]);
+  }
+
+  async afterTransactionCommit({ queryRunner }: TransactionCommitEvent): Promise<void> {
+    // Still active: an inner savepoint was released, the transaction goes on.
+    if (queryRunner.isTransactionActive) return;
+    const keys = this.pending.get(queryRunner);
+    if (!keys) return;
+    this.pending.delete(queryRunner);
+    // The request's change is committed: a failure here is logged, never answered as an error.
+    // The check runs on the transaction's own connection, still held: waiting for another one
+    // from the pool while holding this could starve the pool under load.
+    try {
+      const held: { storage_key: string }[] = await queryRunner.query(
+        'SELECT storage_key FROM listing_images WHERE storage_key = ANY($1)',
+        [keys],
+      );
+      const kept = new Set(held.map((row) => row.storage_key));
+      await Promise.all(
+        [...new Set(keys)].filter((key) => !kept.has(key)).map((key) => this.storage.delete(key)),
+      );
+    } catch (error) {
+      this.logger.warn({ err: error, keys }, 'Could not delete the files of dropped images');
+    }
+  }
+
+  afterTransactionRollback({ queryRunner }: TransactionRollbackEvent): void {
+    if (!queryRunner.isTransactionActive) this.pending.delete(queryRunner);
+  }
+}
