@@ -1,5 +1,6 @@
 import { AppConfig, appConfig } from './app.config';
 import { DatabaseConfig, databaseConfig } from './database.config';
+import { EventsConfig, eventsConfig } from './events.config';
 import { ListingsConfig, listingsConfig } from './listings.config';
 import { RateLimitConfig, rateLimitConfig } from './rate-limit.config';
 import { RedisConfig, redisConfig } from './redis.config';
@@ -13,6 +14,7 @@ export interface AllConfig {
   listings: ListingsConfig;
   storage: StorageConfig;
   webhooks: WebhooksConfig;
+  events: EventsConfig;
   rateLimit: RateLimitConfig;
 }
 
@@ -23,5 +25,6 @@ export const CONFIG_LOADERS = [
   listingsConfig,
   storageConfig,
   webhooksConfig,
+  eventsConfig,
   rateLimitConfig,
 ];

@@ -3,6 +3,7 @@ import { BeforeApplicationShutdown, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Queue } from 'bull';
 import type { AllConfig } from '../config';
+import { FeedPositioner } from '../events/feed-positioner';
 import { OutboxRelay } from '../events/outbox-relay';
 import { WebhookDeliveryProcessor } from './webhook-delivery.processor';
 import { WebhookDeliverySweeper } from './webhook-delivery.sweeper';
@@ -58,6 +59,7 @@ import { WebhooksModule } from './webhooks.module';
     }),
   ],
   providers: [
+    FeedPositioner,
     OutboxRelay,
     WebhookFanoutProcessor,
     WebhookDeliveryProcessor,

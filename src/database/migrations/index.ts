@@ -4,6 +4,7 @@ import { Usage1763790000000 } from './1763790000000-Usage';
 import { Webhooks1763795000000 } from './1763795000000-Webhooks';
 import { OutboxFanout1763800000000 } from './1763800000000-OutboxFanout';
 import { SqlFunctions1763805000000 } from './1763805000000-SqlFunctions';
+import { EventsFeed1763920000000 } from './1763920000000-EventsFeed';
 
 /** Listed explicitly so ts-node, Jest and the compiled build all load the same set. */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   Webhooks1763795000000,
   OutboxFanout1763800000000,
   SqlFunctions1763805000000,
+  EventsFeed1763920000000,
 ];

@@ -1,0 +1,35 @@
+import { Transform, Type } from 'class-transformer';
+import { ArrayNotEmpty, IsIn, IsInt, IsOptional, IsUUID, Max, Min } from 'class-validator';
+import { EVENT_NAMES, EventName } from '../event-types';
+
+export class ListEventsQueryDto {
+  /** an event id from an earlier page: the page starts after it; omitted = the oldest kept event */
+  @IsUUID('all', { message: 'after must be an event id from an earlier page' })
+  @IsOptional()
+  after?: string;
+
+  /** page size, 1–100 */
+  @Max(100)
+  @Min(1)
+  @IsInt()
+  @Type(() => Number)
+  @IsOptional()
+  limit: number = 20;
+
+  /** comma-separated event names, e.g. `listing.sold,listing.expired`; omitted = every event */
+  @IsIn(EVENT_NAMES, {
+    each: true,
+    message: `types must contain only: ${EVENT_NAMES.join(', ')}`,
+  })
+  @ArrayNotEmpty({ message: 'types must name at least one event' })
+  @Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' ? value.split(',').map((name) => name.trim()) : value,
+  )
+  @IsOptional()
+  types?: EventName[];
+
+  /** only the events of this listing */
+  @IsUUID('all', { message: 'listingId must be a UUID' })
+  @IsOptional()
+  listingId?: string;
+}
