@@ -300,6 +300,37 @@ describe('Bulk: create, update, delete and mark sold', () => {
         expect(fieldsOf(bulkWithSingleKey)).toEqual(['Idempotency-Key']);
       });
 
+      it('a request refused as a whole (51 items) does not use up the key', async () => {
+        const refused = await post(
+          'bulk-fix-1',
+          Array.from({ length: 51 }, () => aListing().build()),
+        );
+        expectError(refused, 400, 'VALIDATION_ERROR');
+        expect(fieldsOf(refused)).toEqual(['items']);
+        const retry = await post('bulk-fix-1', [aListing().withExternalId('bulk-fix-1').build()]);
+        expect(retry.status).toBe(200);
+        expect(retry.headers['idempotent-replayed']).toBeUndefined();
+        expect(retry.body.data).toMatchObject({ total: 1, created: 1 });
+      });
+
+      it('a 5xx is not kept: the same request with the same key runs again', async () => {
+        const items = [aListing().withExternalId('bulk-5xx').build()];
+        await t.dataSource
+          .query(`CREATE FUNCTION fail_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN RAISE EXCEPTION 'simulated failure'; END $$`);
+        await t.dataSource.query(`CREATE TRIGGER fail_insert BEFORE INSERT ON listings
+          FOR EACH ROW WHEN (NEW.external_id = 'bulk-5xx') EXECUTE FUNCTION fail_insert()`);
+        try {
+          expectError(await post('bulk-fix-2', items), 500, 'SERVER_ERROR');
+        } finally {
+          await t.dataSource.query(`DROP TRIGGER fail_insert ON listings`);
+          await t.dataSource.query(`DROP FUNCTION fail_insert()`);
+        }
+        const retry = await post('bulk-fix-2', items).expect(200);
+        expect(retry.headers['idempotent-replayed']).toBeUndefined();
+        expect(retry.body.data).toMatchObject({ total: 1, created: 1 });
+      });
+
       it('creates once when identical requests race', async () => {
         const items = [aListing().withExternalId('race-bulk').build()];
         const answers = await Promise.all(
