@@ -24,7 +24,7 @@ COPY package.json ./
 RUN mkdir -p /data/storage && chown -R node:node /data
 USER node
 EXPOSE 3000
-# V8 lets a large heap grow to 4x its live data before a full collection, so garbage piled up
-# (API RSS past 300 MB under load); doubling instead keeps it near 210 MB. A --max-old-space-size
-# cap did that too but cost 5-15% of GET throughput in the bench; this flag cost none measurable.
+# V8 lets a large heap grow to 4x its live data before a full collection, so garbage piles up
+# under load; growing 2x instead bounds memory without the throughput cost of a heap cap
+# (docs/performance.md has the measurements).
 CMD ["node", "--heap-growing-percent=100", "dist/main.js"]

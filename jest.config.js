@@ -26,10 +26,16 @@ const base = {
 
 module.exports = {
   testTimeout: 60_000,
-  globalSetup: '<rootDir>/test/support/global-setup.ts',
-  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   projects: [
+    // Unit specs need neither PostgreSQL nor Redis, so the database set-up belongs to e2e alone
+    // (Jest runs a project's global set-up only when that project has tests to run).
     { ...base, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
-    { ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'] },
+    {
+      ...base,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    },
   ],
 };

@@ -22,6 +22,7 @@ import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { RedisModule } from './redis/redis.module';
 import { ReferenceModule } from './reference/reference.module';
+import { UsageModule } from './usage/usage.module';
 import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
@@ -53,6 +54,7 @@ export class AppModule {
       imports: [
         CoreModule,
         AccountsModule,
+        UsageModule,
         ReferenceModule,
         // Bulk first: Express matches routes in registration order, and /listings/bulk must not
         // be taken for /listings/:id (whose UUID check would answer 404).

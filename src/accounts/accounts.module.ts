@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { UsageModule } from '../usage/usage.module';
 import { Account } from './account.entity';
 import { AccountsService } from './accounts.service';
 import { ApiKey } from './api-key.entity';
@@ -9,7 +8,7 @@ import { MeController } from './me.controller';
 import { MeService } from './me.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Account, ApiKey]), UsageModule],
+  imports: [TypeOrmModule.forFeature([Account, ApiKey])],
   controllers: [MeController],
   providers: [AccountsService, ApiKeysService, MeService],
   exports: [AccountsService, ApiKeysService],

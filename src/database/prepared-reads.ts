@@ -12,8 +12,8 @@ import { parseTimestamptz } from './timestamptz-parser';
  * PostgreSQL's default re-plans a list page on every call (planning was a quarter of its
  * database CPU): a generic plan looks costly to it because LIMIT and OFFSET are parameters, for
  * which it assumes a tenth of the table is read. For the same reason, left to choose, it would
- * give the generic plan a sequential scan and a sort on a large account (and JIT-compile it:
- * 15 ms a call). Reads sent here are answered by an index in their order, so the scan and the
+ * give the generic plan a sequential scan and a sort on a large account, and JIT-compile it.
+ * Reads sent here are answered by an index in their order, so the scan and the
  * sort are switched off and JIT with them; only statements for which that holds may use this
  * pool (test/e2e/listings-plans.e2e-spec.ts plans each one).
  */

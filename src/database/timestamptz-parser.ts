@@ -4,8 +4,8 @@ const parseAnyTimestamptz = types.getTypeParser(types.builtins.TIMESTAMPTZ, 'tex
 
 /**
  * Parses a timestamptz as PostgreSQL writes it in a UTC session, `2026-11-23 18:24:00.123456+00`,
- * by position instead of the general parser's three regular expressions (a list page has 120 of
- * them: about 90 µs of its API CPU went to dates). Truncates to milliseconds, as the general
+ * by position instead of the general parser's three regular expressions (a list page parses 120
+ * timestamps; docs/performance.md has the cost). Truncates to milliseconds, as the general
  * parser does; years outside 1000–9999, BC, infinity and other offsets take the general parser.
  */
 export function parseTimestamptz(text: string): Date {

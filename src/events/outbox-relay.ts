@@ -6,8 +6,8 @@ import { FANOUT_QUEUE, FanoutJob, fanoutJobOptions } from '../webhooks/webhook-q
 
 /**
  * How often an idle relay looks for new events: an event waits half of it on average. Polling
- * replaced LISTEN/NOTIFY: a NOTIFY on every commit cost the database and the worker about 350 µs
- * of CPU per event in the bench (an eighth of a whole create), where a probe every 50 ms costs
+ * replaced LISTEN/NOTIFY: a NOTIFY on every commit cost the database and the worker CPU on every
+ * event (measured in docs/performance.md), where a probe every 50 ms costs
  * little when idle and, under load, each poll carries a batch.
  */
 const POLL_INTERVAL_MS = 50;

@@ -84,7 +84,7 @@ export class IdempotencyService {
     });
   }
 
-  /** Drops keys past their 24 hours; returns how many. */
+  /** Drops keys past their 24 hours. */
   async purgeExpired(): Promise<void> {
     await this.dataSource.query(
       `DELETE FROM idempotency_keys WHERE created_at < now() - ${RETENTION}`,

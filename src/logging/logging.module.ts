@@ -10,7 +10,7 @@ import type { AllConfig } from '../config';
  *
  * `forRoutes: []` keeps nestjs-pino's own request middleware off: it binds a logger per request
  * in an AsyncLocalStorage, and on Node 20/22 that turns on promise hooks for every promise the
- * request makes, which cost a quarter of GET throughput in the bench. Request logs come from
+ * request makes, a measurable cost on every request (docs/performance.md). Request logs come from
  * `requestLogger` instead; the one request-scoped application log (an unhandled error) names
  * its request id itself.
  */

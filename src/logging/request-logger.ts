@@ -9,8 +9,8 @@ import { requestIdOf } from '../common/http/request-id';
  * which creates that root logger.
  *
  * Not pino-http: it builds two child loggers per request, serialising and redacting their
- * bindings whether or not the line is ever written, which cost about a fifth of list-page
- * throughput in the bench (A/B of two builds). Here a request costs a start time and two
+ * bindings whether or not the line is ever written (its cost is in docs/performance.md). Here a
+ * request costs a start time and two
  * listeners, and its line is built only when its level is on.
  */
 export function requestLogger(): RequestHandler {

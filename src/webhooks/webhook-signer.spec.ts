@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { signPayload, unixSeconds } from './webhook-signer';
 
-/** The test vector published in the README, so receivers can check their verification code. */
+/** The test vector published in the API guide (docs/api.md), so receivers can check their verification code. */
 const VECTOR = {
   secret: 'whsec_7kTq2WmZ9xVbN4cR8pLs3HdY6fJu1GeA',
   timestamp: '1763800000',
@@ -11,13 +11,13 @@ const VECTOR = {
 };
 
 describe('webhook signer', () => {
-  it('signs "<timestamp>.<raw body>" with HMAC-SHA256 of the secret, as the README vector says', () => {
+  it('signs "<timestamp>.<raw body>" with HMAC-SHA256 of the secret, as the published vector says', () => {
     expect(signPayload(VECTOR.secret, VECTOR.timestamp, VECTOR.body)).toBe(VECTOR.signature);
   });
 
-  it('publishes exactly this vector in the README', () => {
-    const readme = readFileSync(join(__dirname, '../../README.md'), 'utf8');
-    for (const value of Object.values(VECTOR)) expect(readme).toContain(value);
+  it('publishes exactly this vector in the API guide', () => {
+    const guide = readFileSync(join(__dirname, '../../docs/api.md'), 'utf8');
+    for (const value of Object.values(VECTOR)) expect(guide).toContain(value);
   });
 
   it('gives another signature for any changed byte, timestamp or secret', () => {
