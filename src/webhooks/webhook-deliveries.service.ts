@@ -4,15 +4,17 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager, Repository } from 'typeorm';
 import type { Principal } from '../common/auth/principal';
-import type { PageQueryDto } from '../common/pagination/page-query.dto';
+import { NotFoundError, ValidationError } from '../common/errors/domain-error';
 import { Paginated } from '../common/pagination/paginated';
 import type { AllConfig } from '../config';
-import { WebhookDelivery } from './webhook-delivery.entity';
+import type { ListDeliveriesQueryDto } from './dto/list-deliveries.query.dto';
+import { DeliveryStatus, WebhookDelivery } from './webhook-delivery.entity';
+import type { WebhookEndpoint } from './webhook-endpoint.entity';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 import { FAILURES_BEFORE_DISABLE } from './webhook-limits';
+import { deliveryPayload, TEST_EVENT } from './delivery-payload';
+import { liveSecrets } from './webhook-secrets';
 import { AttemptResult, OutgoingDelivery, WebhookSender } from './webhook-sender';
-
-export const TEST_EVENT = 'webhook.test';
 
 /** A delivery still owed, with the attempts it has already had. */
 export interface PendingDelivery {
@@ -24,6 +26,31 @@ export interface PendingDelivery {
 export interface DeliveryTarget extends OutgoingDelivery {
   endpointId: string;
   endpointActive: boolean;
+}
+
+export interface DeliveryAttempt {
+  attemptedAt: Date;
+  responseStatus: number | null;
+  error: string | null;
+  durationMs: number;
+  manual: boolean;
+}
+
+export interface RedeliveryRequest {
+  deliveryId: string;
+  manual: boolean;
+  status: DeliveryStatus;
+  attempts: number;
+}
+
+/** Retry and recover need the endpoint switched on: while it is off nothing is delivered. */
+function assertActive(endpoint: WebhookEndpoint): void {
+  if (!endpoint.isActive) {
+    throw ValidationError.field(
+      'isActive',
+      'The endpoint is disabled; re-enable it first (PATCH isActive: true).',
+    );
+  }
 }
 
 export interface FailureOutcome {
@@ -42,6 +69,7 @@ const DISABLED_ERROR = `Endpoint disabled after ${FAILURES_BEFORE_DISABLE} conse
 @Injectable()
 export class WebhookDeliveriesService {
   private readonly retryDelaysMs: number[];
+  private readonly eventRetentionMs: number;
 
   constructor(
     @InjectRepository(WebhookDelivery) private readonly deliveries: Repository<WebhookDelivery>,
@@ -51,6 +79,7 @@ export class WebhookDeliveriesService {
     config: ConfigService<AllConfig, true>,
   ) {
     this.retryDelaysMs = config.get('webhooks.retryDelaysMs', { infer: true });
+    this.eventRetentionMs = config.get('events.eventRetentionMs', { infer: true });
   }
 
   get maxAttempts(): number {
@@ -60,16 +89,194 @@ export class WebhookDeliveriesService {
   async history(
     accountId: string,
     endpointId: string,
-    page: PageQueryDto,
+    query: ListDeliveriesQueryDto,
   ): Promise<Paginated<WebhookDelivery>> {
     await this.endpoints.get(accountId, endpointId);
+    const { page, limit, status, event } = query;
     const [items, total] = await this.deliveries.findAndCount({
-      where: { endpointId },
+      where: { endpointId, ...(status && { status }), ...(event && { event }) },
       order: { createdAt: 'DESC', id: 'DESC' },
-      skip: (page.page - 1) * page.limit,
-      take: page.limit,
+      skip: (page - 1) * limit,
+      take: limit,
     });
-    return new Paginated(items, page.page, page.limit, total);
+    return new Paginated(items, page, limit, total);
+  }
+
+  /** One delivery of the endpoint with its attempt log, oldest attempt first. */
+  async detail(
+    accountId: string,
+    endpointId: string,
+    deliveryId: string,
+  ): Promise<{ delivery: WebhookDelivery; attempts: DeliveryAttempt[] }> {
+    await this.endpoints.get(accountId, endpointId);
+    const delivery = await this.deliveries.findOneBy({ id: deliveryId, endpointId });
+    if (!delivery) throw new NotFoundError('Webhook delivery');
+    const attempts: DeliveryAttempt[] = await this.dataSource.query(
+      `SELECT attempted_at AS "attemptedAt", response_status AS "responseStatus", error,
+              duration_ms AS "durationMs", manual
+       FROM webhook_delivery_attempts WHERE delivery_id = $1 ORDER BY id`,
+      [deliveryId],
+    );
+    return { delivery, attempts };
+  }
+
+  /**
+   * Manual retry: asks the worker for one attempt now, outside the schedule, in any status. The
+   * request row commits here and the worker queues it, so it survives Redis being down.
+   */
+  async requestRetry(
+    accountId: string,
+    endpointId: string,
+    deliveryId: string,
+  ): Promise<WebhookDelivery> {
+    assertActive(await this.endpoints.get(accountId, endpointId));
+    const requested = await this.dataSource.query(
+      `INSERT INTO webhook_redelivery_requests (delivery_id, manual)
+       SELECT id, true FROM webhook_deliveries WHERE id = $1 AND endpoint_id = $2
+       ON CONFLICT (delivery_id) DO UPDATE SET manual = true
+       RETURNING delivery_id`,
+      [deliveryId, endpointId],
+    );
+    if (requested.length === 0) throw new NotFoundError('Webhook delivery');
+    return this.deliveries.findOneByOrFail({ id: deliveryId });
+  }
+
+  /**
+   * Recover: every event since `since` (not before the endpoint existed) that the endpoint
+   * subscribes to and has no succeeded or pending delivery to it is delivered again on the normal
+   * schedule: a failed delivery starts over (same deliveryId and body), an event that never got
+   * one (the endpoint was disabled) gets one. Overlapping calls queue each delivery once: the
+   * reset only takes rows still failed (a concurrent call's reset makes it wait, then skip), and
+   * the insert yields to the (endpoint, event) unique key. Returns how many were queued.
+   */
+  async recover(accountId: string, endpointId: string, sinceIso: string): Promise<number> {
+    const endpoint = await this.endpoints.get(accountId, endpointId);
+    assertActive(endpoint);
+    const since = this.recoverableSince(sinceIso);
+    const from = since > endpoint.createdAt ? since : endpoint.createdAt;
+    return this.dataSource.transaction(async (em) => {
+      const due: {
+        id: string;
+        event: string;
+        data: unknown;
+        createdAt: Date;
+        deliveryId: string | null;
+      }[] = await em.query(
+        `SELECT o.id, o.event, o.data, o.created_at AS "createdAt", d.id AS "deliveryId"
+           FROM outbox_events o
+           LEFT JOIN webhook_deliveries d ON d.endpoint_id = $2 AND d.event_id = o.id
+           WHERE o.account_id = $1 AND o.created_at >= $3
+             AND (cardinality($4::text[]) = 0 OR o.event = ANY($4))
+             AND (d.id IS NULL OR d.status = 'failed')`,
+        [accountId, endpointId, from, endpoint.events],
+      );
+      const reset: { id: string }[] = await em
+        .query(
+          `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = now()
+         WHERE id = ANY($1) AND status = 'failed' RETURNING id`,
+          [due.flatMap((row) => (row.deliveryId ? [row.deliveryId] : []))],
+        )
+        .then(([rows]: [{ id: string }[]]) => rows);
+      const fresh = due
+        .filter((row) => !row.deliveryId)
+        .map((row) => {
+          const id = randomUUID();
+          const payload = deliveryPayload({
+            event: row.event,
+            eventId: row.id,
+            deliveryId: id,
+            timestamp: row.createdAt.toISOString(),
+            data: row.data,
+          });
+          return { id, eventId: row.id, event: row.event, payload };
+        });
+      const inserted: { id: string }[] = await em.query(
+        `INSERT INTO webhook_deliveries (id, endpoint_id, event_id, event, payload, next_attempt_at)
+         SELECT x.id, $2, x."eventId", x.event, x.payload, now()
+         FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, "eventId" uuid, event text, payload text)
+         ON CONFLICT (endpoint_id, event_id) DO NOTHING RETURNING id`,
+        [JSON.stringify(fresh), endpointId],
+      );
+      const queued = [...reset, ...inserted].map((row) => row.id);
+      await em.query(
+        `INSERT INTO webhook_redelivery_requests (delivery_id, manual)
+         SELECT unnest($1::uuid[]), false ON CONFLICT (delivery_id) DO NOTHING`,
+        [queued],
+      );
+      return queued.length;
+    });
+  }
+
+  /** `since` names a moment the events feed still holds, and not one in the future. */
+  private recoverableSince(iso: string): Date {
+    const since = new Date(iso);
+    const now = Date.now();
+    if (since.getTime() > now)
+      throw ValidationError.field('since', 'since must not be in the future.');
+    if (since.getTime() < now - this.eventRetentionMs) {
+      throw ValidationError.field(
+        'since',
+        'since lies beyond the event retention; events that old are no longer kept.',
+      );
+    }
+    return since;
+  }
+
+  /** A manual retry's attempt: logged and shown, but neither the schedule nor the failure count moves. */
+  async recordManualAttempt(target: DeliveryTarget, result: AttemptResult): Promise<void> {
+    await this.dataSource.query(
+      `WITH tried AS (
+         UPDATE webhook_deliveries SET last_attempt_at = $2, last_response_status = $3,
+           last_error = $4, response_body_excerpt = $5,
+           status = CASE WHEN $6 THEN 'succeeded' ELSE status END,
+           next_attempt_at = CASE WHEN $6 THEN NULL ELSE next_attempt_at END
+         WHERE id = $1 RETURNING id)
+       INSERT INTO webhook_delivery_attempts (delivery_id, attempted_at, response_status, error, duration_ms, manual)
+       SELECT id, $2, $3, $4, $7, true FROM tried`,
+      [
+        target.deliveryId,
+        result.at,
+        result.responseStatus,
+        result.error,
+        result.responseBodyExcerpt,
+        result.ok,
+        result.durationMs,
+      ],
+    );
+  }
+
+  /** The worker's side of retry and recover: a batch of requests, locked until settled. */
+  claimRedeliveries(em: EntityManager, limit: number): Promise<RedeliveryRequest[]> {
+    return em.query(
+      `SELECT r.delivery_id AS "deliveryId", r.manual, d.status, d.attempts
+       FROM webhook_redelivery_requests r JOIN webhook_deliveries d ON d.id = r.delivery_id
+       ORDER BY r.requested_at LIMIT $1 FOR UPDATE OF r SKIP LOCKED`,
+      [limit],
+    );
+  }
+
+  async settleRedeliveries(em: EntityManager, deliveryIds: string[]): Promise<void> {
+    await em.query(`DELETE FROM webhook_redelivery_requests WHERE delivery_id = ANY($1)`, [
+      deliveryIds,
+    ]);
+  }
+
+  /**
+   * Deletes one batch of ended deliveries older than the cut-off (their attempt logs go with
+   * them); returns how many. SKIP LOCKED and the pending-request check keep it from waiting on
+   * any writer: rows in use are left for a later batch.
+   */
+  async purgeBatch(olderThanMs: number, batchSize: number): Promise<number> {
+    const [, count] = await this.dataSource.query(
+      `WITH due AS (
+         SELECT id FROM webhook_deliveries d
+         WHERE created_at < now() - $1 * interval '1 millisecond' AND status <> 'pending'
+           AND NOT EXISTS (SELECT 1 FROM webhook_redelivery_requests r WHERE r.delivery_id = d.id)
+         ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+       DELETE FROM webhook_deliveries d USING due WHERE d.id = due.id`,
+      [olderThanMs, batchSize],
+    );
+    return count as number;
   }
 
   /**
@@ -79,20 +286,21 @@ export class WebhookDeliveriesService {
   async sendTest(principal: Principal, endpointId: string): Promise<WebhookDelivery> {
     const endpoint = await this.endpoints.get(principal.accountId, endpointId);
     const id = randomUUID();
-    const payload = JSON.stringify({
+    const payload = deliveryPayload({
       event: TEST_EVENT,
+      eventId: null,
       deliveryId: id,
       timestamp: new Date().toISOString(),
       data: { id: endpoint.id, externalId: null, livemode: principal.livemode },
     });
     const result = await this.sender.send({
       url: endpoint.url,
-      secret: endpoint.secret,
+      secrets: liveSecrets(endpoint),
       event: TEST_EVENT,
       deliveryId: id,
       payload,
     });
-    return this.deliveries.save(
+    const saved = await this.deliveries.save(
       this.deliveries.create({
         id,
         endpointId,
@@ -108,6 +316,8 @@ export class WebhookDeliveriesService {
         responseBodyExcerpt: result.responseBodyExcerpt,
       }),
     );
+    await this.logAttempt(this.dataSource.manager, id, result, false);
+    return saved;
   }
 
   /**
@@ -128,8 +338,9 @@ export class WebhookDeliveriesService {
     if (endpoints.length > 0) {
       const rows = endpoints.map(({ id: endpointId }) => {
         const id = randomUUID();
-        const payload = JSON.stringify({
+        const payload = deliveryPayload({
           event: event.event,
+          eventId,
           deliveryId: id,
           timestamp: event.created_at.toISOString(),
           data: event.data,
@@ -154,16 +365,21 @@ export class WebhookDeliveriesService {
     );
   }
 
-  /** undefined when there is nothing left to attempt: endpoint deleted, or delivery already ended. */
-  async loadTarget(deliveryId: string): Promise<DeliveryTarget | undefined> {
+  /**
+   * undefined when there is nothing left to attempt: endpoint deleted, or delivery already ended
+   * (a manual retry attempts a delivery in any status).
+   */
+  async loadTarget(deliveryId: string, anyStatus = false): Promise<DeliveryTarget | undefined> {
     const [row] = await this.dataSource.query<
       (OutgoingDelivery & { endpointId: string; endpointActive: boolean })[]
     >(
-      `SELECT d.id AS "deliveryId", d.event, d.payload, e.id AS "endpointId",
-              e.url, e.secret, e.is_active AS "endpointActive"
+      `SELECT d.id AS "deliveryId", d.event, d.payload, e.id AS "endpointId", e.url,
+              array_remove(ARRAY[e.secret, CASE WHEN e.previous_secret_expires_at > now()
+                THEN e.previous_secret END], NULL) AS secrets,
+              e.is_active AS "endpointActive"
        FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-       WHERE d.id = $1 AND d.status = 'pending'`,
-      [deliveryId],
+       WHERE d.id = $1 AND ($2 OR d.status = 'pending')`,
+      [deliveryId, anyStatus],
     );
     return row;
   }
@@ -177,10 +393,19 @@ export class WebhookDeliveriesService {
          UPDATE webhook_deliveries SET status = 'succeeded', attempts = attempts + 1,
            last_attempt_at = $2, next_attempt_at = NULL, last_response_status = $3,
            last_error = NULL, response_body_excerpt = $4
-         WHERE id = $1 RETURNING endpoint_id)
+         WHERE id = $1 RETURNING id, endpoint_id),
+       logged AS (
+         INSERT INTO webhook_delivery_attempts (delivery_id, attempted_at, response_status, duration_ms)
+         SELECT id, $2, $3, $5 FROM delivered)
        UPDATE webhook_endpoints e SET consecutive_failures = 0
        FROM delivered WHERE e.id = delivered.endpoint_id AND e.consecutive_failures <> 0`,
-      [target.deliveryId, result.at, result.responseStatus, result.responseBodyExcerpt],
+      [
+        target.deliveryId,
+        result.at,
+        result.responseStatus,
+        result.responseBodyExcerpt,
+        result.durationMs,
+      ],
     );
   }
 
@@ -216,6 +441,7 @@ export class WebhookDeliveriesService {
           this.retryDelaysMs,
         ],
       );
+      if (delivery) await this.logAttempt(em, target.deliveryId, result, false);
       if (counted && disabled) await this.disableEndpoint(em, target.endpointId);
       if (!delivery || delivery.status === 'failed') return { final: true };
       return { final: false, retryDelayMs: this.retryDelaysMs[delivery.attempts - 1] };
@@ -263,6 +489,19 @@ export class WebhookDeliveriesService {
          last_error = COALESCE(last_error || '; ', '') || $2
        WHERE endpoint_id = $1 AND status = 'pending'`,
       [endpointId, DISABLED_ERROR],
+    );
+  }
+
+  private async logAttempt(
+    em: EntityManager,
+    deliveryId: string,
+    result: AttemptResult,
+    manual: boolean,
+  ): Promise<void> {
+    await em.query(
+      `INSERT INTO webhook_delivery_attempts (delivery_id, attempted_at, response_status, error, duration_ms, manual)
+       VALUES ($1, $2, $3, $4, $5, $6)`,
+      [deliveryId, result.at, result.responseStatus, result.error, result.durationMs, manual],
     );
   }
 }

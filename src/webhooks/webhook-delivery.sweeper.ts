@@ -5,7 +5,7 @@ import { WebhookDeliveriesService } from './webhook-deliveries.service';
 import {
   DELIVERY_QUEUE,
   DeliveryJob,
-  deliveryJobOptions,
+  requeueDelivery,
   FANOUT_QUEUE,
   FanoutJob,
   fanoutJobOptions,
@@ -15,7 +15,6 @@ const SWEEP_EVERY_MS = 60_000;
 /** A delivery this far past its due time with no live job has lost it. */
 const OVERDUE_GRACE_MS = 5 * 60_000;
 const SWEEP_BATCH = 500;
-const LIVE_STATES = new Set(['waiting', 'active', 'delayed', 'paused']);
 
 /**
  * The safety net under Redis: the delivery records in PostgreSQL are the truth. A pending
@@ -64,15 +63,7 @@ export class WebhookDeliverySweeper implements OnApplicationBootstrap, OnModuleD
     let requeued = 0;
     const maxAttempts = this.deliveries.maxAttempts;
     for (const { id, attempts } of await this.deliveries.overdue(graceMs, SWEEP_BATCH)) {
-      const job = await this.deliveryQueue.getJob(id);
-      if (job && LIVE_STATES.has(await job.getState())) continue;
-      // Should it fail (another worker took it meanwhile), the add below finds the job and adds nothing.
-      await job?.remove().catch(() => undefined);
-      await this.deliveryQueue.add(
-        { deliveryId: id },
-        deliveryJobOptions(id, Math.max(1, maxAttempts - attempts)),
-      );
-      requeued++;
+      if (await requeueDelivery(this.deliveryQueue, id, maxAttempts - attempts)) requeued++;
     }
     if (requeued > 0)
       this.logger.warn({ requeued }, 'Re-queued webhook deliveries whose job was lost');

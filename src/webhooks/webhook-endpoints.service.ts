@@ -95,6 +95,35 @@ export class WebhookEndpointsService {
     return this.get(accountId, id);
   }
 
+  /**
+   * A new secret; the current one becomes the previous one, signing beside it until it expires
+   * (with 0 hours it is dropped at once). One UPDATE: a concurrent rotation cannot lose a secret
+   * half-way. Only the latest replaced secret is kept.
+   */
+  async rotateSecret(
+    accountId: string,
+    id: string,
+    expireCurrentAfterHours: number,
+  ): Promise<WebhookEndpoint> {
+    const result = await this.endpoints
+      .createQueryBuilder()
+      .update()
+      .set({
+        previousSecret: () => (expireCurrentAfterHours > 0 ? 'secret' : 'NULL'),
+        previousSecretExpiresAt: () =>
+          expireCurrentAfterHours > 0 ? `now() + :hours * interval '1 hour'` : 'NULL',
+        secret: generateWebhookSecret(),
+      })
+      .where('id = :id AND account_id = :accountId', {
+        id,
+        accountId,
+        hours: expireCurrentAfterHours,
+      })
+      .execute();
+    if (result.affected === 0) throw new NotFoundError('Webhook endpoint');
+    return this.get(accountId, id);
+  }
+
   /** Its deliveries go with it; their queued jobs find nothing to send and end. */
   async remove(accountId: string, id: string): Promise<WebhookEndpoint> {
     const endpoint = await this.get(accountId, id);

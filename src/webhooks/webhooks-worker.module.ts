@@ -5,6 +5,7 @@ import type { Queue } from 'bull';
 import type { AllConfig } from '../config';
 import { FeedPositioner } from '../events/feed-positioner';
 import { OutboxRelay } from '../events/outbox-relay';
+import { RedeliveryRelay } from './redelivery-relay';
 import { WebhookDeliveryProcessor } from './webhook-delivery.processor';
 import { WebhookDeliverySweeper } from './webhook-delivery.sweeper';
 import { WebhookFanoutProcessor } from './webhook-fanout.processor';
@@ -64,6 +65,7 @@ import { WebhooksModule } from './webhooks.module';
     WebhookFanoutProcessor,
     WebhookDeliveryProcessor,
     WebhookDeliverySweeper,
+    RedeliveryRelay,
   ],
 })
 export class WebhooksWorkerModule implements BeforeApplicationShutdown {

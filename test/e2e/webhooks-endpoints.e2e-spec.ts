@@ -21,6 +21,7 @@ const DELIVERY_FIELDS = [
   'deliveryId',
   'endpointId',
   'event',
+  'eventId',
   'lastAttemptAt',
   'lastError',
   'lastResponseStatus',
@@ -210,6 +211,7 @@ describe('Webhook endpoints', () => {
     expectSignedWebhook(request, secret);
     expect(request.body).toEqual({
       event: 'webhook.test',
+      eventId: null,
       deliveryId: res.body.data.deliveryId,
       timestamp: expect.any(String),
       data: { id, externalId: null, livemode: false },

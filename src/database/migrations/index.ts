@@ -5,6 +5,7 @@ import { Webhooks1763795000000 } from './1763795000000-Webhooks';
 import { OutboxFanout1763800000000 } from './1763800000000-OutboxFanout';
 import { SqlFunctions1763805000000 } from './1763805000000-SqlFunctions';
 import { EventsFeed1763920000000 } from './1763920000000-EventsFeed';
+import { WebhookRecovery1763921000000 } from './1763921000000-WebhookRecovery';
 
 /** Listed explicitly so ts-node, Jest and the compiled build all load the same set. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   OutboxFanout1763800000000,
   SqlFunctions1763805000000,
   EventsFeed1763920000000,
+  WebhookRecovery1763921000000,
 ];

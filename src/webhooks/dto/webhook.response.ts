@@ -23,6 +23,8 @@ export class WebhookDeliveryResponse {
   deliveryId: string;
   endpointId: string;
   event: string;
+  /** the feed's id of the event (GET /events); null for webhook.test */
+  eventId: string | null;
   status: DeliveryStatus;
   attempts: number;
   lastAttemptAt: string | null;
@@ -30,4 +32,24 @@ export class WebhookDeliveryResponse {
   lastResponseStatus: number | null;
   lastError: string | null;
   createdAt: string;
+}
+
+export class DeliveryAttemptResponse {
+  attemptedAt: string;
+  /** the receiver's HTTP status; null when no answer came (time-out, refused connection) */
+  responseStatus: number | null;
+  error: string | null;
+  durationMs: number;
+  /** a manual retry: not part of the schedule, not counted toward auto-disable */
+  manual: boolean;
+}
+
+export class WebhookDeliveryDetailResponse extends WebhookDeliveryResponse {
+  /** every attempt, oldest first */
+  attemptLog: DeliveryAttemptResponse[];
+}
+
+export class RecoverResponse {
+  /** how many deliveries were queued again */
+  queued: number;
 }

@@ -1,0 +1,96 @@
+import { InjectQueue } from '@nestjs/bull';
+import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import type { Queue } from 'bull';
+import { DataSource } from 'typeorm';
+import { RedeliveryRequest, WebhookDeliveriesService } from './webhook-deliveries.service';
+import {
+  DELIVERY_QUEUE,
+  DeliveryJob,
+  manualRetryJobOptions,
+  requeueDelivery,
+} from './webhook-queues';
+
+const POLL_INTERVAL_MS = 200;
+const BATCH_SIZE = 500;
+
+/**
+ * Turns the retry and recover requests the API committed into delivery jobs, as the outbox
+ * relay does for events: rows are claimed with SKIP LOCKED (workers share them) and deleted in
+ * the same transaction only once Bull took the jobs, so with Redis down they wait, never lost.
+ * A pending delivery gets its scheduled job unless a live one exists; a manual retry also gets a
+ * one-off job.
+ */
+@Injectable()
+export class RedeliveryRelay implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(RedeliveryRelay.name);
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+  private failing = false;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly deliveries: WebhookDeliveriesService,
+    @InjectQueue(DELIVERY_QUEUE) private readonly queue: Queue<DeliveryJob>,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.schedule(0);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.tick().finally(() => {
+        this.running = undefined;
+        this.schedule(POLL_INTERVAL_MS);
+      });
+    }, delayMs);
+  }
+
+  private async tick(): Promise<void> {
+    if (this.queue.client.status !== 'ready') return;
+    try {
+      while (!this.stopped && (await this.relayBatch()) === BATCH_SIZE);
+      if (this.failing) this.logger.log('Redelivery relay recovered');
+      this.failing = false;
+    } catch (error) {
+      if (!this.failing)
+        this.logger.warn({ err: error }, 'Redelivery relay failed; requests wait in the table');
+      this.failing = true;
+    }
+  }
+
+  private relayBatch(): Promise<number> {
+    return this.dataSource.transaction(async (em) => {
+      const requests = await this.deliveries.claimRedeliveries(em, BATCH_SIZE);
+      for (const request of requests) await this.enqueue(request);
+      await this.deliveries.settleRedeliveries(
+        em,
+        requests.map((r) => r.deliveryId),
+      );
+      return requests.length;
+    });
+  }
+
+  private async enqueue({
+    deliveryId,
+    manual,
+    status,
+    attempts,
+  }: RedeliveryRequest): Promise<void> {
+    if (status === 'pending')
+      await requeueDelivery(this.queue, deliveryId, this.deliveries.maxAttempts - attempts);
+    if (manual)
+      await this.queue.add(
+        { deliveryId, manual: true },
+        manualRetryJobOptions(deliveryId, Date.now()),
+      );
+  }
+}
