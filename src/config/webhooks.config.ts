@@ -26,6 +26,7 @@ class WebhooksEnv {
   @ToBool() @IsBoolean() WEBHOOK_ALLOW_PRIVATE_TARGETS: boolean = false;
   @ToInt() @IsInt() @Min(1) @Max(500) WEBHOOK_WORKER_CONCURRENCY: number = 50;
   @ToInt() @IsInt() @Min(100) @Max(60_000) WEBHOOK_TIMEOUT_MS: number = 10_000;
+  @ToInt() @IsInt() @Min(100) @Max(60_000) WEBHOOK_DNS_TIMEOUT_MS: number = 5_000;
   @ToInt() @IsInt() @Min(1_000) @Max(600_000) WEBHOOK_JOB_LOCK_MS: number = 30_000;
 }
 
@@ -36,6 +37,8 @@ export interface WebhooksConfig {
   allowPrivateTargets: boolean;
   workerConcurrency: number;
   timeoutMs: number;
+  /** a lookup of a webhook host (at registration or delivery) fails after this long */
+  dnsTimeoutMs: number;
   /** a job whose worker died is taken up again by another worker after about this long */
   jobLockMs: number;
 }
@@ -50,6 +53,7 @@ export const webhooksConfig = registerAs('webhooks', (): WebhooksConfig => {
     allowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS,
     workerConcurrency: env.WEBHOOK_WORKER_CONCURRENCY,
     timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+    dnsTimeoutMs: env.WEBHOOK_DNS_TIMEOUT_MS,
     jobLockMs: env.WEBHOOK_JOB_LOCK_MS,
   };
 });

@@ -1,5 +1,5 @@
-import { lookup as dnsLookup, LookupAddress } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
+import type { LookupFunction, Resolver } from './dns-lookup';
 
 /** Why an address is not a public unicast target. */
 export type BlockedRange =
@@ -64,24 +64,23 @@ export function blockedRangeOf(address: string): BlockedRange | undefined {
   return BLOCK_LISTS.find(({ list }) => list.check(bare, family))?.label;
 }
 
+/**
+ * Names the target as given, never the address it resolved to: whoever registers a URL must not
+ * learn the service's internal DNS answers from the refusal (a lookup oracle).
+ */
 export class BlockedTargetError extends Error {
-  constructor(
-    readonly host: string,
-    readonly address: string,
-    readonly range: BlockedRange,
-  ) {
+  constructor(host: string, literal: boolean) {
     super(
-      address === host
-        ? `Target ${address} is a ${range} address`
-        : `Target ${host} resolves to ${address}, a ${range} address`,
+      literal
+        ? `Target ${host} is not a public address`
+        : `Target ${host} does not resolve to a public address`,
     );
     this.name = 'BlockedTargetError';
   }
 }
 
 function assertPublic(host: string, address: string): void {
-  const range = blockedRangeOf(address);
-  if (range) throw new BlockedTargetError(host, address, range);
+  if (blockedRangeOf(address)) throw new BlockedTargetError(host, address === host);
 }
 
 /** `[::1]` in a URL is `::1` to the resolver. */
@@ -89,41 +88,23 @@ export function hostOf(url: URL): string {
   return url.hostname.replace(/^\[(.*)\]$/, '$1');
 }
 
-export type Resolver = (host: string) => Promise<LookupAddress[]>;
-
-const systemResolver: Resolver = (host) =>
-  new Promise((resolve, reject) =>
-    dnsLookup(host, { all: true }, (error, addresses) =>
-      error ? reject(error) : resolve(addresses),
-    ),
-  );
-
 /**
  * Registration-time check: every address the host resolves to must be public, since a
  * client may connect to any of them. Throws BlockedTargetError, or the resolver's error.
  */
-export async function assertPublicHost(host: string, resolve = systemResolver): Promise<void> {
+export async function assertPublicHost(host: string, resolve: Resolver): Promise<void> {
   if (isIP(host) !== 0) return assertPublic(host, host);
   const addresses = await resolve(host);
   if (addresses.length === 0) throw new Error(`${host} has no addresses`);
   for (const { address } of addresses) assertPublic(host, address);
 }
 
-type LookupCallback = (
-  error: NodeJS.ErrnoException | null,
-  address: string | LookupAddress[],
-  family?: number,
-) => void;
-type LookupFunction = (host: string, options: { all?: boolean }, callback: LookupCallback) => void;
-
 /**
  * Connect-time check, as a socket `lookup`: the addresses checked are the ones connected to,
  * so a name that resolved to a public address at registration and to a private one now
  * (DNS rebinding) is refused. Sockets skip `lookup` for IP literals; callers check those.
  */
-export function publicOnlyLookup(
-  lookup: LookupFunction = dnsLookup as LookupFunction,
-): LookupFunction {
+export function publicOnlyLookup(lookup: LookupFunction): LookupFunction {
   return (host, options, callback) => {
     lookup(host, options, (error, address, family) => {
       if (error) return callback(error, address, family);

@@ -3,16 +3,14 @@ import { ConfigService } from '@nestjs/config';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager, Repository } from 'typeorm';
-import type { Principal } from '../common/auth/principal';
 import { NotFoundError, ValidationError } from '../common/errors/domain-error';
 import { Paginated } from '../common/pagination/paginated';
 import type { AllConfig } from '../config';
+import { deliveryPayload, TEST_EVENT } from './delivery-payload';
 import type { ListDeliveriesQueryDto } from './dto/list-deliveries.query.dto';
 import { DeliveryStatus, WebhookDelivery } from './webhook-delivery.entity';
 import type { WebhookEndpoint } from './webhook-endpoint.entity';
-import { WebhookEndpointsService } from './webhook-endpoints.service';
-import { FAILURES_BEFORE_DISABLE } from './webhook-limits';
-import { deliveryPayload, TEST_EVENT } from './delivery-payload';
+import { EndpointOwner, WebhookEndpointsService } from './webhook-endpoints.service';
 import { liveSecrets } from './webhook-secrets';
 import { AttemptResult, OutgoingDelivery, WebhookSender } from './webhook-sender';
 
@@ -54,12 +52,12 @@ function assertActive(endpoint: WebhookEndpoint): void {
 }
 
 export interface FailureOutcome {
-  /** no further attempt: the schedule is used up or the endpoint is (now) disabled */
+  /** no further attempt: the schedule is used up or the endpoint is paused or disabled */
   final: boolean;
   retryDelayMs?: number;
 }
 
-const DISABLED_ERROR = `Endpoint disabled after ${FAILURES_BEFORE_DISABLE} consecutive failures`;
+const DISABLED_ERROR = 'Endpoint disabled: a delivery failed all of its attempts';
 
 /**
  * The delivery records: created by fan-out, updated by each attempt, listed as history.
@@ -87,11 +85,11 @@ export class WebhookDeliveriesService {
   }
 
   async history(
-    accountId: string,
+    owner: EndpointOwner,
     endpointId: string,
     query: ListDeliveriesQueryDto,
   ): Promise<Paginated<WebhookDelivery>> {
-    await this.endpoints.get(accountId, endpointId);
+    await this.endpoints.get(owner, endpointId);
     const { page, limit, status, event } = query;
     const [items, total] = await this.deliveries.findAndCount({
       where: { endpointId, ...(status && { status }), ...(event && { event }) },
@@ -104,11 +102,11 @@ export class WebhookDeliveriesService {
 
   /** One delivery of the endpoint with its attempt log, oldest attempt first. */
   async detail(
-    accountId: string,
+    owner: EndpointOwner,
     endpointId: string,
     deliveryId: string,
   ): Promise<{ delivery: WebhookDelivery; attempts: DeliveryAttempt[] }> {
-    await this.endpoints.get(accountId, endpointId);
+    await this.endpoints.get(owner, endpointId);
     const delivery = await this.deliveries.findOneBy({ id: deliveryId, endpointId });
     if (!delivery) throw new NotFoundError('Webhook delivery');
     const attempts: DeliveryAttempt[] = await this.dataSource.query(
@@ -125,11 +123,11 @@ export class WebhookDeliveriesService {
    * request row commits here and the worker queues it, so it survives Redis being down.
    */
   async requestRetry(
-    accountId: string,
+    owner: EndpointOwner,
     endpointId: string,
     deliveryId: string,
   ): Promise<WebhookDelivery> {
-    assertActive(await this.endpoints.get(accountId, endpointId));
+    assertActive(await this.endpoints.get(owner, endpointId));
     const requested = await this.dataSource.query(
       `INSERT INTO webhook_redelivery_requests (delivery_id, manual)
        SELECT id, true FROM webhook_deliveries WHERE id = $1 AND endpoint_id = $2
@@ -149,8 +147,8 @@ export class WebhookDeliveriesService {
    * reset only takes rows still failed (a concurrent call's reset makes it wait, then skip), and
    * the insert yields to the (endpoint, event) unique key. Returns how many were queued.
    */
-  async recover(accountId: string, endpointId: string, sinceIso: string): Promise<number> {
-    const endpoint = await this.endpoints.get(accountId, endpointId);
+  async recover(owner: EndpointOwner, endpointId: string, sinceIso: string): Promise<number> {
+    const endpoint = await this.endpoints.get(owner, endpointId);
     assertActive(endpoint);
     const since = this.recoverableSince(sinceIso);
     const from = since > endpoint.createdAt ? since : endpoint.createdAt;
@@ -165,15 +163,17 @@ export class WebhookDeliveriesService {
         `SELECT o.id, o.event, o.data, o.created_at AS "createdAt", d.id AS "deliveryId"
            FROM outbox_events o
            LEFT JOIN webhook_deliveries d ON d.endpoint_id = $2 AND d.event_id = o.id
-           WHERE o.account_id = $1 AND o.created_at >= $3
+           WHERE o.account_id = $1 AND o.livemode = $5 AND o.created_at >= $3
              AND (cardinality($4::text[]) = 0 OR o.event = ANY($4))
              AND (d.id IS NULL OR d.status = 'failed')`,
-        [accountId, endpointId, from, endpoint.events],
+        [endpoint.accountId, endpointId, from, endpoint.events, endpoint.livemode],
       );
       const reset: { id: string }[] = await em
         .query(
-          `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = now()
-         WHERE id = ANY($1) AND status = 'failed' RETURNING id`,
+          // The schedule starts over, and so does the auto-disable judgement (first_attempt_at).
+          `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = now(),
+             first_attempt_at = NULL
+           WHERE id = ANY($1) AND status = 'failed' RETURNING id`,
           [due.flatMap((row) => (row.deliveryId ? [row.deliveryId] : []))],
         )
         .then(([rows]: [{ id: string }[]]) => rows);
@@ -283,15 +283,15 @@ export class WebhookDeliveriesService {
    * One signed `webhook.test` delivery, made now and recorded in the history. It is never
    * retried and does not touch the failure count: it exists to debug a receiver.
    */
-  async sendTest(principal: Principal, endpointId: string): Promise<WebhookDelivery> {
-    const endpoint = await this.endpoints.get(principal.accountId, endpointId);
+  async sendTest(owner: EndpointOwner, endpointId: string): Promise<WebhookDelivery> {
+    const endpoint = await this.endpoints.get(owner, endpointId);
     const id = randomUUID();
     const payload = deliveryPayload({
       event: TEST_EVENT,
       eventId: null,
       deliveryId: id,
       timestamp: new Date().toISOString(),
-      data: { id: endpoint.id, externalId: null, livemode: principal.livemode },
+      data: { id: endpoint.id, externalId: null, livemode: endpoint.livemode },
     });
     const result = await this.sender.send({
       url: endpoint.url,
@@ -309,6 +309,7 @@ export class WebhookDeliveriesService {
         payload,
         status: result.ok ? 'succeeded' : 'failed',
         attempts: 1,
+        firstAttemptAt: result.at,
         lastAttemptAt: result.at,
         nextAttemptAt: null,
         lastResponseStatus: result.responseStatus,
@@ -321,19 +322,21 @@ export class WebhookDeliveriesService {
   }
 
   /**
-   * Fan-out: one delivery per active endpoint of the account subscribed to the event, its body
+   * Fan-out: one delivery per active endpoint of the event's account and mode (its data's
+   * `livemode`) subscribed to the event, its body
    * fixed now. Idempotent: a repeat creates nothing new and returns the deliveries still pending,
    * so a retried fan-out re-enqueues (deduplicated by job id) what a failed one may have missed.
    */
   async createForEvent(eventId: string): Promise<PendingDelivery[]> {
     const [event] = await this.dataSource.query<
-      { account_id: string; event: string; data: unknown; created_at: Date }[]
+      { account_id: string; event: string; data: { livemode: boolean }; created_at: Date }[]
     >('SELECT account_id, event, data, created_at FROM outbox_events WHERE id = $1', [eventId]);
     if (!event) return [];
     const endpoints = await this.dataSource.query<{ id: string }[]>(
       `SELECT id FROM webhook_endpoints
-       WHERE account_id = $1 AND is_active AND (cardinality(events) = 0 OR $2 = ANY(events))`,
-      [event.account_id, event.event],
+       WHERE account_id = $1 AND livemode = $3 AND is_active
+         AND (cardinality(events) = 0 OR $2 = ANY(events))`,
+      [event.account_id, event.event, event.data.livemode],
     );
     if (endpoints.length > 0) {
       const rows = endpoints.map(({ id: endpointId }) => {
@@ -384,14 +387,17 @@ export class WebhookDeliveriesService {
     return row;
   }
 
-  /** A 2xx: the delivery is done and the endpoint's failure streak is over. */
-  /** One statement, so it is atomic without a transaction's extra round trips. */
+  /**
+   * A 2xx: the delivery is done and the endpoint's failure streak is over. One statement, so it
+   * is atomic without a transaction's extra round trips. The endpoint row is written only when
+   * its streak was on, so steady successes do not queue up on it.
+   */
   async recordSuccess(target: DeliveryTarget, result: AttemptResult): Promise<void> {
     // Also when an auto-disable just ended it: the receiver did get it, the record says so.
     await this.dataSource.query(
       `WITH delivered AS (
          UPDATE webhook_deliveries SET status = 'succeeded', attempts = attempts + 1,
-           last_attempt_at = $2, next_attempt_at = NULL, last_response_status = $3,
+           first_attempt_at = COALESCE(first_attempt_at, $2), last_attempt_at = $2, next_attempt_at = NULL, last_response_status = $3,
            last_error = NULL, response_body_excerpt = $4
          WHERE id = $1 RETURNING id, endpoint_id),
        logged AS (
@@ -410,41 +416,51 @@ export class WebhookDeliveriesService {
   }
 
   /**
-   * A failed attempt: counts against the endpoint (the 10th in a row disables it and ends all
-   * its pending deliveries), and schedules the next attempt or ends the delivery as failed.
+   * A failed attempt: adds to the endpoint's failure streak (a health signal, reset by any
+   * success), and schedules the next attempt or ends the delivery as failed. Single attempts
+   * never disable an endpoint, however many fail at once: only a delivery that used up its whole
+   * schedule does, and only with no successful delivery to the endpoint since its first attempt.
    */
   async recordFailure(target: DeliveryTarget, result: AttemptResult): Promise<FailureOutcome> {
     return this.dataSource.transaction(async (em) => {
       // Locks the endpoint row: concurrent failures against it take turns, each counted once.
       const [[counted]] = await em.query(
         `UPDATE webhook_endpoints SET consecutive_failures = consecutive_failures + 1
-         WHERE id = $1 AND is_active RETURNING consecutive_failures`,
+         WHERE id = $1 AND is_active RETURNING id`,
         [target.endpointId],
       );
       // No row: someone paused or it was disabled meanwhile; either way nothing more is sent.
-      const disabled = !counted || counted.consecutive_failures >= FAILURES_BEFORE_DISABLE;
-      const [[delivery]] = await em.query(
-        `UPDATE webhook_deliveries SET attempts = attempts + 1, last_attempt_at = $2,
+      const endpointActive = Boolean(counted);
+      const [[delivery]] = await em.query<
+        [{ status: string; attempts: number; first_attempt_at: Date }[]]
+      >(
+        `UPDATE webhook_deliveries SET attempts = attempts + 1,
+           first_attempt_at = COALESCE(first_attempt_at, $2), last_attempt_at = $2,
            last_response_status = $3, last_error = $4, response_body_excerpt = $5,
-           status = CASE WHEN $6 OR attempts + 1 >= $7 THEN 'failed' ELSE 'pending' END,
-           next_attempt_at = CASE WHEN $6 OR attempts + 1 >= $7 THEN NULL
+           status = CASE WHEN NOT $6 OR attempts + 1 >= $7 THEN 'failed' ELSE 'pending' END,
+           next_attempt_at = CASE WHEN NOT $6 OR attempts + 1 >= $7 THEN NULL
              ELSE $2::timestamptz + ($8::float8[])[attempts + 1] * interval '1 millisecond' END
-         WHERE id = $1 RETURNING status, attempts`,
+         WHERE id = $1 RETURNING status, attempts, first_attempt_at`,
         [
           target.deliveryId,
           result.at,
           result.responseStatus,
           result.error,
           result.responseBodyExcerpt,
-          disabled,
+          endpointActive,
           this.maxAttempts,
           this.retryDelaysMs,
         ],
       );
-      if (delivery) await this.logAttempt(em, target.deliveryId, result, false);
-      if (counted && disabled) await this.disableEndpoint(em, target.endpointId);
-      if (!delivery || delivery.status === 'failed') return { final: true };
-      return { final: false, retryDelayMs: this.retryDelaysMs[delivery.attempts - 1] };
+      if (!delivery) return { final: true };
+      await this.logAttempt(em, target.deliveryId, result, false);
+      if (delivery.status === 'pending') {
+        return { final: false, retryDelayMs: this.retryDelaysMs[delivery.attempts - 1] };
+      }
+      if (endpointActive && delivery.attempts >= this.maxAttempts) {
+        await this.disableUnlessDeliveredSince(em, target.endpointId, delivery.first_attempt_at);
+      }
+      return { final: true };
     });
   }
 
@@ -479,16 +495,27 @@ export class WebhookDeliveriesService {
     );
   }
 
-  private async disableEndpoint(em: EntityManager, endpointId: string): Promise<void> {
+  /**
+   * Disables the endpoint and ends its pending deliveries as failed, unless an event delivery to
+   * it succeeded since `since` (test deliveries prove nothing about the schedule and do not count).
+   */
+  private async disableUnlessDeliveredSince(
+    em: EntityManager,
+    endpointId: string,
+    since: Date,
+  ): Promise<void> {
     await em.query(
-      `UPDATE webhook_endpoints SET is_active = false, disabled_at = now() WHERE id = $1`,
-      [endpointId],
-    );
-    await em.query(
-      `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL,
-         last_error = COALESCE(last_error || '; ', '') || $2
-       WHERE endpoint_id = $1 AND status = 'pending'`,
-      [endpointId, DISABLED_ERROR],
+      `WITH disabled AS (
+         UPDATE webhook_endpoints SET is_active = false, disabled_at = now()
+         WHERE id = $1 AND is_active AND NOT EXISTS (
+           SELECT 1 FROM webhook_deliveries
+           WHERE endpoint_id = $1 AND status = 'succeeded' AND event_id IS NOT NULL
+             AND last_attempt_at >= $2)
+         RETURNING id)
+       UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL,
+         last_error = COALESCE(last_error || '; ', '') || $3
+       WHERE endpoint_id IN (SELECT id FROM disabled) AND status = 'pending'`,
+      [endpointId, since, DISABLED_ERROR],
     );
   }
 

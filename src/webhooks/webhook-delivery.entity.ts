@@ -14,6 +14,9 @@ export class WebhookDelivery {
   @Column({ type: 'text' }) payload: string;
   @Column({ type: 'text' }) status: DeliveryStatus;
   @Column({ type: 'integer' }) attempts: number;
+  /** auto-disable asks whether the endpoint had a success since this */
+  @Column({ name: 'first_attempt_at', type: 'timestamptz', nullable: true })
+  firstAttemptAt: Date | null;
   @Column({ name: 'last_attempt_at', type: 'timestamptz', nullable: true })
   lastAttemptAt: Date | null;
   @Column({ name: 'next_attempt_at', type: 'timestamptz', nullable: true })

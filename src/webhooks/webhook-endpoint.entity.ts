@@ -11,6 +11,8 @@ import type { EventName } from '../events/event-types';
 export class WebhookEndpoint {
   @PrimaryGeneratedColumn('uuid') id: string;
   @Column({ name: 'account_id', type: 'uuid' }) accountId: string;
+  /** the mode of the key that created it: only that mode's keys see it, only that mode's events reach it */
+  @Column({ type: 'boolean' }) livemode: boolean;
   @Column({ type: 'text' }) url: string;
   @Column({ type: 'text', nullable: true }) description: string | null;
   /** empty = every event */

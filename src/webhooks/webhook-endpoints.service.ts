@@ -4,13 +4,18 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { randomBase62 } from '../accounts/api-key-secret';
+import type { Principal } from '../common/auth/principal';
 import { NotFoundError, ValidationError } from '../common/errors/domain-error';
 import type { AllConfig } from '../config';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { UpdateWebhookDto } from './dto/update-webhook.dto';
 import { assertPublicHost, BlockedTargetError, hostOf } from './ssrf-guard';
+import { WebhookDns } from './webhook-dns';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
 import { MAX_ENDPOINTS_PER_ACCOUNT } from './webhook-limits';
+
+/** An endpoint is reached through the account and mode of the key that created it. */
+export type EndpointOwner = Pick<Principal, 'accountId' | 'livemode'>;
 
 export function generateWebhookSecret(): string {
   return `whsec_${randomBase62(32)}`;
@@ -24,6 +29,7 @@ export class WebhookEndpointsService {
   constructor(
     @InjectRepository(WebhookEndpoint) private readonly endpoints: Repository<WebhookEndpoint>,
     private readonly dataSource: DataSource,
+    private readonly dns: WebhookDns,
     config: ConfigService<AllConfig, true>,
   ) {
     const webhooks = config.get('webhooks', { infer: true });
@@ -31,18 +37,25 @@ export class WebhookEndpointsService {
     this.allowPrivateTargets = webhooks.allowPrivateTargets;
   }
 
-  list(accountId: string): Promise<WebhookEndpoint[]> {
-    return this.endpoints.find({ where: { accountId }, order: { createdAt: 'ASC', id: 'ASC' } });
+  list({ accountId, livemode }: EndpointOwner): Promise<WebhookEndpoint[]> {
+    return this.endpoints.find({
+      where: { accountId, livemode },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
   }
 
-  /** Another account's endpoint is NOT_FOUND, like one that does not exist. */
-  async get(accountId: string, id: string): Promise<WebhookEndpoint> {
-    const endpoint = await this.endpoints.findOneBy({ id, accountId });
+  /** Another account's endpoint, or the other mode's, is NOT_FOUND, like one that does not exist. */
+  async get({ accountId, livemode }: EndpointOwner, id: string): Promise<WebhookEndpoint> {
+    const endpoint = await this.endpoints.findOneBy({ id, accountId, livemode });
     if (!endpoint) throw new NotFoundError('Webhook endpoint');
     return endpoint;
   }
 
-  async create(accountId: string, dto: CreateWebhookDto): Promise<WebhookEndpoint> {
+  /** The limit of 5 counts the endpoints of both modes together. */
+  async create(
+    { accountId, livemode }: EndpointOwner,
+    dto: CreateWebhookDto,
+  ): Promise<WebhookEndpoint> {
     await this.assertAllowedUrl(dto.url);
     return this.dataSource.transaction(async (em) => {
       // Creates of one account take turns, so two at once cannot both be the 5th.
@@ -57,6 +70,7 @@ export class WebhookEndpointsService {
       return em.save(
         em.create(WebhookEndpoint, {
           accountId,
+          livemode,
           url: dto.url,
           description: dto.description ?? null,
           events: dto.events ?? [],
@@ -73,7 +87,7 @@ export class WebhookEndpointsService {
    * One UPDATE of only the fields sent, so it never writes back a failure count the delivery
    * worker changed in the meantime. isActive true re-enables and starts the count afresh.
    */
-  async update(accountId: string, id: string, dto: UpdateWebhookDto): Promise<WebhookEndpoint> {
+  async update(owner: EndpointOwner, id: string, dto: UpdateWebhookDto): Promise<WebhookEndpoint> {
     if (dto.url !== undefined) await this.assertAllowedUrl(dto.url);
     const set: QueryDeepPartialEntity<WebhookEndpoint> = {};
     if (dto.url !== undefined) set.url = dto.url;
@@ -88,11 +102,11 @@ export class WebhookEndpointsService {
         .createQueryBuilder()
         .update()
         .set(set)
-        .where('id = :id AND account_id = :accountId', { id, accountId })
+        .where('id = :id AND account_id = :accountId AND livemode = :livemode', { id, ...owner })
         .execute();
       if (result.affected === 0) throw new NotFoundError('Webhook endpoint');
     }
-    return this.get(accountId, id);
+    return this.get(owner, id);
   }
 
   /**
@@ -101,7 +115,7 @@ export class WebhookEndpointsService {
    * half-way. Only the latest replaced secret is kept.
    */
   async rotateSecret(
-    accountId: string,
+    owner: EndpointOwner,
     id: string,
     expireCurrentAfterHours: number,
   ): Promise<WebhookEndpoint> {
@@ -114,20 +128,21 @@ export class WebhookEndpointsService {
           expireCurrentAfterHours > 0 ? `now() + :hours * interval '1 hour'` : 'NULL',
         secret: generateWebhookSecret(),
       })
-      .where('id = :id AND account_id = :accountId', {
+      .where('id = :id AND account_id = :accountId AND livemode = :livemode', {
         id,
-        accountId,
+        accountId: owner.accountId,
+        livemode: owner.livemode,
         hours: expireCurrentAfterHours,
       })
       .execute();
     if (result.affected === 0) throw new NotFoundError('Webhook endpoint');
-    return this.get(accountId, id);
+    return this.get(owner, id);
   }
 
   /** Its deliveries go with it; their queued jobs find nothing to send and end. */
-  async remove(accountId: string, id: string): Promise<WebhookEndpoint> {
-    const endpoint = await this.get(accountId, id);
-    await this.endpoints.delete({ id, accountId });
+  async remove(owner: EndpointOwner, id: string): Promise<WebhookEndpoint> {
+    const endpoint = await this.get(owner, id);
+    await this.endpoints.delete({ id, accountId: owner.accountId, livemode: owner.livemode });
     return endpoint;
   }
 
@@ -140,13 +155,11 @@ export class WebhookEndpointsService {
     if (this.allowPrivateTargets) return;
     const host = hostOf(parsed);
     try {
-      await assertPublicHost(host);
+      await assertPublicHost(host, this.dns.resolve);
     } catch (error) {
+      // Never the address it resolved to: a refusal must not tell what internal names point at.
       if (error instanceof BlockedTargetError) {
-        throw ValidationError.field(
-          'url',
-          `${error.message}; webhooks must target a public address.`,
-        );
+        throw ValidationError.field('url', 'url must resolve to a public address.');
       }
       throw ValidationError.field('url', `The host ${host} could not be resolved.`);
     }

@@ -3,7 +3,9 @@ import { ConfigService } from '@nestjs/config';
 import http from 'node:http';
 import https from 'node:https';
 import type { AllConfig } from '../config';
+import type { LookupFunction } from './dns-lookup';
 import { assertPublicLiteral, hostOf, publicOnlyLookup } from './ssrf-guard';
+import { WebhookDns } from './webhook-dns';
 import { RESPONSE_BODY_LIMIT_BYTES } from './webhook-limits';
 import { signatureHeaders, unixSeconds } from './webhook-signer';
 
@@ -43,12 +45,13 @@ export class WebhookSender {
     'http:': new http.Agent({ keepAlive: false }),
     'https:': new https.Agent({ keepAlive: false }),
   };
-  private readonly lookup = publicOnlyLookup();
+  private readonly lookup: LookupFunction;
 
-  constructor(config: ConfigService<AllConfig, true>) {
+  constructor(config: ConfigService<AllConfig, true>, dns: WebhookDns) {
     const webhooks = config.get('webhooks', { infer: true });
     this.timeoutMs = webhooks.timeoutMs;
     this.allowPrivateTargets = webhooks.allowPrivateTargets;
+    this.lookup = this.allowPrivateTargets ? dns.lookup : publicOnlyLookup(dns.lookup);
   }
 
   async send(delivery: OutgoingDelivery): Promise<AttemptResult> {
@@ -89,7 +92,7 @@ export class WebhookSender {
       const request = transport.request(url, {
         method: 'POST',
         agent: this.agents[url.protocol as 'http:' | 'https:'],
-        lookup: this.allowPrivateTargets ? undefined : this.lookup,
+        lookup: this.lookup,
         signal: AbortSignal.timeout(this.timeoutMs),
         headers: {
           'Content-Type': 'application/json',
@@ -135,11 +138,26 @@ export class WebhookSender {
       : `HTTP ${status}`;
   }
 
+  /**
+   * What lastError says. A connection error's own message names the address it tried, which
+   * the integrator must not learn (a DNS oracle): it is said without it, as `connect ECONNREFUSED`.
+   */
   private describeError(error: unknown): string {
-    const e = error as { name?: string; message?: string; cause?: { name?: string } };
+    const e = error as {
+      name?: string;
+      message?: string;
+      cause?: { name?: string };
+      code?: string;
+      syscall?: string;
+      address?: string;
+      errors?: unknown[];
+    };
     if (e.name === 'AbortError' && e.cause?.name === 'TimeoutError') {
       return `Timed out after ${this.timeoutMs} ms`;
     }
+    // Every address of the name failed (happy eyeballs): the first one's reason is the story.
+    if (Array.isArray(e.errors) && e.errors.length > 0) return this.describeError(e.errors[0]);
+    if (e.address !== undefined && e.code) return `${e.syscall ?? 'connect'} ${e.code}`;
     return e.message || String(error);
   }
 }

@@ -38,19 +38,19 @@ export class WebhooksController {
     private readonly deliveries: WebhookDeliveriesService,
   ) {}
 
-  /** At most 5 per account. The answer carries the signing secret: the only time it is shown. */
+  /** In the key's mode; at most 5 per account, both modes counted. The answer carries the signing secret: the only time it is shown. */
   @Post()
   async create(
     @CurrentPrincipal() principal: Principal,
     @Body() dto: CreateWebhookDto,
   ): Promise<CreatedWebhookEndpointResponse> {
-    return toCreatedEndpointResponse(await this.endpoints.create(principal.accountId, dto));
+    return toCreatedEndpointResponse(await this.endpoints.create(principal, dto));
   }
 
-  /** The account's endpoints, oldest first, without their secrets. */
+  /** The account's endpoints in the key's mode, oldest first, without their secrets. */
   @Get()
   async list(@CurrentPrincipal() principal: Principal): Promise<WebhookEndpointResponse[]> {
-    return (await this.endpoints.list(principal.accountId)).map(toEndpointResponse);
+    return (await this.endpoints.list(principal)).map(toEndpointResponse);
   }
 
   /** isActive true re-enables an endpoint and resets its failure count. */
@@ -60,7 +60,7 @@ export class WebhooksController {
     @UuidParam('id', ENDPOINT) id: string,
     @Body() dto: UpdateWebhookDto,
   ): Promise<WebhookEndpointResponse> {
-    return toEndpointResponse(await this.endpoints.update(principal.accountId, id, dto));
+    return toEndpointResponse(await this.endpoints.update(principal, id, dto));
   }
 
   /** Answers with the deleted endpoint; its delivery history goes with it. */
@@ -69,7 +69,7 @@ export class WebhooksController {
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', ENDPOINT) id: string,
   ): Promise<WebhookEndpointResponse> {
-    return toEndpointResponse(await this.endpoints.remove(principal.accountId, id));
+    return toEndpointResponse(await this.endpoints.remove(principal, id));
   }
 
   /** Sends one signed `webhook.test` delivery now and answers with its record (no retries). */
@@ -89,7 +89,7 @@ export class WebhooksController {
     @UuidParam('id', ENDPOINT) id: string,
     @Query() query: ListDeliveriesQueryDto,
   ): Promise<Paginated<WebhookDeliveryResponse>> {
-    return (await this.deliveries.history(principal.accountId, id, query)).map(toDeliveryResponse);
+    return (await this.deliveries.history(principal, id, query)).map(toDeliveryResponse);
   }
 
   /** One delivery with its attempt log. */
@@ -100,7 +100,7 @@ export class WebhooksController {
     @UuidParam('deliveryId', DELIVERY) deliveryId: string,
   ): Promise<WebhookDeliveryDetailResponse> {
     const { delivery, attempts } = await this.deliveries.detail(
-      principal.accountId,
+      principal,
       id,
       deliveryId,
     );
@@ -118,9 +118,7 @@ export class WebhooksController {
     @UuidParam('id', ENDPOINT) id: string,
     @UuidParam('deliveryId', DELIVERY) deliveryId: string,
   ): Promise<WebhookDeliveryResponse> {
-    return toDeliveryResponse(
-      await this.deliveries.requestRetry(principal.accountId, id, deliveryId),
-    );
+    return toDeliveryResponse(await this.deliveries.requestRetry(principal, id, deliveryId));
   }
 
   /**
@@ -134,7 +132,7 @@ export class WebhooksController {
     @UuidParam('id', ENDPOINT) id: string,
     @Body() dto: RecoverDto,
   ): Promise<RecoverResponse> {
-    return { queued: await this.deliveries.recover(principal.accountId, id, dto.since) };
+    return { queued: await this.deliveries.recover(principal, id, dto.since) };
   }
 
   /**
@@ -149,7 +147,7 @@ export class WebhooksController {
     @Body() dto: RotateSecretDto,
   ): Promise<CreatedWebhookEndpointResponse> {
     return toCreatedEndpointResponse(
-      await this.endpoints.rotateSecret(principal.accountId, id, dto.expireCurrentAfterHours),
+      await this.endpoints.rotateSecret(principal, id, dto.expireCurrentAfterHours),
     );
   }
 }

@@ -13,6 +13,7 @@ export function toEndpointResponse(endpoint: WebhookEndpoint): WebhookEndpointRe
   return {
     id: endpoint.id,
     url: endpoint.url,
+    livemode: endpoint.livemode,
     description: endpoint.description,
     events: endpoint.events,
     isActive: endpoint.isActive,

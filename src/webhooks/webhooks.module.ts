@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
+import { WebhookDns } from './webhook-dns';
 import { WebhookDelivery } from './webhook-delivery.entity';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
@@ -14,7 +15,7 @@ import { WebhooksController } from './webhooks.controller';
 @Module({
   imports: [TypeOrmModule.forFeature([WebhookEndpoint, WebhookDelivery])],
   controllers: [WebhooksController],
-  providers: [WebhookEndpointsService, WebhookDeliveriesService, WebhookSender],
+  providers: [WebhookEndpointsService, WebhookDeliveriesService, WebhookSender, WebhookDns],
   exports: [WebhookDeliveriesService, WebhookSender],
 })
 export class WebhooksModule {}

@@ -84,13 +84,6 @@ describe('Webhook delivery', () => {
       const data = await emitEvent(t, account.id, event);
       sent.set(data.id, { event, data });
     }
-    const testMode = await emitEvent(
-      t,
-      account.id,
-      'listing.created',
-      sampleEventData('listing.created', false),
-    );
-    sent.set(testMode.id, { event: 'listing.created', data: testMode });
 
     const received = await receiver.waitFor(endpoint.path, sent.size);
     for (const request of received) {
@@ -261,19 +254,29 @@ describe('Webhook delivery', () => {
     ]);
   });
 
-  it('the 10th consecutive failure ends every pending delivery of the endpoint; re-enabling starts afresh', async () => {
+  it('a delivery failing its whole schedule ends every pending delivery of the endpoint; re-enabling starts afresh', async () => {
     const account = await anAccount(t).build();
     const endpoint = await register(account);
-    receiver.byDefault(endpoint.path, 500);
-    for (let i = 0; i < 3; i++) await emitEvent(t, account.id, 'listing.updated');
+    const first = sampleEventData('listing.updated');
+    // The first delivery fails fast; the others answer slowly, so they are mid-schedule when
+    // the first one has used up its ten attempts.
+    receiver.byDefault(endpoint.path, (request) =>
+      request.body.data.id === first.id ? { status: 500 } : { status: 500, delayMs: 400 },
+    );
+    await emitEvent(t, account.id, 'listing.updated', first);
+    for (let i = 0; i < 2; i++) await emitEvent(t, account.id, 'listing.updated');
 
     await eventually(async () => (await endpointOf(account, endpoint)).isActive === false);
     await eventually(async () => (await deliveriesOf(account, endpoint)).length === 3);
     const deliveries = await deliveriesOf(account, endpoint);
     expect(deliveries.map((d) => d.status)).toEqual(['failed', 'failed', 'failed']);
     expect(deliveries.every((d) => d.nextAttemptAt === null)).toBe(true);
-    expect(deliveries.reduce((n, d) => n + d.attempts, 0)).toBeLessThan(10 + 3);
-    expect((await endpointOf(account, endpoint)).consecutiveFailures).toBe(10);
+    const exhausted = deliveries.find((d) => d.attempts === 10)!;
+    expect(exhausted.lastError).toBe('HTTP 500');
+    for (const ended of deliveries.filter((d) => d !== exhausted)) {
+      expect(ended.attempts).toBeLessThan(10);
+      expect(ended.lastError).toMatch(/Endpoint disabled: a delivery failed all of its attempts$/);
+    }
     // Jobs of the ended deliveries still in the queue run and send nothing.
     const afterDisable = receiver.at(endpoint.path).length;
     await settle();
@@ -298,6 +301,61 @@ describe('Webhook delivery', () => {
     await receiver.waitFor(endpoint.path, afterDisable + 1);
     expect(receiver.at(endpoint.path).at(-1)!.body.data.id).toBe(data.id);
     await eventually(async () => (await deliveriesOf(account, endpoint))[0].status === 'succeeded');
+  });
+
+  it('a burst of failures during a short outage disables nothing: every delivery is retried and arrives', async () => {
+    const account = await anAccount(t).build();
+    const endpoint = await register(account);
+    // The outage: the next 50 requests fail, whichever deliveries they belong to.
+    receiver.replyWith(endpoint.path, ...Array<number>(50).fill(503));
+    await withDeliveriesHeld(async () => {
+      for (let i = 0; i < 50; i++) await emitEvent(t, account.id, 'listing.updated');
+      await eventually(async () => (await deliveriesOf(account, endpoint)).length === 50);
+    });
+
+    await receiver.waitFor(endpoint.path, 100);
+    await eventually(async () =>
+      (await deliveriesOf(account, endpoint)).every((d) => d.status === 'succeeded'),
+    );
+    const deliveries = await deliveriesOf(account, endpoint);
+    expect(deliveries.reduce((n, d) => n + d.attempts, 0)).toBe(100);
+    expect(await endpointOf(account, endpoint)).toMatchObject({
+      isActive: true,
+      disabledAt: null,
+      consecutiveFailures: 0,
+    });
+  });
+
+  it('a delivery failing its whole schedule does not disable an endpoint that had a success since its first attempt', async () => {
+    const account = await anAccount(t).build();
+    const endpoint = await register(account);
+    const failing = sampleEventData('listing.updated');
+    let openGate = () => {};
+    const gate = new Promise<void>((resolve) => (openGate = resolve));
+    // Every attempt of the failing delivery is answered only after the other one succeeded.
+    receiver.byDefault(endpoint.path, (request) =>
+      request.body.data.id === failing.id ? { status: 500, after: gate } : { status: 200 },
+    );
+    await emitEvent(t, account.id, 'listing.updated', failing);
+    await receiver.waitFor(endpoint.path, 1);
+    await emitEvent(t, account.id, 'listing.sold');
+    await eventually(async () =>
+      (await deliveriesOf(account, endpoint)).some(
+        (d) => d.event === 'listing.sold' && d.status === 'succeeded',
+      ),
+    );
+    openGate();
+
+    await eventually(async () =>
+      (await deliveriesOf(account, endpoint)).some(
+        (d) => d.event === 'listing.updated' && d.status === 'failed',
+      ),
+    );
+    const failed = (await deliveriesOf(account, endpoint)).find(
+      (d) => d.event === 'listing.updated',
+    );
+    expect(failed).toMatchObject({ attempts: 10, nextAttemptAt: null });
+    expect(await endpointOf(account, endpoint)).toMatchObject({ isActive: true, disabledAt: null });
   });
 
   it('a paused endpoint receives nothing; its queued deliveries end without a request', async () => {

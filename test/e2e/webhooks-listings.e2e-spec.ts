@@ -124,13 +124,16 @@ describe('Webhooks for listing changes made through the API', () => {
     });
   });
 
-  it('delivers test-mode events too, marked livemode false', async () => {
+  it('delivers test-mode events to test-mode endpoints, marked livemode false', async () => {
+    const testSecret = (await registerEndpoint(t, seller.testKey, receiver, '/test-mode')).secret;
     const draft = (
       await as(t, seller.testKey).post('/v1/listings').send(aListing().build()).expect(201)
     ).body.data;
-    expect(await waitForEvent(draft.id, 'listing.created')).toMatchObject({
-      livemode: false,
-      status: 'DRAFT',
+    const [request] = await receiver.waitFor('/test-mode', 1);
+    expectSignedWebhook(request, testSecret);
+    expect(request.body).toMatchObject({
+      event: 'listing.created',
+      data: { id: draft.id, livemode: false, status: 'DRAFT' },
     });
   });
 

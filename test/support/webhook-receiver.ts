@@ -29,6 +29,8 @@ export interface ScriptedReply {
   headers?: Record<string, string>;
   /** answer only after this long (time-out and shutdown tests) */
   delayMs?: number;
+  /** answer only once this settles (tests that order an answer after something else) */
+  after?: Promise<unknown>;
 }
 
 type Reply = ScriptedReply | ((request: ReceivedWebhook) => ScriptedReply);
@@ -111,6 +113,7 @@ export class WebhookReceiver {
     const next = this.scripts.get(path)?.shift() ??
       this.defaults.get(path) ?? { status: 200, body: 'ok' };
     const reply = typeof next === 'function' ? next(request) : next;
+    if (reply.after) await reply.after;
     if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
     res.writeHead(reply.status, reply.headers).end(reply.body ?? '');
   }

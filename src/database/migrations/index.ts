@@ -4,6 +4,8 @@ import { Usage1763790000000 } from './1763790000000-Usage';
 import { Webhooks1763795000000 } from './1763795000000-Webhooks';
 import { OutboxFanout1763800000000 } from './1763800000000-OutboxFanout';
 import { SqlFunctions1763805000000 } from './1763805000000-SqlFunctions';
+import { WebhookEndpointModes1763900000000 } from './1763900000000-WebhookEndpointModes';
+import { WebhookDeliveryDisableRule1763901000000 } from './1763901000000-WebhookDeliveryDisableRule';
 import { EventsFeed1763920000000 } from './1763920000000-EventsFeed';
 import { WebhookRecovery1763921000000 } from './1763921000000-WebhookRecovery';
 
@@ -15,6 +17,8 @@ export const MIGRATIONS = [
   Webhooks1763795000000,
   OutboxFanout1763800000000,
   SqlFunctions1763805000000,
+  WebhookEndpointModes1763900000000,
+  WebhookDeliveryDisableRule1763901000000,
   EventsFeed1763920000000,
   WebhookRecovery1763921000000,
 ];
