@@ -76,11 +76,14 @@ export class ExpiryScheduler implements OnApplicationBootstrap {
 }
 
 /** Runs a purge batch after batch until one comes back short; returns the total removed. */
-export async function inBatches(batch: (size: number) => Promise<number>): Promise<number> {
+export async function inBatches(
+  batch: (size: number) => Promise<number>,
+  size = RETENTION_BATCH,
+): Promise<number> {
   let total = 0;
   for (;;) {
-    const removed = await batch(RETENTION_BATCH);
+    const removed = await batch(size);
     total += removed;
-    if (removed < RETENTION_BATCH) return total;
+    if (removed < size) return total;
   }
 }
