@@ -5,6 +5,7 @@ import { validateConfig } from './validate-config';
 class EventsEnv {
   @IsDuration() EVENT_RETENTION: string = '30d';
   @IsDuration() DELIVERY_RETENTION: string = '30d';
+  @IsDuration() RETENTION_PURGE_EVERY: string = '60s';
 }
 
 export interface EventsConfig {
@@ -12,6 +13,8 @@ export interface EventsConfig {
   eventRetentionMs: number;
   /** how long a webhook delivery record (and its attempt log) is kept */
   deliveryRetentionMs: number;
+  /** how often the worker looks for events and deliveries past retention */
+  purgeEveryMs: number;
 }
 
 export const eventsConfig = registerAs('events', (): EventsConfig => {
@@ -19,5 +22,6 @@ export const eventsConfig = registerAs('events', (): EventsConfig => {
   return {
     eventRetentionMs: parseDuration(env.EVENT_RETENTION)!,
     deliveryRetentionMs: parseDuration(env.DELIVERY_RETENTION)!,
+    purgeEveryMs: parseDuration(env.RETENTION_PURGE_EVERY)!,
   };
 });

@@ -14,7 +14,6 @@ const PURGE_IDEMPOTENCY_EVERY_MS = 10 * 60_000;
 const PURGE_USAGE_EVERY_MS = 60 * 60_000;
 /** /me/usage reaches 90 days back; a margin keeps the boundary day whole across time zones. */
 const USAGE_RETENTION_DAYS = 92;
-const PURGE_RETENTION_EVERY_MS = 60_000;
 /** Small: each batch is one short statement, so no lock is held for long. */
 const RETENTION_BATCH = 2_000;
 
@@ -54,11 +53,13 @@ export class ExpiryScheduler implements OnApplicationBootstrap {
     this.every('usage-purge', PURGE_USAGE_EVERY_MS, () =>
       this.usage.purgeOlderThan(USAGE_RETENTION_DAYS),
     );
-    const { eventRetentionMs, deliveryRetentionMs } = this.config.get('events', { infer: true });
-    this.every('event-purge', PURGE_RETENTION_EVERY_MS, () =>
+    const { eventRetentionMs, deliveryRetentionMs, purgeEveryMs } = this.config.get('events', {
+      infer: true,
+    });
+    this.every('event-purge', purgeEveryMs, () =>
       inBatches((n) => this.outbox.purgeBatch(eventRetentionMs, n)),
     );
-    this.every('delivery-purge', PURGE_RETENTION_EVERY_MS, () =>
+    this.every('delivery-purge', purgeEveryMs, () =>
       inBatches((n) => this.deliveries.purgeBatch(deliveryRetentionMs, n)),
     );
   }
