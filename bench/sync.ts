@@ -115,6 +115,7 @@ async function purgeMillion(ctx: SyncBenchContext) {
     headers: auth(writer.key),
     body: JSON.stringify(LISTING_BODY),
   };
+  await load({ ...post, durationSeconds: 2 });
   const baseline = await load(post);
   const old = await createAccount(ctx.base, ctx.adminToken, 'Gamla Händelser AB');
   await seedEvents(ctx.db, old.id, 1_000_000, '31 days');

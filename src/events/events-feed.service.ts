@@ -6,7 +6,7 @@ import { CursorPage } from '../common/pagination/cursor-page';
 import type { AllConfig } from '../config';
 import type { ListEventsQueryDto } from './dto/list-events.query.dto';
 import type { EventResponse } from './dto/event.response';
-import { FeedRow, OutboxStore } from './outbox.store';
+import { OutboxStore } from './outbox.store';
 
 /**
  * GET /events: the scope's events in feed order (commit order; see OutboxStore). A page is
@@ -25,42 +25,21 @@ export class EventsFeedService {
   }
 
   async page(scope: RecordScope, query: ListEventsQueryDto): Promise<CursorPage<EventResponse>> {
-    const afterPosition = query.after === undefined ? 0 : await this.positionOf(scope, query.after);
     const rows = await this.outbox.feedPage(scope, {
-      afterPosition,
+      after: query.after,
       limit: query.limit + 1,
       types: query.types,
       listingId: query.listingId,
       retentionMs: this.retentionMs,
     });
-    const hasMore = rows.length > query.limit;
-    return new CursorPage(
-      rows.slice(0, query.limit).map(toEventResponse),
-      query.limit,
-      hasMore,
-      (e) => e.id,
-    );
-  }
-
-  private async positionOf(scope: RecordScope, eventId: string): Promise<number> {
-    const position = await this.outbox.cursorPosition(scope, eventId, this.retentionMs);
-    if (position === undefined) {
+    if (!rows) {
       throw ValidationError.field(
         'after',
         'after is not an event of this account and mode within the retention period; ' +
           're-synchronise with GET /listings?updatedSince and continue from the oldest event',
       );
     }
-    return position;
+    const hasMore = rows.length > query.limit;
+    return new CursorPage(rows.slice(0, query.limit), query.limit, hasMore, (e) => e.id);
   }
-}
-
-function toEventResponse(row: FeedRow): EventResponse {
-  return {
-    id: row.id,
-    event: row.event,
-    timestamp: row.createdAt.toISOString(),
-    livemode: row.livemode,
-    data: row.data,
-  };
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { RecordScope } from '../common/auth/scope';
+import { PreparedReads } from '../database/prepared-reads';
 import type { EventName } from './event-types';
 
 /**
@@ -10,17 +11,19 @@ import type { EventName } from './event-types';
  */
 const FEED_POSITION_LOCK_KEY = 7_263_920_001;
 
-export interface FeedRow {
+/** An event as GET /events shows it. */
+export interface FeedItem {
   id: string;
   event: EventName;
-  createdAt: Date;
+  /** ISO 8601 UTC with milliseconds, as the webhook payload's `timestamp` */
+  timestamp: string;
   livemode: boolean;
   data: Record<string, unknown>;
 }
 
 export interface FeedFilter {
-  /** the feed position to continue after; 0 = from the oldest kept event */
-  afterPosition: number;
+  /** the event id to continue after; undefined = from the oldest kept event */
+  after?: string;
   limit: number;
   types?: EventName[];
   listingId?: string;
@@ -30,7 +33,10 @@ export interface FeedFilter {
 /** The outbox as the events feed and its retention: positions, pages, purge. */
 @Injectable()
 export class OutboxStore {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly reads: PreparedReads,
+  ) {}
 
   /**
    * Gives committed events without one the next feed positions, oldest insert first; returns
@@ -68,40 +74,43 @@ export class OutboxStore {
     });
   }
 
-  /** The position of a cursor event the scope may continue from; undefined if there is none. */
-  async cursorPosition(
-    scope: RecordScope,
-    eventId: string,
-    retentionMs: number,
-  ): Promise<number | undefined> {
-    const [row] = await this.dataSource.query<{ position: string }[]>(
-      `SELECT feed_position AS position FROM outbox_events
-       WHERE id = $1 AND account_id = $2 AND livemode = $3 AND feed_position IS NOT NULL
-         AND created_at >= now() - $4 * interval '1 millisecond'`,
-      [eventId, scope.accountId, scope.livemode, retentionMs],
-    );
-    return row ? Number(row.position) : undefined;
-  }
-
-  /** One page of the scope's positioned events after a position, in feed order. */
-  feedPage(scope: RecordScope, filter: FeedFilter): Promise<FeedRow[]> {
-    return this.dataSource.query(
-      `SELECT id, event, created_at AS "createdAt", livemode, data FROM outbox_events
-       WHERE account_id = $1 AND livemode = $2 AND feed_position IS NOT NULL AND feed_position > $3
-         AND created_at >= now() - $4 * interval '1 millisecond'
-         AND ($5::text[] IS NULL OR event = ANY($5))
-         AND ($6::text IS NULL OR data->>'id' = $6)
-       ORDER BY feed_position LIMIT $7`,
+  /**
+   * One page of the scope's positioned events after the cursor event (or from the oldest kept
+   * one), in feed order, as the API shows them; undefined when the cursor is not an event the
+   * scope may continue from (unknown, another account's or mode's, or past retention). One
+   * statement on the prepared read pool, answered by the (account, mode, position) index in its
+   * order; the page comes back as one JSON array, which costs the driver one parse, not one per row.
+   */
+  async feedPage(scope: RecordScope, filter: FeedFilter): Promise<FeedItem[] | undefined> {
+    const [row] = await this.reads.query<{ cursorFound: boolean; items: FeedItem[] | null }>(
+      this.dataSource.manager,
+      `WITH cursor AS (
+         SELECT feed_position FROM outbox_events
+         WHERE id = $3 AND account_id = $1 AND livemode = $2 AND feed_position IS NOT NULL
+           AND created_at >= now() - $4 * interval '1 millisecond')
+       SELECT ($3::uuid IS NULL OR EXISTS (SELECT 1 FROM cursor)) AS "cursorFound",
+         (SELECT json_agg(json_build_object('id', id, 'event', event,
+                   'timestamp', api_timestamp(created_at), 'livemode', livemode, 'data', data)
+                 ORDER BY feed_position)
+          FROM (
+            SELECT id, event, created_at, livemode, data, feed_position FROM outbox_events
+            WHERE account_id = $1 AND livemode = $2 AND feed_position IS NOT NULL
+              AND feed_position > COALESCE((SELECT feed_position FROM cursor), 0)
+              AND created_at >= now() - $4 * interval '1 millisecond'
+              AND ($5::text[] IS NULL OR event = ANY($5))
+              AND ($6::text IS NULL OR data->>'id' = $6)
+            ORDER BY feed_position LIMIT $7) page) AS items`,
       [
         scope.accountId,
         scope.livemode,
-        filter.afterPosition,
+        filter.after ?? null,
         filter.retentionMs,
         filter.types ?? null,
         filter.listingId ?? null,
         filter.limit,
       ],
     );
+    return row.cursorFound ? (row.items ?? []) : undefined;
   }
 
   /**

@@ -70,7 +70,8 @@ export class RedeliveryRelay implements OnApplicationBootstrap, OnModuleDestroy 
   private relayBatch(): Promise<number> {
     return this.dataSource.transaction(async (em) => {
       const requests = await this.deliveries.claimRedeliveries(em, BATCH_SIZE);
-      for (const request of requests) await this.enqueue(request);
+      // Concurrently: the Redis client pipelines the lookups and adds of a whole batch.
+      await Promise.all(requests.map((request) => this.enqueue(request)));
       await this.deliveries.settleRedeliveries(
         em,
         requests.map((r) => r.deliveryId),
