@@ -1,5 +1,5 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Scopes } from '../common/auth/auth.decorators';
 import type { Principal } from '../common/auth/principal';
 import { scopeOf } from '../common/auth/scope';
@@ -20,6 +20,11 @@ export class EventsController {
    */
   @Get()
   @Scopes('listings:read')
+  @ApiOkResponse({
+    type: EventResponse,
+    isArray: true,
+    description: 'a page of events; `pagination` is {limit, hasMore, nextCursor}',
+  })
   async list(
     @CurrentPrincipal() principal: Principal,
     @Query() query: ListEventsQueryDto,

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Scopes } from '../common/auth/auth.decorators';
 import type { Principal } from '../common/auth/principal';
 import { UuidParam } from '../common/http/uuid-param.decorator';
@@ -94,16 +94,13 @@ export class WebhooksController {
 
   /** One delivery with its attempt log. */
   @Get(':id/deliveries/:deliveryId')
+  @ApiOkResponse({ type: WebhookDeliveryDetailResponse })
   async delivery(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', ENDPOINT) id: string,
     @UuidParam('deliveryId', DELIVERY) deliveryId: string,
   ): Promise<WebhookDeliveryDetailResponse> {
-    const { delivery, attempts } = await this.deliveries.detail(
-      principal,
-      id,
-      deliveryId,
-    );
+    const { delivery, attempts } = await this.deliveries.detail(principal, id, deliveryId);
     return toDeliveryDetailResponse(delivery, attempts);
   }
 
@@ -113,6 +110,7 @@ export class WebhooksController {
    */
   @Post(':id/deliveries/:deliveryId/retry')
   @HttpCode(202)
+  @ApiAcceptedResponse({ type: WebhookDeliveryResponse })
   async retry(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', ENDPOINT) id: string,
@@ -127,6 +125,7 @@ export class WebhooksController {
    */
   @Post(':id/recover')
   @HttpCode(202)
+  @ApiAcceptedResponse({ type: RecoverResponse })
   async recover(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', ENDPOINT) id: string,
@@ -141,6 +140,7 @@ export class WebhooksController {
    */
   @Post(':id/rotate-secret')
   @HttpCode(200)
+  @ApiOkResponse({ type: CreatedWebhookEndpointResponse })
   async rotateSecret(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', ENDPOINT) id: string,
