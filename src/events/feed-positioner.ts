@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { PollingLoop } from '../common/scheduling/polling-loop';
 import { OutboxStore } from './outbox.store';
 
 /** An event enters the feed at most about this long after its commit (plus one batch's work). */
@@ -12,43 +13,24 @@ const BATCH_SIZE = 1_000;
  */
 @Injectable()
 export class FeedPositioner implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger(FeedPositioner.name);
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = false;
-  private failing = false;
+  private readonly loop: PollingLoop;
 
-  constructor(private readonly outbox: OutboxStore) {}
+  constructor(outbox: OutboxStore) {
+    this.loop = new PollingLoop(
+      new Logger(FeedPositioner.name),
+      POLL_INTERVAL_MS,
+      'Events feed positioning failed; events wait unpositioned',
+      async (stopped) => {
+        while (!stopped() && (await outbox.assignFeedPositions(BATCH_SIZE)) === BATCH_SIZE);
+      },
+    );
+  }
 
   onApplicationBootstrap(): void {
-    this.schedule(0);
+    this.loop.start();
   }
 
-  async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.tick().finally(() => {
-        this.running = undefined;
-        this.schedule(POLL_INTERVAL_MS);
-      });
-    }, delayMs);
-  }
-
-  private async tick(): Promise<void> {
-    try {
-      while (!this.stopped && (await this.outbox.assignFeedPositions(BATCH_SIZE)) === BATCH_SIZE);
-      if (this.failing) this.logger.log('Events feed positioning recovered');
-      this.failing = false;
-    } catch (error) {
-      // Once per outage, as the relay does.
-      if (!this.failing) this.logger.warn({ err: error }, 'Events feed positioning failed');
-      this.failing = true;
-    }
+  onModuleDestroy(): Promise<void> {
+    return this.loop.stop();
   }
 }

@@ -2,6 +2,7 @@ import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { DataSource } from 'typeorm';
+import { PollingLoop } from '../common/scheduling/polling-loop';
 import { RedeliveryRequest, WebhookDeliveriesService } from './webhook-deliveries.service';
 import {
   DELIVERY_QUEUE,
@@ -22,11 +23,16 @@ const BATCH_SIZE = 500;
  */
 @Injectable()
 export class RedeliveryRelay implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger(RedeliveryRelay.name);
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = false;
-  private failing = false;
+  private readonly loop = new PollingLoop(
+    new Logger(RedeliveryRelay.name),
+    POLL_INTERVAL_MS,
+    'Redelivery relay failed; requests wait in the table',
+    async (stopped) => {
+      // While Redis is away there is nothing to do but wait; do not hold row locks meanwhile.
+      if (this.queue.client.status !== 'ready') return;
+      while (!stopped() && (await this.relayBatch()) === BATCH_SIZE);
+    },
+  );
 
   constructor(
     private readonly dataSource: DataSource,
@@ -35,36 +41,11 @@ export class RedeliveryRelay implements OnApplicationBootstrap, OnModuleDestroy 
   ) {}
 
   onApplicationBootstrap(): void {
-    this.schedule(0);
+    this.loop.start();
   }
 
-  async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.tick().finally(() => {
-        this.running = undefined;
-        this.schedule(POLL_INTERVAL_MS);
-      });
-    }, delayMs);
-  }
-
-  private async tick(): Promise<void> {
-    if (this.queue.client.status !== 'ready') return;
-    try {
-      while (!this.stopped && (await this.relayBatch()) === BATCH_SIZE);
-      if (this.failing) this.logger.log('Redelivery relay recovered');
-      this.failing = false;
-    } catch (error) {
-      if (!this.failing)
-        this.logger.warn({ err: error }, 'Redelivery relay failed; requests wait in the table');
-      this.failing = true;
-    }
+  onModuleDestroy(): Promise<void> {
+    return this.loop.stop();
   }
 
   private relayBatch(): Promise<number> {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { anAccount, as, createKey, TestAccount } from '../support/factories';
 import { expectError, expectMeta, fieldsOf } from '../support/envelope';
 import { aListing } from '../support/listing-builder';
+import { withFailingListingInserts } from '../support/failing-inserts';
 import { createTestApp, TestApp } from '../support/test-app';
 
 interface ItemResult {
@@ -315,17 +316,9 @@ describe('Bulk: create, update, delete and mark sold', () => {
 
       it('a 5xx is not kept: the same request with the same key runs again', async () => {
         const items = [aListing().withExternalId('bulk-5xx').build()];
-        await t.dataSource
-          .query(`CREATE FUNCTION fail_insert() RETURNS trigger LANGUAGE plpgsql AS $$
-          BEGIN RAISE EXCEPTION 'simulated failure'; END $$`);
-        await t.dataSource.query(`CREATE TRIGGER fail_insert BEFORE INSERT ON listings
-          FOR EACH ROW WHEN (NEW.external_id = 'bulk-5xx') EXECUTE FUNCTION fail_insert()`);
-        try {
+        await withFailingListingInserts(t, "NEW.external_id = 'bulk-5xx'", async () => {
           expectError(await post('bulk-fix-2', items), 500, 'SERVER_ERROR');
-        } finally {
-          await t.dataSource.query(`DROP TRIGGER fail_insert ON listings`);
-          await t.dataSource.query(`DROP FUNCTION fail_insert()`);
-        }
+        });
         const retry = await post('bulk-fix-2', items).expect(200);
         expect(retry.headers['idempotent-replayed']).toBeUndefined();
         expect(retry.body.data).toMatchObject({ total: 1, created: 1 });

@@ -1,6 +1,7 @@
 import { anAccount, as, TestAccount } from '../support/factories';
 import { expectError, fieldsOf } from '../support/envelope';
 import { aListing } from '../support/listing-builder';
+import { withFailingListingInserts } from '../support/failing-inserts';
 import { createTestApp, TestApp } from '../support/test-app';
 
 describe('POST /v1/listings with Idempotency-Key', () => {
@@ -143,16 +144,9 @@ describe('POST /v1/listings with Idempotency-Key', () => {
 
     it('a 5xx is not kept: the same request with the same key runs again', async () => {
       const body = fixed().build();
-      await t.dataSource.query(`CREATE FUNCTION fail_insert() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN RAISE EXCEPTION 'simulated failure'; END $$`);
-      await t.dataSource.query(`CREATE TRIGGER fail_insert BEFORE INSERT ON listings
-        FOR EACH ROW WHEN (NEW.title LIKE 'Corrected retry%') EXECUTE FUNCTION fail_insert()`);
-      try {
+      await withFailingListingInserts(t, "NEW.title LIKE 'Corrected retry%'", async () => {
         expectError(await post('fix-me-4', body), 500, 'SERVER_ERROR');
-      } finally {
-        await t.dataSource.query(`DROP TRIGGER fail_insert ON listings`);
-        await t.dataSource.query(`DROP FUNCTION fail_insert()`);
-      }
+      });
       const retry = await post('fix-me-4', body).expect(201);
       expect(retry.headers['idempotent-replayed']).toBeUndefined();
       expect(await countWith(body.title as string)).toBe(1);

@@ -1,20 +1,14 @@
-import { Transform, Type } from 'class-transformer';
-import { ArrayNotEmpty, IsIn, IsInt, IsOptional, IsUUID, Max, Min } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { ArrayNotEmpty, IsIn, IsOptional, IsUUID } from 'class-validator';
+import { LimitQueryDto } from '../../common/pagination/page-query.dto';
 import { EVENT_NAMES, EventName } from '../event-types';
 
-export class ListEventsQueryDto {
+/** A cursor feed: `limit` as on every list, `after` instead of a page number. */
+export class ListEventsQueryDto extends LimitQueryDto {
   /** an event id from an earlier page: the page starts after it; omitted = the oldest kept event */
   @IsUUID('all', { message: 'after must be an event id from an earlier page' })
   @IsOptional()
   after?: string;
-
-  /** page size, 1–100 */
-  @Max(100)
-  @Min(1)
-  @IsInt()
-  @Type(() => Number)
-  @IsOptional()
-  limit: number = 20;
 
   /** comma-separated event names, e.g. `listing.sold,listing.expired`; omitted = every event */
   @IsIn(EVENT_NAMES, {
