@@ -21,6 +21,14 @@ export interface FeedItem {
   data: Record<string, unknown>;
 }
 
+export interface StoredEvent {
+  id: string;
+  accountId: string;
+  event: EventName;
+  data: { livemode: boolean } & Record<string, unknown>;
+  createdAt: Date;
+}
+
 export interface FeedFilter {
   /** the event id to continue after; undefined = from the oldest kept event */
   after?: string;
@@ -111,6 +119,34 @@ export class OutboxStore {
       ],
     );
     return row.cursorFound ? (row.items ?? []) : undefined;
+  }
+
+  /** One event as the outbox holds it, for fan-out. */
+  async find(eventId: string): Promise<StoredEvent | undefined> {
+    const [row] = await this.dataSource.query<StoredEvent[]>(
+      `SELECT id, account_id AS "accountId", event, data, created_at AS "createdAt"
+       FROM outbox_events WHERE id = $1`,
+      [eventId],
+    );
+    return row;
+  }
+
+  async markFannedOut(eventId: string): Promise<void> {
+    await this.dataSource.query(
+      'UPDATE outbox_events SET fanned_out_at = now() WHERE id = $1 AND fanned_out_at IS NULL',
+      [eventId],
+    );
+  }
+
+  /** Events relayed more than `graceMs` ago whose fan-out never ran: their job was lost. */
+  async unfannedEvents(graceMs: number, limit: number): Promise<string[]> {
+    const rows: { id: string }[] = await this.dataSource.query(
+      `SELECT id FROM outbox_events
+       WHERE fanned_out_at IS NULL AND relayed_at < now() - $1 * interval '1 millisecond'
+       ORDER BY relayed_at LIMIT $2`,
+      [graceMs, limit],
+    );
+    return rows.map((row) => row.id);
   }
 
   /**

@@ -6,7 +6,7 @@ import { OutboxStore } from '../events/outbox.store';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { ListingCountsService } from '../listings/listing-counts.service';
 import { UsageService } from '../usage/usage.service';
-import { WebhookDeliveriesService } from '../webhooks/webhook-deliveries.service';
+import { WebhookDeliveryStore } from '../webhooks/webhook-delivery.store';
 import { ExpiryService } from './expiry.service';
 
 const FOLD_COUNTS_EVERY_MS = 5_000;
@@ -33,7 +33,7 @@ export class ExpiryScheduler implements OnApplicationBootstrap {
     private readonly idempotency: IdempotencyService,
     private readonly usage: UsageService,
     private readonly outbox: OutboxStore,
-    private readonly deliveries: WebhookDeliveriesService,
+    private readonly deliveries: WebhookDeliveryStore,
     private readonly config: ConfigService<AllConfig, true>,
   ) {}
 

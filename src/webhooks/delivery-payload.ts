@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto';
+import type { NewDelivery } from './webhook-delivery.store';
+
 export const TEST_EVENT = 'webhook.test';
 
 /** What a delivery's body says; fixed when the delivery is created and sent byte for byte. */
@@ -20,4 +23,20 @@ export function deliveryPayload(p: DeliveryPayload): string {
     timestamp: p.timestamp,
     data: p.data,
   });
+}
+
+/** A new delivery of an event to an endpoint, with a fresh deliveryId and its body fixed. */
+export function newEventDelivery(
+  endpointId: string,
+  event: { id: string; event: string; data: unknown; createdAt: Date },
+): NewDelivery {
+  const id = randomUUID();
+  const payload = deliveryPayload({
+    event: event.event,
+    eventId: event.id,
+    deliveryId: id,
+    timestamp: event.createdAt.toISOString(),
+    data: event.data,
+  });
+  return { id, endpointId, eventId: event.id, event: event.event, payload };
 }

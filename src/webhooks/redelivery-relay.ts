@@ -3,7 +3,8 @@ import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@ne
 import type { Queue } from 'bull';
 import { DataSource } from 'typeorm';
 import { PollingLoop } from '../common/scheduling/polling-loop';
-import { RedeliveryRequest, WebhookDeliveriesService } from './webhook-deliveries.service';
+import { WebhookAttemptsService } from './webhook-attempts.service';
+import { RedeliveryRequest, WebhookDeliveryStore } from './webhook-delivery.store';
 import {
   DELIVERY_QUEUE,
   DeliveryJob,
@@ -36,7 +37,8 @@ export class RedeliveryRelay implements OnApplicationBootstrap, OnModuleDestroy 
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly deliveries: WebhookDeliveriesService,
+    private readonly deliveries: WebhookDeliveryStore,
+    private readonly attempts: WebhookAttemptsService,
     @InjectQueue(DELIVERY_QUEUE) private readonly queue: Queue<DeliveryJob>,
   ) {}
 
@@ -68,7 +70,7 @@ export class RedeliveryRelay implements OnApplicationBootstrap, OnModuleDestroy 
     attempts,
   }: RedeliveryRequest): Promise<void> {
     if (status === 'pending')
-      await requeueDelivery(this.queue, deliveryId, this.deliveries.maxAttempts - attempts);
+      await requeueDelivery(this.queue, deliveryId, this.attempts.maxAttempts - attempts);
     if (manual)
       await this.queue.add(
         { deliveryId, manual: true },

@@ -3,7 +3,7 @@ import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Job, Queue } from 'bull';
 import type { AllConfig } from '../config';
-import { WebhookDeliveriesService } from './webhook-deliveries.service';
+import { WebhookAttemptsService } from './webhook-attempts.service';
 import {
   DELIVERY_QUEUE,
   DeliveryAttemptError,
@@ -24,7 +24,7 @@ export class WebhookDeliveryProcessor implements OnApplicationBootstrap {
 
   constructor(
     @InjectQueue(DELIVERY_QUEUE) private readonly queue: Queue<DeliveryJob>,
-    private readonly deliveries: WebhookDeliveriesService,
+    private readonly deliveries: WebhookAttemptsService,
     private readonly sender: WebhookSender,
     config: ConfigService<AllConfig, true>,
   ) {

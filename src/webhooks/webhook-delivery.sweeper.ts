@@ -1,7 +1,9 @@
 import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import type { Queue } from 'bull';
-import { WebhookDeliveriesService } from './webhook-deliveries.service';
+import { OutboxStore } from '../events/outbox.store';
+import { WebhookAttemptsService } from './webhook-attempts.service';
+import { WebhookDeliveryStore } from './webhook-delivery.store';
 import {
   DELIVERY_QUEUE,
   DeliveryJob,
@@ -33,7 +35,9 @@ export class WebhookDeliverySweeper implements OnApplicationBootstrap, OnModuleD
   constructor(
     @InjectQueue(DELIVERY_QUEUE) private readonly deliveryQueue: Queue<DeliveryJob>,
     @InjectQueue(FANOUT_QUEUE) private readonly fanoutQueue: Queue<FanoutJob>,
-    private readonly deliveries: WebhookDeliveriesService,
+    private readonly deliveries: WebhookDeliveryStore,
+    private readonly attempts: WebhookAttemptsService,
+    private readonly outbox: OutboxStore,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -57,11 +61,11 @@ export class WebhookDeliverySweeper implements OnApplicationBootstrap, OnModuleD
       await job.retry().catch(() => undefined);
     }
     // A relayed event never fanned out lost its job: the same job id queues it again, once.
-    for (const eventId of await this.deliveries.unfannedEvents(graceMs, SWEEP_BATCH)) {
+    for (const eventId of await this.outbox.unfannedEvents(graceMs, SWEEP_BATCH)) {
       await this.fanoutQueue.add({ eventId }, fanoutJobOptions(eventId));
     }
     let requeued = 0;
-    const maxAttempts = this.deliveries.maxAttempts;
+    const maxAttempts = this.attempts.maxAttempts;
     for (const { id, attempts } of await this.deliveries.overdue(graceMs, SWEEP_BATCH)) {
       if (await requeueDelivery(this.deliveryQueue, id, maxAttempts - attempts)) requeued++;
     }

@@ -6,9 +6,11 @@ import type { AllConfig } from '../config';
 import { FeedPositioner } from '../events/feed-positioner';
 import { OutboxRelay } from '../events/outbox-relay';
 import { RedeliveryRelay } from './redelivery-relay';
+import { WebhookAttemptsService } from './webhook-attempts.service';
 import { WebhookDeliveryProcessor } from './webhook-delivery.processor';
 import { WebhookDeliverySweeper } from './webhook-delivery.sweeper';
 import { WebhookFanoutProcessor } from './webhook-fanout.processor';
+import { WebhookFanoutService } from './webhook-fanout.service';
 import {
   DELIVERY_QUEUE,
   deliveryQueueOptions,
@@ -60,6 +62,8 @@ import { WebhooksModule } from './webhooks.module';
     }),
   ],
   providers: [
+    WebhookAttemptsService,
+    WebhookFanoutService,
     FeedPositioner,
     OutboxRelay,
     WebhookFanoutProcessor,

@@ -4,7 +4,7 @@ import type {
   WebhookDeliveryResponse,
   WebhookEndpointResponse,
 } from './dto/webhook.response';
-import type { DeliveryAttempt } from './webhook-deliveries.service';
+import type { DeliveryAttempt } from './webhook-delivery.store';
 import type { WebhookDelivery } from './webhook-delivery.entity';
 import type { WebhookEndpoint } from './webhook-endpoint.entity';
 

@@ -1,6 +1,6 @@
 import { OutboxStore } from '../../src/events/outbox.store';
 import { inBatches } from '../../src/expiry/expiry.scheduler';
-import { WebhookDeliveriesService } from '../../src/webhooks/webhook-deliveries.service';
+import { WebhookDeliveryStore } from '../../src/webhooks/webhook-delivery.store';
 import { emitEvent } from '../support/events';
 import { anAccount, as, TestAccount } from '../support/factories';
 import { aListing } from '../support/listing-builder';
@@ -29,7 +29,7 @@ describe('Retention: the worker’s event and delivery purges', () => {
 
   const purgeEvents = () => inBatches((n) => t.app.get(OutboxStore).purgeBatch(RETENTION_MS, n), 7);
   const purgeDeliveries = () =>
-    inBatches((n) => t.app.get(WebhookDeliveriesService).purgeBatch(RETENTION_MS, n), 7);
+    inBatches((n) => t.app.get(WebhookDeliveryStore).purgeBatch(RETENTION_MS, n), 7);
 
   /** `count` events, delivered; returns their ids. */
   async function deliveredEvents(count: number): Promise<string[]> {

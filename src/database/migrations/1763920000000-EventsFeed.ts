@@ -27,7 +27,9 @@ export class EventsFeed1763920000000 implements MigrationInterface {
       WHERE o.id = n.id`);
     await q.query(`SELECT setval('outbox_feed_position_seq',
       (SELECT COALESCE(max(feed_position), 0) + 1 FROM outbox_events), false)`);
-    await q.query(`CREATE UNIQUE INDEX outbox_events_feed_position_uq ON outbox_events (feed_position)`);
+    await q.query(
+      `CREATE UNIQUE INDEX outbox_events_feed_position_uq ON outbox_events (feed_position)`,
+    );
     await q.query(`CREATE INDEX outbox_events_feed_idx ON outbox_events (account_id, livemode, feed_position)
       WHERE feed_position IS NOT NULL`);
     await q.query(`CREATE INDEX outbox_events_unpositioned_idx ON outbox_events (seq)
