@@ -23,7 +23,8 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 RUN mkdir -p /data/storage && chown -R node:node /data
 USER node
-EXPOSE 3000
+# 3000: the API (PORT); 9464: GET /metrics when METRICS_PORT=9464 (every role)
+EXPOSE 3000 9464
 # V8 lets a large heap grow to 4x its live data before a full collection, so garbage piles up
 # under load; growing 2x instead bounds memory without the throughput cost of a heap cap
 # (docs/performance.md has the measurements).

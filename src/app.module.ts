@@ -18,6 +18,8 @@ import { EventsFeedModule } from './events/events-feed.module';
 import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
+import { MetricsModule } from './metrics/metrics.module';
+import { QueueDashboardModule } from './queue-dashboard/queue-dashboard.module';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { RedisModule } from './redis/redis.module';
@@ -39,6 +41,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     DatabaseModule,
     RedisModule,
     EventsModule,
+    MetricsModule,
   ],
 })
 export class CoreModule {}
@@ -68,6 +71,7 @@ export class AppModule {
               RateLimitModule,
               WebhooksModule,
               EventsFeedModule,
+              QueueDashboardModule,
             ]
           : []),
         ...(worker ? [ExpiryModule, WebhooksWorkerModule] : []),

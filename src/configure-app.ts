@@ -2,9 +2,12 @@ import { RequestMethod } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
 import { ConfigService } from '@nestjs/config';
-import { json, Request, Response, static as serveStatic } from 'express';
+import { json, Request, Response } from 'express';
 import type { AllConfig } from './config';
-import { MEDIA_PATH } from './images/storage/local-disk.storage';
+import { MEDIA_ROUTE } from './images/storage/storage-driver';
+import { httpMetrics, metricsHandler } from './metrics/http-metrics.middleware';
+import { Metrics } from './metrics/metrics';
+import { QUEUE_DASHBOARD_ROUTE } from './queue-dashboard/queue-dashboard.module';
 import { ErrorCode } from './common/errors/error-code';
 import { errorEnvelope } from './common/http/envelope';
 import { Logger } from 'nestjs-pino';
@@ -32,25 +35,24 @@ export async function configureApp(app: NestExpressApplication): Promise<NestExp
   // Behind a proxy, req.ip must be the client's, not the proxy's (the 401 guard counts per client).
   app.set('trust proxy', config.get('app.trustProxy', { infer: true }));
   app.use(requestIdMiddleware);
+  const metrics = app.get(Metrics);
+  app.use(httpMetrics(metrics));
+  // Scrapes normally go to METRICS_PORT; the public port answers them only when asked to.
+  if (config.get('metrics.onApiPort', { infer: true }))
+    app.use('/metrics', metricsHandler(metrics));
   app.use(requestLogger());
   app.use(contentTypeMiddleware);
   // An image sent as base64 is a third larger than its 10 MB; only that route takes such bodies.
   app.use(`/${API_PREFIX}/listings/:id/images`, json({ limit: IMAGE_JSON_BODY_LIMIT }));
   app.use(json({ limit: JSON_BODY_LIMIT }));
   app.use(jsonDepthMiddleware);
-  app.use(
-    MEDIA_PATH,
-    serveStatic(config.get('storage.dir', { infer: true }), {
-      immutable: true,
-      maxAge: '365d',
-      index: false,
-      dotfiles: 'ignore',
-    }),
-  );
   app.setGlobalPrefix(API_PREFIX, {
     exclude: [
       { path: 'health/live', method: RequestMethod.GET },
       { path: 'health/ready', method: RequestMethod.GET },
+      { path: MEDIA_ROUTE, method: RequestMethod.ALL },
+      { path: QUEUE_DASHBOARD_ROUTE, method: RequestMethod.ALL },
+      { path: `${QUEUE_DASHBOARD_ROUTE}/*path`, method: RequestMethod.ALL },
     ],
   });
   app.enableShutdownHooks();

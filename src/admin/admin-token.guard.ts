@@ -16,6 +16,11 @@ import type { AllConfig } from '../config';
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
+/** Comparing digests keeps the comparison constant-time whatever the lengths. */
+export function isAdminToken(given: string, expected: string): boolean {
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
 /** Without ADMIN_TOKEN the admin API does not exist (404); with it, the token must match exactly. */
 @Injectable()
 export class AdminTokenGuard implements CanActivate {
@@ -26,8 +31,7 @@ export class AdminTokenGuard implements CanActivate {
     if (!expected) throw new NotFoundError();
     const header = context.switchToHttp().getRequest<Request>().headers.authorization ?? '';
     const given = /^Bearer\s+(\S+)$/i.exec(header)?.[1] ?? '';
-    // Comparing digests keeps the comparison constant-time whatever the lengths.
-    if (!timingSafeEqual(digest(given), digest(expected)))
+    if (!isAdminToken(given, expected))
       throw new UnauthorizedError('A valid admin token is required.');
     return true;
   }

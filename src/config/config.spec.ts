@@ -1,6 +1,8 @@
 import { appConfig } from './app.config';
 import { databaseConfig } from './database.config';
 import { listingsConfig } from './listings.config';
+import { metricsConfig } from './metrics.config';
+import { storageConfig } from './storage.config';
 import { webhooksConfig } from './webhooks.config';
 
 function withEnv<T>(env: Record<string, string>, fn: () => T): T {
@@ -40,6 +42,10 @@ describe('config validation', () => {
     ['EXPIRY_SWEEP_EVERY', '-5s', listingsConfig],
     ['WEBHOOK_RETRY_SCHEDULE', '5m,30m', webhooksConfig],
     ['WEBHOOK_ALLOW_HTTP', 'yes', webhooksConfig],
+    ['STORAGE_DRIVER', 'gcs', storageConfig],
+    ['S3_ENDPOINT', 'ftp://minio:9000', storageConfig],
+    ['METRICS_PORT', '70000', metricsConfig],
+    ['METRICS_ON_API_PORT', 'yes', metricsConfig],
   ] as [string, string, () => unknown][])(
     'rejects %s=%s, naming the variable',
     (name, value, loader) => {

@@ -2,6 +2,7 @@ import { AppConfig, appConfig } from './app.config';
 import { DatabaseConfig, databaseConfig } from './database.config';
 import { EventsConfig, eventsConfig } from './events.config';
 import { ListingsConfig, listingsConfig } from './listings.config';
+import { MetricsConfig, metricsConfig } from './metrics.config';
 import { RateLimitConfig, rateLimitConfig } from './rate-limit.config';
 import { RedisConfig, redisConfig } from './redis.config';
 import { StorageConfig, storageConfig } from './storage.config';
@@ -16,6 +17,7 @@ export interface AllConfig {
   webhooks: WebhooksConfig;
   events: EventsConfig;
   rateLimit: RateLimitConfig;
+  metrics: MetricsConfig;
 }
 
 export const CONFIG_LOADERS = [
@@ -27,4 +29,5 @@ export const CONFIG_LOADERS = [
   webhooksConfig,
   eventsConfig,
   rateLimitConfig,
+  metricsConfig,
 ];

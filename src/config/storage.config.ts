@@ -1,17 +1,82 @@
 import { registerAs } from '@nestjs/config';
-import { IsString, MinLength } from 'class-validator';
+import {
+  IsBoolean,
+  IsIn,
+  IsOptional,
+  IsString,
+  IsUrl,
+  MinLength,
+  ValidateIf,
+} from 'class-validator';
 import { resolve } from 'node:path';
+import { ToBool } from './config-transforms';
 import { validateConfig } from './validate-config';
 
+export const STORAGE_DRIVERS = ['local', 's3'] as const;
+export type StorageDriverName = (typeof STORAGE_DRIVERS)[number];
+
+const HTTP_URL = { require_tld: false, protocols: ['http', 'https'] };
+
 class StorageEnv {
+  @IsIn(STORAGE_DRIVERS) STORAGE_DRIVER: StorageDriverName = 'local';
   @IsString() @MinLength(1) STORAGE_DIR: string = './storage';
+  @ValidateIf((env: StorageEnv) => env.STORAGE_DRIVER === 's3')
+  @IsString({ message: 'S3_BUCKET is required when STORAGE_DRIVER=s3' })
+  S3_BUCKET?: string;
+  /** an S3-compatible server (MinIO, s3rver, …); unset means AWS itself */
+  @IsOptional() @IsUrl(HTTP_URL) S3_ENDPOINT?: string;
+  @IsString() S3_REGION: string = 'us-east-1';
+  /** bucket in the path, not the host name: what most S3-compatible servers need */
+  @IsOptional() @ToBool() @IsBoolean() S3_FORCE_PATH_STYLE?: boolean;
+  /** the standard AWS variables, read at start; unset: the SDK's chain (profile, instance role) */
+  @IsOptional() @IsString() AWS_ACCESS_KEY_ID?: string;
+  @ValidateIf((env: StorageEnv) => env.AWS_ACCESS_KEY_ID !== undefined)
+  @IsString({ message: 'AWS_SECRET_ACCESS_KEY is required with AWS_ACCESS_KEY_ID' })
+  AWS_SECRET_ACCESS_KEY?: string;
+  @IsOptional() @IsString() AWS_SESSION_TOKEN?: string;
+  /** where the bucket is public (a CDN): /media/<key> redirects there instead of streaming */
+  @IsOptional() @IsUrl(HTTP_URL) MEDIA_PUBLIC_BASE_URL?: string;
+}
+
+export interface S3Config {
+  bucket: string;
+  endpoint: string | undefined;
+  region: string;
+  forcePathStyle: boolean;
+  credentials:
+    { accessKeyId: string; secretAccessKey: string; sessionToken: string | undefined } | undefined;
 }
 
 export interface StorageConfig {
+  driver: StorageDriverName;
   dir: string;
+  /** set when driver is s3 */
+  s3: S3Config | undefined;
+  mediaPublicBaseUrl: string | undefined;
 }
 
 export const storageConfig = registerAs('storage', (): StorageConfig => {
   const env = validateConfig(process.env, StorageEnv);
-  return { dir: resolve(env.STORAGE_DIR) };
+  return {
+    driver: env.STORAGE_DRIVER,
+    dir: resolve(env.STORAGE_DIR),
+    s3:
+      env.STORAGE_DRIVER === 's3'
+        ? {
+            bucket: env.S3_BUCKET!,
+            endpoint: env.S3_ENDPOINT,
+            region: env.S3_REGION,
+            // Custom endpoints rarely have a wildcard DNS name per bucket.
+            forcePathStyle: env.S3_FORCE_PATH_STYLE ?? env.S3_ENDPOINT !== undefined,
+            credentials: env.AWS_ACCESS_KEY_ID
+              ? {
+                  accessKeyId: env.AWS_ACCESS_KEY_ID,
+                  secretAccessKey: env.AWS_SECRET_ACCESS_KEY!,
+                  sessionToken: env.AWS_SESSION_TOKEN,
+                }
+              : undefined,
+          }
+        : undefined,
+    mediaPublicBaseUrl: env.MEDIA_PUBLIC_BASE_URL?.replace(/\/+$/, ''),
+  };
 });

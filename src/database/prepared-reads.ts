@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { CustomTypesConfig, Pool, types } from 'pg';
 import { EntityManager, QueryFailedError } from 'typeorm';
 import type { AllConfig } from '../config';
+import { poolUsage, PoolUsage } from './pool-usage';
 import { parseTimestamptz } from './timestamptz-parser';
 
 /**
@@ -91,6 +92,10 @@ export class PreparedReads implements OnApplicationShutdown {
       throw new Error(`no answer within ${timeoutMs} ms`);
     });
     await Promise.race([this.pool.query('SELECT 1'), timeout]);
+  }
+
+  usage(): PoolUsage {
+    return poolUsage(this.pool);
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import type { DomainEvent, EventName } from './event-types';
 
 /**
@@ -8,6 +8,8 @@ import type { DomainEvent, EventName } from './event-types';
  */
 @Injectable()
 export class OutboxService {
+  constructor(private readonly dataSource: DataSource) {}
+
   async append<E extends EventName>(em: EntityManager, event: DomainEvent<E>): Promise<void> {
     await this.appendMany(em, [event]);
   }
@@ -19,5 +21,17 @@ export class OutboxService {
        SELECT x."accountId", x.event, x.data FROM jsonb_to_recordset($1::jsonb) AS x("accountId" uuid, event text, data jsonb)`,
       [JSON.stringify(events)],
     );
+  }
+
+  /** Events not relayed yet: how many, and how old the oldest is (0 when none); for metrics. */
+  async backlog(): Promise<{ count: number; oldestAgeSeconds: number }> {
+    // Both on the pending partial index; seq order is commit order closely enough for an age.
+    const [row] = await this.dataSource.query(
+      `SELECT count(*)::int AS count,
+         COALESCE(EXTRACT(EPOCH FROM now() - (SELECT created_at FROM outbox_events
+           WHERE relayed_at IS NULL ORDER BY seq LIMIT 1)), 0)::float8 AS "oldestAgeSeconds"
+       FROM outbox_events WHERE relayed_at IS NULL`,
+    );
+    return row;
   }
 }

@@ -3,6 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AllConfig } from '../config';
+import { Metrics } from '../metrics/metrics';
 
 /**
  * Expires ACTIVE listings past expiresAt. Each batch is one statement that flips the rows and
@@ -15,6 +16,7 @@ export class ExpiryService {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly metrics: Metrics,
     config: ConfigService<AllConfig, true>,
   ) {
     this.batchSize = config.get('listings.expiryBatchSize', { infer: true });
@@ -42,6 +44,7 @@ export class ExpiryService {
         [this.batchSize],
       );
       total += n;
+      this.metrics.listingsExpired.inc(n);
       if (n < this.batchSize) return total;
     }
   }

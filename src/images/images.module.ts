@@ -1,18 +1,23 @@
-import { Module } from '@nestjs/common';
+import { Inject, MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
 import { ListingsModule } from '../listings/listings.module';
 import { ImageProcessor } from './image-processor';
 import { ImagesController } from './images.controller';
 import { ImagesService } from './images.service';
-import { LocalDiskStorage } from './storage/local-disk.storage';
-import { STORAGE_DRIVER } from './storage/storage-driver';
+import { MEDIA_ROUTE, STORAGE_DRIVER, StorageDriver } from './storage/storage-driver';
+import { storageDriverProvider } from './storage/storage-driver.provider';
 
 @Module({
   imports: [ListingsModule],
   controllers: [ImagesController],
-  providers: [
-    ImagesService,
-    ImageProcessor,
-    { provide: STORAGE_DRIVER, useClass: LocalDiskStorage },
-  ],
+  providers: [ImagesService, ImageProcessor, storageDriverProvider],
 })
-export class ImagesModule {}
+export class ImagesModule implements NestModule {
+  constructor(@Inject(STORAGE_DRIVER) private readonly storage: StorageDriver) {}
+
+  /** The public files, outside the /v1 prefix (configure-app excludes MEDIA_ROUTE). */
+  configure(consumer: MiddlewareConsumer): void {
+    consumer
+      .apply(this.storage.mediaHandler())
+      .forRoutes({ path: MEDIA_ROUTE, method: RequestMethod.ALL });
+  }
+}

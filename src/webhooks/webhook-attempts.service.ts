@@ -10,6 +10,8 @@ export interface FailureOutcome {
   /** no further attempt: the schedule is used up or the endpoint is paused or disabled */
   final: boolean;
   retryDelayMs?: number;
+  /** this failure was the one that disabled the endpoint */
+  endpointDisabled?: boolean;
 }
 
 /**
@@ -70,14 +72,15 @@ export class WebhookAttemptsService {
       if (delivery.status === 'pending') {
         return { final: false, retryDelayMs: this.retryDelaysMs[delivery.attempts - 1] };
       }
-      if (endpointActive && delivery.attempts >= this.maxAttempts) {
-        await this.store.disableEndpointUnlessDeliveredSince(
+      const endpointDisabled =
+        endpointActive &&
+        delivery.attempts >= this.maxAttempts &&
+        (await this.store.disableEndpointUnlessDeliveredSince(
           em,
           target.endpointId,
           delivery.first_attempt_at,
-        );
-      }
-      return { final: true };
+        ));
+      return { final: true, endpointDisabled };
     });
   }
 }

@@ -3,6 +3,7 @@ import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Job, Queue } from 'bull';
 import type { AllConfig } from '../config';
+import { Metrics } from '../metrics/metrics';
 import { WebhookAttemptsService } from './webhook-attempts.service';
 import {
   DELIVERY_QUEUE,
@@ -26,6 +27,7 @@ export class WebhookDeliveryProcessor implements OnApplicationBootstrap {
     @InjectQueue(DELIVERY_QUEUE) private readonly queue: Queue<DeliveryJob>,
     private readonly deliveries: WebhookAttemptsService,
     private readonly sender: WebhookSender,
+    private readonly metrics: Metrics,
     config: ConfigService<AllConfig, true>,
   ) {
     this.concurrency = config.get('webhooks.workerConcurrency', { infer: true });
@@ -48,11 +50,13 @@ export class WebhookDeliveryProcessor implements OnApplicationBootstrap {
       return;
     }
     const result = await this.sender.send(target);
+    this.metrics.deliveryAttempts.inc({ outcome: result.ok ? 'success' : 'failure' });
     if (result.ok) {
       await this.deliveries.recordSuccess(target, result);
       return;
     }
     const outcome = await this.deliveries.recordFailure(target, result);
+    if (outcome.endpointDisabled) this.metrics.endpointsAutoDisabled.inc();
     this.logger.warn(
       { deliveryId, endpointId: target.endpointId, error: result.error, final: outcome.final },
       'Webhook attempt failed',

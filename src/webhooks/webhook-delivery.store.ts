@@ -300,26 +300,30 @@ export class WebhookDeliveryStore {
 
   /**
    * Disables the endpoint and ends its pending deliveries as failed, unless an event delivery to
-   * it succeeded since `since` (test deliveries prove nothing about the schedule and do not count).
+   * it succeeded since `since` (test deliveries prove nothing about the schedule and do not
+   * count). True when this call disabled the endpoint.
    */
   async disableEndpointUnlessDeliveredSince(
     em: EntityManager,
     endpointId: string,
     since: Date,
-  ): Promise<void> {
-    await em.query(
+  ): Promise<boolean> {
+    const [{ disabled }] = await em.query<{ disabled: boolean }[]>(
       `WITH disabled AS (
          UPDATE webhook_endpoints SET is_active = false, disabled_at = now()
          WHERE id = $1 AND is_active AND NOT EXISTS (
            SELECT 1 FROM webhook_deliveries
            WHERE endpoint_id = $1 AND status = 'succeeded' AND event_id IS NOT NULL
              AND last_attempt_at >= $2)
-         RETURNING id)
-       UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL,
-         last_error = COALESCE(last_error || '; ', '') || $3
-       WHERE endpoint_id IN (SELECT id FROM disabled) AND status = 'pending'`,
+         RETURNING id),
+       ended AS (
+         UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL,
+           last_error = COALESCE(last_error || '; ', '') || $3
+         WHERE endpoint_id IN (SELECT id FROM disabled) AND status = 'pending')
+       SELECT EXISTS (SELECT 1 FROM disabled) AS disabled`,
       [endpointId, since, DISABLED_ERROR],
     );
+    return disabled;
   }
 
   /** Deliveries owed for a while with no attempt made: their job may have been lost. */

@@ -1,8 +1,6 @@
-import { BullModule, InjectQueue } from '@nestjs/bull';
+import { InjectQueue } from '@nestjs/bull';
 import { BeforeApplicationShutdown, Module } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import type { Queue } from 'bull';
-import type { AllConfig } from '../config';
 import { FeedPositioner } from '../events/feed-positioner';
 import { OutboxRelay } from '../events/outbox-relay';
 import { RedeliveryRelay } from './redelivery-relay';
@@ -11,13 +9,8 @@ import { WebhookDeliveryProcessor } from './webhook-delivery.processor';
 import { WebhookDeliverySweeper } from './webhook-delivery.sweeper';
 import { WebhookFanoutProcessor } from './webhook-fanout.processor';
 import { WebhookFanoutService } from './webhook-fanout.service';
-import {
-  DELIVERY_QUEUE,
-  deliveryQueueOptions,
-  FANOUT_QUEUE,
-  fanoutQueueOptions,
-  settleWorkerNaming,
-} from './webhook-queues';
+import { DELIVERY_QUEUE, FANOUT_QUEUE, settleWorkerNaming } from './webhook-queues';
+import { WebhookQueuesModule } from './webhook-queues.module';
 import { WebhooksModule } from './webhooks.module';
 
 /**
@@ -27,40 +20,7 @@ import { WebhooksModule } from './webhooks.module';
  * Bull's stalled-job check.
  */
 @Module({
-  imports: [
-    WebhooksModule,
-    BullModule.forRootAsync({
-      inject: [ConfigService],
-      useFactory: (config: ConfigService<AllConfig, true>) => {
-        const { url, keyPrefix } = config.get('redis', { infer: true });
-        return {
-          url,
-          // Per deployment and per test run, like every other key.
-          prefix: keyPrefix,
-          redis: {
-            // Back within 2 s of Redis returning (Bull's default waits up to 20 s).
-            retryStrategy: (times: number) => Math.min(times * 200, 2_000),
-            ...(url.startsWith('rediss://') ? { tls: {} } : {}),
-          },
-        };
-      },
-    }),
-    BullModule.registerQueueAsync({
-      name: FANOUT_QUEUE,
-      inject: [ConfigService],
-      useFactory: (config: ConfigService<AllConfig, true>) =>
-        fanoutQueueOptions(config.get('webhooks.jobLockMs', { infer: true })),
-    }),
-    BullModule.registerQueueAsync({
-      name: DELIVERY_QUEUE,
-      inject: [ConfigService],
-      useFactory: (config: ConfigService<AllConfig, true>) =>
-        deliveryQueueOptions(
-          config.get('webhooks.retryDelaysMs', { infer: true }),
-          config.get('webhooks.jobLockMs', { infer: true }),
-        ),
-    }),
-  ],
+  imports: [WebhooksModule, WebhookQueuesModule],
   providers: [
     WebhookAttemptsService,
     WebhookFanoutService,

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { anAccount, as, TestAccount } from '../support/factories';
 import { expectError, fieldsOf } from '../support/envelope';
-import { gif, jpegWithGps, png, webp } from '../support/images';
+import { gif, jpegWithGps, png, rawBytes, webp } from '../support/images';
 import { aListing } from '../support/listing-builder';
 import { createTestApp, TestApp } from '../support/test-app';
 
@@ -197,16 +197,7 @@ describe('Listing images', () => {
       expect(res.body.data.order).toBe(1);
       const path = new URL(res.body.data.url).pathname;
       expect(path).toMatch(/^\/media\/[0-9a-f-]{36}\.jpg$/);
-      const served = await t
-        .http()
-        .get(path)
-        .buffer(true)
-        .parse((r, cb) => {
-          const chunks: Buffer[] = [];
-          r.on('data', (c: Buffer) => chunks.push(c));
-          r.on('end', () => cb(null, Buffer.concat(chunks)));
-        })
-        .expect(200);
+      const served = await t.http().get(path).buffer(true).parse(rawBytes).expect(200);
       expect(served.headers['content-type']).toBe('image/jpeg');
       expect(served.headers.etag).toBeDefined();
       expect(served.headers['cache-control']).toContain('immutable');

@@ -18,3 +18,13 @@ export function jpegWithGps(width = 64, height = 32): Promise<Buffer> {
 export const png = (width = 20, height = 10) => canvas(width, height).png().toBuffer();
 export const webp = (width = 20, height = 10) => canvas(width, height).webp().toBuffer();
 export const gif = () => canvas(8, 8).gif().toBuffer();
+
+/** A supertest parser keeping the body as raw bytes: `.buffer(true).parse(rawBytes)`. */
+export function rawBytes(
+  res: import('stream').Stream,
+  callback: (err: Error | null, body: Buffer) => void,
+): void {
+  const chunks: Buffer[] = [];
+  res.on('data', (chunk: Buffer) => chunks.push(chunk));
+  res.on('end', () => callback(null, Buffer.concat(chunks)));
+}

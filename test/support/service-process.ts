@@ -28,14 +28,20 @@ export interface ServiceProcess {
   stdoutLines: () => string[];
 }
 
-/** Runs src/main.ts in its own process, as production would, and waits until it is ready. */
+/**
+ * Runs src/main.ts in its own process, as production would, and waits until it is ready;
+ * `built: true` runs the compiled dist/main.js instead (see build-dist.ts).
+ */
 export async function startServiceProcess(
   env: Record<string, string | undefined>,
+  { built = false }: { built?: boolean } = {},
 ): Promise<ServiceProcess> {
   const port = await freePort();
   const child = spawn(
     process.execPath,
-    ['-r', 'ts-node/register/transpile-only', join(__dirname, '../../src/main.ts')],
+    built
+      ? [join(__dirname, '../../dist/main.js')]
+      : ['-r', 'ts-node/register/transpile-only', join(__dirname, '../../src/main.ts')],
     {
       env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: env.LOG_LEVEL ?? 'error' },
       stdio: ['ignore', 'pipe', 'inherit'],

@@ -1,13 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import { RequestHandler, static as serveStatic } from 'express';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AllConfig } from '../../config';
-import type { StorageDriver } from './storage-driver';
+import { MEDIA_CACHE_MAX_AGE_S, MEDIA_PATH, mediaKey, StorageDriver } from './storage-driver';
 
-export const MEDIA_PATH = '/media';
-
-/** Files under STORAGE_DIR, served publicly at {PUBLIC_BASE_URL}/media/<key> (see configure-app). */
+/** Files under STORAGE_DIR, served publicly at {PUBLIC_BASE_URL}/media/<key>. */
 @Injectable()
 export class LocalDiskStorage implements StorageDriver {
   private readonly dir: string;
@@ -32,5 +31,24 @@ export class LocalDiskStorage implements StorageDriver {
 
   publicUrl(key: string): string {
     return `${this.baseUrl}/${key}`;
+  }
+
+  mediaHandler(): RequestHandler {
+    const serve = serveStatic(this.dir, {
+      immutable: true,
+      maxAge: MEDIA_CACHE_MAX_AGE_S * 1000,
+      index: false,
+      dotfiles: 'ignore',
+    });
+    // serve-static resolves req.url under the directory; it is given the key alone, and the
+    // request its own URL back if the file is missing.
+    return (req, res, next) => {
+      const url = req.url;
+      req.url = `/${encodeURIComponent(mediaKey(req.originalUrl))}`;
+      serve(req, res, (error?: unknown) => {
+        req.url = url;
+        next(error);
+      });
+    };
   }
 }

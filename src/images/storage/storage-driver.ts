@@ -1,3 +1,5 @@
+import type { RequestHandler } from 'express';
+
 /**
  * Where uploaded images live. The images service sees only this interface, so the local-disk
  * driver can be replaced by object storage without touching it.
@@ -9,6 +11,19 @@ export interface StorageDriver {
   delete(key: string): Promise<void>;
   /** The public URL of `key`. */
   publicUrl(key: string): string;
+  /** Answers GET /media/<key>; registered by ImagesModule on MEDIA_ROUTE. */
+  mediaHandler(): RequestHandler;
 }
 
 export const STORAGE_DRIVER = Symbol('STORAGE_DRIVER');
+
+export const MEDIA_PATH = '/media';
+export const MEDIA_ROUTE = 'media/*key';
+
+/** The key of a /media request, wherever the handler is mounted. */
+export function mediaKey(originalUrl: string): string {
+  return decodeURIComponent(originalUrl.split('?')[0].slice(MEDIA_PATH.length + 1));
+}
+
+/** Keys are immutable, so caches may keep a file for good. */
+export const MEDIA_CACHE_MAX_AGE_S = 365 * 24 * 3600;

@@ -1,0 +1,72 @@
+import { Injectable } from '@nestjs/common';
+import {
+  collectDefaultMetrics,
+  Counter,
+  Gauge,
+  Histogram,
+  Registry,
+  type CollectFunction,
+} from 'prom-client';
+
+/**
+ * Every instrument of the process, on a registry of its own (not prom-client's global one, so
+ * several applications in one process, as in the tests, never clash). Labels are bounded: route
+ * templates, queue names, fixed outcomes; never ids, keys or account ids.
+ */
+@Injectable()
+export class Metrics {
+  readonly registry = new Registry();
+
+  readonly httpRequestDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP requests by method, route template and status code',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  readonly rateLimited = this.counter(
+    'http_rate_limited_total',
+    'Requests refused with 429 (per-key limits and the failed-authentication guard)',
+  );
+
+  readonly authFailures = this.counter(
+    'http_auth_failures_total',
+    'Requests refused with 401 (missing, unknown or revoked API key; wrong admin token)',
+  );
+
+  readonly deliveryAttempts = new Counter({
+    name: 'webhook_delivery_attempts_total',
+    help: 'Webhook delivery attempts by outcome (success, failure)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly endpointsAutoDisabled = this.counter(
+    'webhook_endpoints_auto_disabled_total',
+    'Webhook endpoints disabled after too many consecutive failures',
+  );
+
+  readonly listingsExpired = this.counter(
+    'listings_expired_total',
+    'Listings moved to EXPIRED by this process',
+  );
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  private counter(name: string, help: string): Counter {
+    return new Counter({ name, help, registers: [this.registry] });
+  }
+
+  /** A gauge whose value is read when Prometheus scrapes (`collect` sets it). */
+  scrapedGauge<L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[],
+    collect: CollectFunction<Gauge<L>>,
+  ): Gauge<L> {
+    return new Gauge({ name, help, labelNames, collect, registers: [this.registry] });
+  }
+}

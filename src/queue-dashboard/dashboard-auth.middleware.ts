@@ -1,0 +1,43 @@
+import type { ConfigService } from '@nestjs/config';
+import type { NextFunction, Request, Response } from 'express';
+import { isAdminToken } from '../admin/admin-token.guard';
+import { ErrorCode } from '../common/errors/error-code';
+import { errorEnvelope } from '../common/http/envelope';
+import type { AllConfig } from '../config';
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+const BASIC = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i;
+
+/**
+ * The admin token, from a script as `Authorization: Bearer <token>`, or from a browser, which
+ * cannot send a Bearer header, as the password of HTTP basic auth (any user name). A refusal
+ * asks the browser for those credentials. Without ADMIN_TOKEN the dashboard does not exist.
+ */
+export function dashboardAuth(config: ConfigService<AllConfig, true>) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const expected = config.get('app.adminToken', { infer: true });
+    if (!expected) {
+      res.status(404).json(errorEnvelope(req, ErrorCode.NOT_FOUND, 'Resource not found.'));
+      return;
+    }
+    const given = presentedToken(req.headers.authorization ?? '');
+    if (given !== undefined && isAdminToken(given, expected)) {
+      next();
+      return;
+    }
+    res.setHeader('WWW-Authenticate', 'Basic realm="queue dashboard", charset="UTF-8"');
+    res
+      .status(401)
+      .json(errorEnvelope(req, ErrorCode.UNAUTHORIZED, 'A valid admin token is required.'));
+  };
+}
+
+function presentedToken(header: string): string | undefined {
+  const bearer = BEARER.exec(header)?.[1];
+  if (bearer) return bearer;
+  const basic = BASIC.exec(header)?.[1];
+  if (!basic) return undefined;
+  const decoded = Buffer.from(basic, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon < 0 ? undefined : decoded.slice(colon + 1);
+}

@@ -1,0 +1,40 @@
+import { BullAdapter } from '@bull-board/api/bullAdapter';
+import { ExpressAdapter } from '@bull-board/express';
+import { BullBoardModule } from '@bull-board/nestjs';
+import { Module } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { AllConfig } from '../config';
+import { WebhookQueuesModule } from '../webhooks/webhook-queues.module';
+import { DELIVERY_QUEUE, FANOUT_QUEUE } from '../webhooks/webhook-queues';
+import { dashboardAuth } from './dashboard-auth.middleware';
+
+/** Outside the versioned API (configure-app leaves it out of the /v1 prefix): a page, not an API. */
+export const QUEUE_DASHBOARD_ROUTE = 'admin/queues';
+
+/**
+ * Bull Board over the webhook queues, for API replicas, behind the admin token. Read-only: an
+ * operator looks at jobs; retrying or removing one would bypass the delivery records, which
+ * the processors and the sweeper keep in step with the queue.
+ */
+@Module({
+  imports: [
+    WebhookQueuesModule,
+    BullBoardModule.forRootAsync({
+      inject: [ConfigService],
+      useFactory: (config: ConfigService<AllConfig, true>) => ({
+        route: `/${QUEUE_DASHBOARD_ROUTE}`,
+        adapter: ExpressAdapter,
+        middleware: dashboardAuth(config),
+        boardOptions: { uiConfig: { boardTitle: 'Listings queues' } },
+      }),
+    }),
+    BullBoardModule.forFeature(
+      ...[FANOUT_QUEUE, DELIVERY_QUEUE].map((name) => ({
+        name,
+        adapter: BullAdapter,
+        options: { readOnlyMode: true },
+      })),
+    ),
+  ],
+})
+export class QueueDashboardModule {}

@@ -1,0 +1,110 @@
+import sharp from 'sharp';
+import { storageConfig } from '../../src/config/storage.config';
+import { expectError } from '../support/envelope';
+import { anAccount, as, TestAccount } from '../support/factories';
+import { jpegWithGps, png, rawBytes } from '../support/images';
+import { aListing } from '../support/listing-builder';
+import { TestS3Server } from '../support/s3-server';
+import { createTestApp, TestApp } from '../support/test-app';
+
+describe('Images on S3-compatible object storage', () => {
+  let s3: TestS3Server;
+  let t: TestApp;
+  let seller: TestAccount;
+
+  beforeAll(async () => {
+    s3 = await TestS3Server.start();
+    t = await createTestApp({ env: s3.env });
+    seller = await anAccount(t).build();
+  });
+  afterAll(async () => {
+    await t.close();
+    await s3.close();
+  });
+
+  const live = () => as(t, seller.liveKey);
+  const upload = async (listingId: string, file: Buffer, name: string) =>
+    (await live().post(`/v1/listings/${listingId}/images`).attach('file', file, name).expect(201))
+      .body.data as { id: string; url: string };
+  const newListing = async () =>
+    (await live().post('/v1/listings').send(aListing().build()).expect(201)).body.data as {
+      id: string;
+    };
+
+  it('stores an upload in the bucket and streams it from /media with the caching headers', async () => {
+    const listing = await newListing();
+    const image = await upload(listing.id, await jpegWithGps(64, 32), 'IMG_0001.JPG');
+    const path = new URL(image.url).pathname;
+    expect(path).toMatch(/^\/media\/[0-9a-f-]{36}\.jpg$/);
+    const key = path.slice('/media/'.length);
+
+    const stored = await s3.object(key);
+    expect(stored.status).toBe(200);
+    expect(stored.headers.get('content-type')).toBe('image/jpeg');
+
+    const served = await t.http().get(path).buffer(true).parse(rawBytes).expect(200);
+    expect(served.headers['content-type']).toBe('image/jpeg');
+    expect(served.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(served.headers.etag).toBeDefined();
+    expect(served.headers['last-modified']).toBeDefined();
+    expect(Buffer.compare(served.body as Buffer, Buffer.from(await stored.arrayBuffer()))).toBe(0);
+    const meta = await sharp(served.body as Buffer).metadata();
+    expect([meta.width, meta.height]).toEqual([32, 64]);
+
+    // A cache revalidating with the ETag gets 304 and no body.
+    await t.http().get(path).set('If-None-Match', served.headers.etag).expect(304);
+    const head = await t.http().head(path).expect(200);
+    expect(head.headers['content-length']).toBe(String((served.body as Buffer).length));
+  });
+
+  it('removes the object when the image is deleted; /media then answers 404 in the envelope', async () => {
+    const listing = await newListing();
+    const image = await upload(listing.id, await png(), 'a.png');
+    const path = new URL(image.url).pathname;
+    await t.http().get(path).expect(200);
+    await live().delete(`/v1/listings/${listing.id}/images/${image.id}`).expect(200);
+    expect((await s3.object(path.slice('/media/'.length))).status).toBe(404);
+    expectError(await t.http().get(path), 404, 'NOT_FOUND');
+  });
+
+  it('answers 404 for a key that was never stored or is not a key', async () => {
+    expectError(
+      await t.http().get('/media/00000000-0000-4000-8000-000000000000.jpg'),
+      404,
+      'NOT_FOUND',
+    );
+    expectError(await t.http().get('/media/..%2Fsecret'), 404, 'NOT_FOUND');
+    // A key that is not valid percent-encoding is bad input, not a server error.
+    expectError(await t.http().get('/media/%E0%A4%A.jpg'), 400, 'VALIDATION_ERROR');
+  });
+
+  it('redirects /media to MEDIA_PUBLIC_BASE_URL when the bucket is served publicly', async () => {
+    const cdn = await createTestApp({
+      databaseName: t.databaseName,
+      redisPrefix: t.redisPrefix,
+      env: { ...s3.env, MEDIA_PUBLIC_BASE_URL: 'https://cdn.example.com/images/' },
+    });
+    try {
+      const listing = await newListing();
+      const image = await upload(listing.id, await png(), 'b.png');
+      const path = new URL(image.url).pathname;
+      const res = await cdn.http().get(path).expect(302);
+      expect(res.headers.location).toBe(`https://cdn.example.com/images/${path.slice(7)}`);
+    } finally {
+      await cdn.close();
+    }
+  });
+
+  it('refuses STORAGE_DRIVER=s3 without S3_BUCKET at start, naming the variable', () => {
+    const saved = { ...process.env };
+    process.env.STORAGE_DRIVER = 's3';
+    delete process.env.S3_BUCKET;
+    try {
+      expect(() => storageConfig()).toThrow(
+        /S3_BUCKET=undefined: S3_BUCKET is required when STORAGE_DRIVER=s3/,
+      );
+    } finally {
+      process.env = saved;
+    }
+  });
+});
