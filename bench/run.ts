@@ -5,7 +5,8 @@
  * bench/results/latest.json. BENCH_DURATION (seconds per run, default 8) and BENCH_ROUNDS
  * (alternating service/floor rounds, default 3) shorten or lengthen it; BENCH_WARMUP (seconds,
  * default 3) is the unrecorded warm-up of each side before a scenario's rounds.
- * BENCH_ONLY=pixel-bombs runs that scenario alone (no seed, no other scenario).
+ * BENCH_ONLY=pixel-bombs runs that scenario alone (no seed, no other scenario); BENCH_ONLY=sync
+ * runs only the sync-and-recovery scenarios (bench/sync.ts).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,6 +16,7 @@ import { DEPLOYED_HEAP_FLAG, startNode, withPeakRss } from './lib/processes';
 import { BenchReceiver } from './lib/receiver';
 import { createAccount, LISTING_BODY, seedListings } from './lib/seed';
 import { pixelBomb } from '../test/support/images';
+import { benchSync } from './sync';
 
 const PG = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
 const DB = 'lsvc_bench';
@@ -257,6 +259,8 @@ async function main(): Promise<void> {
     REDIS_KEY_PREFIX: 'lsvc-bench',
     WEBHOOK_ALLOW_HTTP: 'true',
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    // The purge scenario: rows become due all at once and the worker should start on them soon.
+    RETENTION_PURGE_EVERY: '1s',
   };
   // As deployed (docker-compose): an API process and a delivery/scheduler worker, apart, with
   // the Dockerfile's heap flag.
@@ -278,9 +282,25 @@ async function main(): Promise<void> {
   await db.connect();
   const receiver = await BenchReceiver.start();
   const rows: Row[] = [];
+  const syncContext = {
+    db,
+    base,
+    adminToken: ADMIN_TOKEN,
+    receiverUrl: (path: string) => receiver.url(path),
+    pair,
+    waitFor,
+  };
   try {
     if (process.env.BENCH_ONLY === 'pixel-bombs') {
       await benchPixelBombs();
+      return;
+    }
+    if (process.env.BENCH_ONLY === 'sync') {
+      const targets = await benchSync(syncContext);
+      for (const [name, t] of Object.entries(targets))
+        console.log(
+          `  ${t.met ? 'met    ' : 'MISSED '} ${name.padEnd(20)} ${t.value} (target ${t.target})`,
+        );
       return;
     }
     console.log('Seeding: 100k listings in one account, 1k in another…');
@@ -425,7 +445,11 @@ async function main(): Promise<void> {
       `Expired 100,000 listings in ${((Date.now() - started) / 1000).toFixed(1)} s (after the seed: ${(expiryMs / 1000).toFixed(1)} s); events ${ev[0].events} for ${ev[0].listings} listings`,
     );
 
+    console.log('\nSync and recovery…');
+    const syncTargets = await benchSync(syncContext);
+
     const targets = {
+      ...syncTargets,
       getByIdRatio: { value: getById.ratio, target: '≥ 0.6', met: (getById.ratio ?? 0) >= 0.6 },
       postRatio: { value: single.ratio, target: '≥ 0.5', met: (single.ratio ?? 0) >= 0.5 },
       listVsNaiveCount: {

@@ -15,6 +15,7 @@ import { DatabaseModule } from './database/database.module';
 import { ExpiryModule } from './expiry/expiry.module';
 import { ImagesModule } from './images/images.module';
 import { ListingsModule } from './listings/listings.module';
+import { EventsFeedModule } from './events/events-feed.module';
 import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
@@ -70,6 +71,7 @@ export class AppModule {
               HealthModule,
               RateLimitModule,
               WebhooksModule,
+              EventsFeedModule,
               QueueDashboardModule,
             ]
           : []),

@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { ErrorCode } from './common/errors/error-code';
+import { EVENT_DATA_SCHEMAS, WebhookDeliveryPayload } from './events/dto/event-payloads.response';
 
 const ENVELOPE_SCHEMAS: Record<string, SchemaObject> = {
   Meta: {
@@ -77,7 +78,10 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       description: 'API key: svc_live_… or svc_test_…',
     })
     .build();
-  const document = SwaggerModule.createDocument(app, config);
+  // Event payloads appear in no route's answer shape directly: listed so that each has a schema.
+  const document = SwaggerModule.createDocument(app, config, {
+    extraModels: [...Object.values(EVENT_DATA_SCHEMAS), WebhookDeliveryPayload],
+  });
   document.components = {
     ...document.components,
     schemas: { ...document.components?.schemas, ...ENVELOPE_SCHEMAS },

@@ -1,5 +1,6 @@
 import { AppConfig, appConfig } from './app.config';
 import { DatabaseConfig, databaseConfig } from './database.config';
+import { EventsConfig, eventsConfig } from './events.config';
 import { ListingsConfig, listingsConfig } from './listings.config';
 import { MetricsConfig, metricsConfig } from './metrics.config';
 import { RateLimitConfig, rateLimitConfig } from './rate-limit.config';
@@ -14,6 +15,7 @@ export interface AllConfig {
   listings: ListingsConfig;
   storage: StorageConfig;
   webhooks: WebhooksConfig;
+  events: EventsConfig;
   rateLimit: RateLimitConfig;
   metrics: MetricsConfig;
 }
@@ -25,6 +27,7 @@ export const CONFIG_LOADERS = [
   listingsConfig,
   storageConfig,
   webhooksConfig,
+  eventsConfig,
   rateLimitConfig,
   metricsConfig,
 ];

@@ -1,9 +1,10 @@
 import { Global, Module } from '@nestjs/common';
 import { OutboxService } from './outbox.service';
+import { OutboxStore } from './outbox.store';
 
 @Global()
 @Module({
-  providers: [OutboxService],
-  exports: [OutboxService],
+  providers: [OutboxService, OutboxStore],
+  exports: [OutboxService, OutboxStore],
 })
 export class EventsModule {}

@@ -2,6 +2,7 @@ import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { DataSource } from 'typeorm';
+import { PollingLoop } from '../common/scheduling/polling-loop';
 import { FANOUT_QUEUE, FanoutJob, fanoutJobOptions } from '../webhooks/webhook-queues';
 
 /**
@@ -24,11 +25,16 @@ const ENQUEUE_TIMEOUT_MS = 3_000;
  */
 @Injectable()
 export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger(OutboxRelay.name);
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = false;
-  private failing = false;
+  private readonly loop = new PollingLoop(
+    new Logger(OutboxRelay.name),
+    POLL_INTERVAL_MS,
+    'Outbox relay failed; events wait in the outbox',
+    async (stopped) => {
+      // While Redis is away there is nothing to do but wait; do not hold row locks meanwhile.
+      if (this.queue.client.status !== 'ready') return;
+      while (!stopped() && (await this.relayBatch()) === BATCH_SIZE);
+    },
+  );
 
   constructor(
     private readonly dataSource: DataSource,
@@ -36,49 +42,12 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   ) {}
 
   onApplicationBootstrap(): void {
-    this.schedule(0);
+    this.loop.start();
   }
 
   /** Lets an in-flight batch finish (or roll back) before the database closes. */
-  async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
-  }
-
-  /** Relays everything pending now; returns how many events it queued. */
-  private async drain(): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const relayed = await this.relayBatch();
-      total += relayed;
-      if (relayed < BATCH_SIZE || this.stopped) return total;
-    }
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.tick().finally(() => {
-        this.running = undefined;
-        this.schedule(POLL_INTERVAL_MS);
-      });
-    }, delayMs);
-  }
-
-  private async tick(): Promise<void> {
-    // While Redis is away there is nothing to do but wait; do not hold row locks meanwhile.
-    if (this.queue.client.status !== 'ready') return;
-    try {
-      await this.drain();
-      if (this.failing) this.logger.log('Outbox relay recovered');
-      this.failing = false;
-    } catch (error) {
-      // Once per outage: the relay retries every tick and would otherwise flood the log.
-      if (!this.failing)
-        this.logger.warn({ err: error }, 'Outbox relay failed; events wait in the outbox');
-      this.failing = true;
-    }
+  onModuleDestroy(): Promise<void> {
+    return this.loop.stop();
   }
 
   private async relayBatch(): Promise<number> {

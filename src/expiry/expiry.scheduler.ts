@@ -2,9 +2,11 @@ import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import type { AllConfig } from '../config';
+import { OutboxStore } from '../events/outbox.store';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { ListingCountsService } from '../listings/listing-counts.service';
 import { UsageService } from '../usage/usage.service';
+import { WebhookDeliveryStore } from '../webhooks/webhook-delivery.store';
 import { ExpiryService } from './expiry.service';
 
 const FOLD_COUNTS_EVERY_MS = 5_000;
@@ -12,6 +14,8 @@ const PURGE_IDEMPOTENCY_EVERY_MS = 10 * 60_000;
 const PURGE_USAGE_EVERY_MS = 60 * 60_000;
 /** /me/usage reaches 90 days back; a margin keeps the boundary day whole across time zones. */
 const USAGE_RETENTION_DAYS = 92;
+/** Small: each batch is one short statement, so no lock is held for long. */
+const RETENTION_BATCH = 2_000;
 
 /**
  * Only triggers: the work is in the services, each safe when every worker instance runs it at
@@ -28,6 +32,8 @@ export class ExpiryScheduler implements OnApplicationBootstrap {
     private readonly counts: ListingCountsService,
     private readonly idempotency: IdempotencyService,
     private readonly usage: UsageService,
+    private readonly outbox: OutboxStore,
+    private readonly deliveries: WebhookDeliveryStore,
     private readonly config: ConfigService<AllConfig, true>,
   ) {}
 
@@ -47,6 +53,15 @@ export class ExpiryScheduler implements OnApplicationBootstrap {
     this.every('usage-purge', PURGE_USAGE_EVERY_MS, () =>
       this.usage.purgeOlderThan(USAGE_RETENTION_DAYS),
     );
+    const { eventRetentionMs, deliveryRetentionMs, purgeEveryMs } = this.config.get('events', {
+      infer: true,
+    });
+    this.every('event-purge', purgeEveryMs, () =>
+      inBatches((n) => this.outbox.purgeBatch(eventRetentionMs, n)),
+    );
+    this.every('delivery-purge', purgeEveryMs, () =>
+      inBatches((n) => this.deliveries.purgeBatch(deliveryRetentionMs, n)),
+    );
   }
 
   private every(name: string, ms: number, job: () => Promise<unknown>): void {
@@ -58,5 +73,18 @@ export class ExpiryScheduler implements OnApplicationBootstrap {
         .finally(() => this.running.delete(name));
     }, ms);
     this.registry.addInterval(name, timer);
+  }
+}
+
+/** Runs a purge batch after batch until one comes back short; returns the total removed. */
+export async function inBatches(
+  batch: (size: number) => Promise<number>,
+  size = RETENTION_BATCH,
+): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const removed = await batch(size);
+    total += removed;
+    if (removed < size) return total;
   }
 }

@@ -60,7 +60,11 @@ export class ListingsService {
     dto: CreateListingDto,
     idempotencyKey?: string,
   ): Promise<IdempotentOutcome<ListingResponse>> {
-    const work = async (em: EntityManager) => toListingResponse(await this.create(em, scope, dto));
+    // Every pure input check runs before the key is claimed: a refused request does not use
+    // the key up, and its corrected retry with the same key runs. What only the database can
+    // refuse (a taken externalId) is an answer of the execution and is kept with the key.
+    const listing = this.prepare(scope, dto);
+    const work = async (em: EntityManager) => toListingResponse(await this.insert(em, listing));
     // A create is one statement, atomic by itself: without a key it needs no transaction.
     if (!idempotencyKey)
       return { status: 201, data: await work(this.dataSource.manager), replayed: false };
@@ -74,7 +78,10 @@ export class ListingsService {
    * transaction for the caller to roll back, so no savepoint of its own is needed.
    */
   async create(em: EntityManager, scope: RecordScope, dto: CreateListingDto): Promise<ListingRow> {
-    const listing = this.prepare(scope, dto);
+    return this.insert(em, this.prepare(scope, dto));
+  }
+
+  private async insert(em: EntityManager, listing: NewListing): Promise<ListingRow> {
     try {
       const [row] = await this.store.insertCreated(em, [listing]);
       return row;

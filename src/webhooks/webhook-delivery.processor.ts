@@ -4,7 +4,7 @@ import { ConfigService } from '@nestjs/config';
 import type { Job, Queue } from 'bull';
 import type { AllConfig } from '../config';
 import { Metrics } from '../metrics/metrics';
-import { WebhookDeliveriesService } from './webhook-deliveries.service';
+import { WebhookAttemptsService } from './webhook-attempts.service';
 import {
   DELIVERY_QUEUE,
   DeliveryAttemptError,
@@ -25,7 +25,7 @@ export class WebhookDeliveryProcessor implements OnApplicationBootstrap {
 
   constructor(
     @InjectQueue(DELIVERY_QUEUE) private readonly queue: Queue<DeliveryJob>,
-    private readonly deliveries: WebhookDeliveriesService,
+    private readonly deliveries: WebhookAttemptsService,
     private readonly sender: WebhookSender,
     private readonly metrics: Metrics,
     config: ConfigService<AllConfig, true>,
@@ -41,7 +41,8 @@ export class WebhookDeliveryProcessor implements OnApplicationBootstrap {
   }
 
   async process(job: Job<DeliveryJob>): Promise<void> {
-    const { deliveryId } = job.data;
+    const { deliveryId, manual } = job.data;
+    if (manual) return this.retryManually(deliveryId);
     const target = await this.deliveries.loadTarget(deliveryId);
     if (!target) return; // endpoint deleted, or the delivery already ended
     if (!target.endpointActive) {
@@ -62,5 +63,13 @@ export class WebhookDeliveryProcessor implements OnApplicationBootstrap {
     );
     if (outcome.final) await job.discard();
     throw new DeliveryAttemptError(result.error ?? 'Delivery failed', outcome.retryDelayMs);
+  }
+
+  /** One attempt, whatever the delivery's status; never retried by Bull, never counted. */
+  private async retryManually(deliveryId: string): Promise<void> {
+    const target = await this.deliveries.loadTarget(deliveryId, true);
+    // Switched off since the retry was asked for: nothing is sent to a disabled endpoint.
+    if (!target?.endpointActive) return;
+    await this.deliveries.recordManualAttempt(target, await this.sender.send(target));
   }
 }

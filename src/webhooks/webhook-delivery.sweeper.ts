@@ -1,11 +1,13 @@
 import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import type { Queue } from 'bull';
-import { WebhookDeliveriesService } from './webhook-deliveries.service';
+import { OutboxStore } from '../events/outbox.store';
+import { WebhookAttemptsService } from './webhook-attempts.service';
+import { WebhookDeliveryStore } from './webhook-delivery.store';
 import {
   DELIVERY_QUEUE,
   DeliveryJob,
-  deliveryJobOptions,
+  requeueDelivery,
   FANOUT_QUEUE,
   FanoutJob,
   fanoutJobOptions,
@@ -15,7 +17,6 @@ const SWEEP_EVERY_MS = 60_000;
 /** A delivery this far past its due time with no live job has lost it. */
 const OVERDUE_GRACE_MS = 5 * 60_000;
 const SWEEP_BATCH = 500;
-const LIVE_STATES = new Set(['waiting', 'active', 'delayed', 'paused']);
 
 /**
  * The safety net under Redis: the delivery records in PostgreSQL are the truth. A pending
@@ -34,7 +35,9 @@ export class WebhookDeliverySweeper implements OnApplicationBootstrap, OnModuleD
   constructor(
     @InjectQueue(DELIVERY_QUEUE) private readonly deliveryQueue: Queue<DeliveryJob>,
     @InjectQueue(FANOUT_QUEUE) private readonly fanoutQueue: Queue<FanoutJob>,
-    private readonly deliveries: WebhookDeliveriesService,
+    private readonly deliveries: WebhookDeliveryStore,
+    private readonly attempts: WebhookAttemptsService,
+    private readonly outbox: OutboxStore,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -58,21 +61,13 @@ export class WebhookDeliverySweeper implements OnApplicationBootstrap, OnModuleD
       await job.retry().catch(() => undefined);
     }
     // A relayed event never fanned out lost its job: the same job id queues it again, once.
-    for (const eventId of await this.deliveries.unfannedEvents(graceMs, SWEEP_BATCH)) {
+    for (const eventId of await this.outbox.unfannedEvents(graceMs, SWEEP_BATCH)) {
       await this.fanoutQueue.add({ eventId }, fanoutJobOptions(eventId));
     }
     let requeued = 0;
-    const maxAttempts = this.deliveries.maxAttempts;
+    const maxAttempts = this.attempts.maxAttempts;
     for (const { id, attempts } of await this.deliveries.overdue(graceMs, SWEEP_BATCH)) {
-      const job = await this.deliveryQueue.getJob(id);
-      if (job && LIVE_STATES.has(await job.getState())) continue;
-      // Should it fail (another worker took it meanwhile), the add below finds the job and adds nothing.
-      await job?.remove().catch(() => undefined);
-      await this.deliveryQueue.add(
-        { deliveryId: id },
-        deliveryJobOptions(id, Math.max(1, maxAttempts - attempts)),
-      );
-      requeued++;
+      if (await requeueDelivery(this.deliveryQueue, id, maxAttempts - attempts)) requeued++;
     }
     if (requeued > 0)
       this.logger.warn({ requeued }, 'Re-queued webhook deliveries whose job was lost');

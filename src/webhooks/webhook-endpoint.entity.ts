@@ -19,6 +19,10 @@ export class WebhookEndpoint {
   @Column({ type: 'text', array: true }) events: EventName[];
   /** needed in clear to sign; never logged, shown once at creation */
   @Column({ type: 'text' }) secret: string;
+  /** the secret a rotation replaced: it still signs (after the new one) until it expires */
+  @Column({ name: 'previous_secret', type: 'text', nullable: true }) previousSecret: string | null;
+  @Column({ name: 'previous_secret_expires_at', type: 'timestamptz', nullable: true })
+  previousSecretExpiresAt: Date | null;
   @Column({ name: 'is_active', type: 'boolean' }) isActive: boolean;
   @Column({ name: 'consecutive_failures', type: 'integer' }) consecutiveFailures: number;
   @Column({ name: 'disabled_at', type: 'timestamptz', nullable: true }) disabledAt: Date | null;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { InjectRepository } from '@nestjs/typeorm';
-import { DataSource, Repository } from 'typeorm';
+import { DataSource, EntityManager, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { randomBase62 } from '../accounts/api-key-secret';
 import type { Principal } from '../common/auth/principal';
@@ -106,6 +106,60 @@ export class WebhookEndpointsService {
         .execute();
       if (result.affected === 0) throw new NotFoundError('Webhook endpoint');
     }
+    return this.get(owner, id);
+  }
+
+  /** The active endpoints of an account and mode that subscribe to the event. */
+  async activeSubscribers(accountId: string, livemode: boolean, event: string): Promise<string[]> {
+    const rows: { id: string }[] = await this.dataSource.query(
+      `SELECT id FROM webhook_endpoints
+       WHERE account_id = $1 AND livemode = $3 AND is_active
+         AND (cardinality(events) = 0 OR $2 = ANY(events))`,
+      [accountId, event, livemode],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /**
+   * One more failed attempt in the endpoint's streak, inside the caller's transaction; locks the
+   * row so concurrent failures take turns. false (nothing counted) when it is paused or disabled.
+   */
+  async countFailure(em: EntityManager, endpointId: string): Promise<boolean> {
+    const [rows] = await em.query(
+      `UPDATE webhook_endpoints SET consecutive_failures = consecutive_failures + 1
+       WHERE id = $1 AND is_active RETURNING id`,
+      [endpointId],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * A new secret; the current one becomes the previous one, signing beside it until it expires
+   * (with 0 hours it is dropped at once). One UPDATE: a concurrent rotation cannot lose a secret
+   * half-way. Only the latest replaced secret is kept.
+   */
+  async rotateSecret(
+    owner: EndpointOwner,
+    id: string,
+    expireCurrentAfterHours: number,
+  ): Promise<WebhookEndpoint> {
+    const result = await this.endpoints
+      .createQueryBuilder()
+      .update()
+      .set({
+        previousSecret: () => (expireCurrentAfterHours > 0 ? 'secret' : 'NULL'),
+        previousSecretExpiresAt: () =>
+          expireCurrentAfterHours > 0 ? `now() + :hours * interval '1 hour'` : 'NULL',
+        secret: generateWebhookSecret(),
+      })
+      .where('id = :id AND account_id = :accountId AND livemode = :livemode', {
+        id,
+        accountId: owner.accountId,
+        livemode: owner.livemode,
+        hours: expireCurrentAfterHours,
+      })
+      .execute();
+    if (result.affected === 0) throw new NotFoundError('Webhook endpoint');
     return this.get(owner, id);
   }
 

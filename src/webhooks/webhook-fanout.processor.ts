@@ -1,7 +1,8 @@
 import { InjectQueue } from '@nestjs/bull';
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import type { Job, Queue } from 'bull';
-import { WebhookDeliveriesService } from './webhook-deliveries.service';
+import { WebhookAttemptsService } from './webhook-attempts.service';
+import { WebhookFanoutService } from './webhook-fanout.service';
 import {
   DELIVERY_QUEUE,
   DeliveryJob,
@@ -23,7 +24,8 @@ export class WebhookFanoutProcessor implements OnApplicationBootstrap {
   constructor(
     @InjectQueue(FANOUT_QUEUE) private readonly fanoutQueue: Queue<FanoutJob>,
     @InjectQueue(DELIVERY_QUEUE) private readonly deliveryQueue: Queue<DeliveryJob>,
-    private readonly deliveries: WebhookDeliveriesService,
+    private readonly fanout: WebhookFanoutService,
+    private readonly attempts: WebhookAttemptsService,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -34,8 +36,8 @@ export class WebhookFanoutProcessor implements OnApplicationBootstrap {
   }
 
   async process(job: Job<FanoutJob>): Promise<void> {
-    const pending = await this.deliveries.createForEvent(job.data.eventId);
-    const maxAttempts = this.deliveries.maxAttempts;
+    const pending = await this.fanout.createForEvent(job.data.eventId);
+    const maxAttempts = this.attempts.maxAttempts;
     await this.deliveryQueue.addBulk(
       pending.map(({ id, attempts }) => ({
         data: { deliveryId: id },

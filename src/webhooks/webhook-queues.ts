@@ -13,6 +13,8 @@ export interface FanoutJob {
 
 export interface DeliveryJob {
   deliveryId: string;
+  /** a manual retry: one attempt outside the schedule */
+  manual?: boolean;
 }
 
 /** Named on delivery jobs; resolved per queue in `settings.backoffStrategies`. */
@@ -100,6 +102,38 @@ export function deliveryJobOptions(deliveryId: string, attemptsLeft: number): Jo
     jobId: deliveryId,
     attempts: attemptsLeft,
     backoff: { type: DELIVERY_BACKOFF },
+    removeOnComplete: KEEP_COMPLETED,
+    removeOnFail: KEEP_COMPLETED,
+  };
+}
+
+const LIVE_STATES = new Set(['waiting', 'active', 'delayed', 'paused']);
+
+/**
+ * Gives a pending delivery its scheduled job again unless a live one exists; returns whether it
+ * added one. A finished job under the same id would swallow the add, so it is removed first
+ * (should that fail because another worker took it meanwhile, the add finds it and adds nothing).
+ */
+export async function requeueDelivery(
+  queue: Queue<DeliveryJob>,
+  deliveryId: string,
+  attemptsLeft: number,
+): Promise<boolean> {
+  const job = await queue.getJob(deliveryId);
+  if (job && LIVE_STATES.has(await job.getState())) return false;
+  await job?.remove().catch(() => undefined);
+  await queue.add({ deliveryId }, deliveryJobOptions(deliveryId, Math.max(1, attemptsLeft)));
+  return true;
+}
+
+/**
+ * A manual retry is a job of its own beside the delivery's scheduled one (whose id is the
+ * deliveryId): one attempt, its own id so that every retry request runs.
+ */
+export function manualRetryJobOptions(deliveryId: string, requestedAt: number): JobOptions {
+  return {
+    jobId: `${deliveryId}:retry:${requestedAt}`,
+    attempts: 1,
     removeOnComplete: KEEP_COMPLETED,
     removeOnFail: KEEP_COMPLETED,
   };

@@ -39,7 +39,7 @@ describe('webhook sender: DNS and what lastError may say', () => {
 
   const delivery = (url: string) => ({
     url,
-    secret: 'whsec_test',
+    secrets: ['whsec_test'],
     event: 'listing.sold',
     deliveryId: '00000000-0000-4000-8000-000000000001',
     payload: '{}',

@@ -7,11 +7,12 @@ import type { LookupFunction } from './dns-lookup';
 import { assertPublicLiteral, hostOf, publicOnlyLookup } from './ssrf-guard';
 import { WebhookDns } from './webhook-dns';
 import { RESPONSE_BODY_LIMIT_BYTES } from './webhook-limits';
-import { signPayload, unixSeconds } from './webhook-signer';
+import { signatureHeaders, unixSeconds } from './webhook-signer';
 
 export interface OutgoingDelivery {
   url: string;
-  secret: string;
+  /** the endpoint's live secrets, newest first: each signs, in both header kinds */
+  secrets: string[];
   event: string;
   deliveryId: string;
   /** the stored body, sent and signed byte for byte */
@@ -24,6 +25,7 @@ export interface AttemptResult {
   responseStatus: number | null;
   error: string | null;
   responseBodyExcerpt: string | null;
+  durationMs: number;
 }
 
 const USER_AGENT = 'ListingsService-Webhooks/1';
@@ -54,6 +56,7 @@ export class WebhookSender {
 
   async send(delivery: OutgoingDelivery): Promise<AttemptResult> {
     const at = new Date();
+    const durationMs = () => Date.now() - at.getTime();
     try {
       const { status, body } = await this.post(delivery, unixSeconds(at));
       const ok = status >= 200 && status < 300;
@@ -63,6 +66,7 @@ export class WebhookSender {
         responseStatus: status,
         error: ok ? null : this.describeStatus(status),
         responseBodyExcerpt: body,
+        durationMs: durationMs(),
       };
     } catch (error) {
       return {
@@ -71,6 +75,7 @@ export class WebhookSender {
         responseStatus: null,
         error: this.describeError(error),
         responseBodyExcerpt: null,
+        durationMs: durationMs(),
       };
     }
   }
@@ -96,7 +101,10 @@ export class WebhookSender {
           'X-Service-Event': delivery.event,
           'X-Service-Delivery': delivery.deliveryId,
           'X-Service-Timestamp': timestamp,
-          'X-Service-Signature': signPayload(delivery.secret, timestamp, delivery.payload),
+          // Standard Webhooks: the same delivery id and timestamp under the standard names.
+          'webhook-id': delivery.deliveryId,
+          'webhook-timestamp': timestamp,
+          ...signatureHeaders(delivery.secrets, delivery.deliveryId, timestamp, delivery.payload),
         },
       });
       request.on('error', reject);

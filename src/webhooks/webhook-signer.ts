@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 
 export const SIGNATURE_PREFIX = 'sha256=';
+const SECRET_PREFIX = 'whsec_';
 
 /**
  * `sha256=` + hex HMAC-SHA256 keyed with the endpoint secret over `"<timestamp>.<raw body>"`.
@@ -11,7 +12,45 @@ export function signPayload(secret: string, timestamp: string, body: string): st
   return `${SIGNATURE_PREFIX}${digest}`;
 }
 
-/** Unix seconds, the value of `X-Service-Timestamp`. */
+/**
+ * The Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 over `"<msg id>.<timestamp>.<raw
+ * body>"`, keyed with the base64-decoded part of the secret after `whsec_`, as the published
+ * libraries decode it. Our secrets are `whsec_` + 32 base62 characters: base62 is a subset of the
+ * base64 alphabet and 32 characters are 8 whole base64 quanta, so every secret ever issued decodes
+ * (strictly, without padding) to a 24-byte key and verifies with the secret exactly as shown.
+ */
+export function signStandardWebhook(
+  secret: string,
+  msgId: string,
+  timestamp: string,
+  body: string,
+): string {
+  const key = Buffer.from(
+    secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret,
+    'base64',
+  );
+  const digest = createHmac('sha256', key)
+    .update(`${msgId}.${timestamp}.${body}`, 'utf8')
+    .digest('base64');
+  return `v1,${digest}`;
+}
+
+/** The two signature headers of one attempt, one signature per live secret (newest first). */
+export function signatureHeaders(
+  secrets: readonly string[],
+  msgId: string,
+  timestamp: string,
+  body: string,
+): { 'X-Service-Signature': string; 'webhook-signature': string } {
+  return {
+    'X-Service-Signature': secrets.map((s) => signPayload(s, timestamp, body)).join(','),
+    'webhook-signature': secrets
+      .map((s) => signStandardWebhook(s, msgId, timestamp, body))
+      .join(' '),
+  };
+}
+
+/** Unix seconds, the value of `X-Service-Timestamp` and `webhook-timestamp`. */
 export function unixSeconds(at: Date = new Date()): string {
   return String(Math.floor(at.getTime() / 1000));
 }

@@ -1,10 +1,14 @@
 import { InjectQueue } from '@nestjs/bull';
 import { BeforeApplicationShutdown, Module } from '@nestjs/common';
 import type { Queue } from 'bull';
+import { FeedPositioner } from '../events/feed-positioner';
 import { OutboxRelay } from '../events/outbox-relay';
+import { RedeliveryRelay } from './redelivery-relay';
+import { WebhookAttemptsService } from './webhook-attempts.service';
 import { WebhookDeliveryProcessor } from './webhook-delivery.processor';
 import { WebhookDeliverySweeper } from './webhook-delivery.sweeper';
 import { WebhookFanoutProcessor } from './webhook-fanout.processor';
+import { WebhookFanoutService } from './webhook-fanout.service';
 import { DELIVERY_QUEUE, FANOUT_QUEUE, settleWorkerNaming } from './webhook-queues';
 import { WebhookQueuesModule } from './webhook-queues.module';
 import { WebhooksModule } from './webhooks.module';
@@ -18,10 +22,14 @@ import { WebhooksModule } from './webhooks.module';
 @Module({
   imports: [WebhooksModule, WebhookQueuesModule],
   providers: [
+    WebhookAttemptsService,
+    WebhookFanoutService,
+    FeedPositioner,
     OutboxRelay,
     WebhookFanoutProcessor,
     WebhookDeliveryProcessor,
     WebhookDeliverySweeper,
+    RedeliveryRelay,
   ],
 })
 export class WebhooksWorkerModule implements BeforeApplicationShutdown {

@@ -1,14 +1,18 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Scopes } from '../common/auth/auth.decorators';
 import type { Principal } from '../common/auth/principal';
 import { UuidParam } from '../common/http/uuid-param.decorator';
-import { PageQueryDto } from '../common/pagination/page-query.dto';
 import { Paginated } from '../common/pagination/paginated';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
+import { ListDeliveriesQueryDto } from './dto/list-deliveries.query.dto';
+import { RecoverDto } from './dto/recover.dto';
+import { RotateSecretDto } from './dto/rotate-secret.dto';
 import { UpdateWebhookDto } from './dto/update-webhook.dto';
 import {
   CreatedWebhookEndpointResponse,
+  RecoverResponse,
+  WebhookDeliveryDetailResponse,
   WebhookDeliveryResponse,
   WebhookEndpointResponse,
 } from './dto/webhook.response';
@@ -16,11 +20,13 @@ import { WebhookDeliveriesService } from './webhook-deliveries.service';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 import {
   toCreatedEndpointResponse,
+  toDeliveryDetailResponse,
   toDeliveryResponse,
   toEndpointResponse,
 } from './webhooks.mapper';
 
 const ENDPOINT = 'Webhook endpoint';
+const DELIVERY = 'Webhook delivery';
 
 @ApiTags('webhooks')
 @ApiBearerAuth()
@@ -76,13 +82,72 @@ export class WebhooksController {
     return toDeliveryResponse(await this.deliveries.sendTest(principal, id));
   }
 
-  /** The endpoint's deliveries, newest first. */
+  /** The endpoint's deliveries, newest first, optionally only one status or event. */
   @Get(':id/deliveries')
   async history(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', ENDPOINT) id: string,
-    @Query() page: PageQueryDto,
+    @Query() query: ListDeliveriesQueryDto,
   ): Promise<Paginated<WebhookDeliveryResponse>> {
-    return (await this.deliveries.history(principal, id, page)).map(toDeliveryResponse);
+    return (await this.deliveries.history(principal, id, query)).map(toDeliveryResponse);
+  }
+
+  /** One delivery with its attempt log. */
+  @Get(':id/deliveries/:deliveryId')
+  @ApiOkResponse({ type: WebhookDeliveryDetailResponse })
+  async delivery(
+    @CurrentPrincipal() principal: Principal,
+    @UuidParam('id', ENDPOINT) id: string,
+    @UuidParam('deliveryId', DELIVERY) deliveryId: string,
+  ): Promise<WebhookDeliveryDetailResponse> {
+    const { delivery, attempts } = await this.deliveries.detail(principal, id, deliveryId);
+    return toDeliveryDetailResponse(delivery, attempts);
+  }
+
+  /**
+   * One more attempt now, whatever the status: same deliveryId and body, fresh timestamp and
+   * signature; not counted toward auto-disable. 400 on isActive while the endpoint is disabled.
+   */
+  @Post(':id/deliveries/:deliveryId/retry')
+  @HttpCode(202)
+  @ApiAcceptedResponse({ type: WebhookDeliveryResponse })
+  async retry(
+    @CurrentPrincipal() principal: Principal,
+    @UuidParam('id', ENDPOINT) id: string,
+    @UuidParam('deliveryId', DELIVERY) deliveryId: string,
+  ): Promise<WebhookDeliveryResponse> {
+    return toDeliveryResponse(await this.deliveries.requestRetry(principal, id, deliveryId));
+  }
+
+  /**
+   * Delivers again, on the normal schedule, every event since `since` that the endpoint
+   * subscribes to and that has no succeeded (or pending) delivery to it.
+   */
+  @Post(':id/recover')
+  @HttpCode(202)
+  @ApiAcceptedResponse({ type: RecoverResponse })
+  async recover(
+    @CurrentPrincipal() principal: Principal,
+    @UuidParam('id', ENDPOINT) id: string,
+    @Body() dto: RecoverDto,
+  ): Promise<RecoverResponse> {
+    return { queued: await this.deliveries.recover(principal, id, dto.since) };
+  }
+
+  /**
+   * A new signing secret, shown in this answer only. The current one keeps signing too (after
+   * the new one, in both signature headers) for `expireCurrentAfterHours` (default 24, 0 = now).
+   */
+  @Post(':id/rotate-secret')
+  @HttpCode(200)
+  @ApiOkResponse({ type: CreatedWebhookEndpointResponse })
+  async rotateSecret(
+    @CurrentPrincipal() principal: Principal,
+    @UuidParam('id', ENDPOINT) id: string,
+    @Body() dto: RotateSecretDto,
+  ): Promise<CreatedWebhookEndpointResponse> {
+    return toCreatedEndpointResponse(
+      await this.endpoints.rotateSecret(principal, id, dto.expireCurrentAfterHours),
+    );
   }
 }

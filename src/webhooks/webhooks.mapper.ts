@@ -1,8 +1,10 @@
 import type {
   CreatedWebhookEndpointResponse,
+  WebhookDeliveryDetailResponse,
   WebhookDeliveryResponse,
   WebhookEndpointResponse,
 } from './dto/webhook.response';
+import type { DeliveryAttempt } from './webhook-delivery.store';
 import type { WebhookDelivery } from './webhook-delivery.entity';
 import type { WebhookEndpoint } from './webhook-endpoint.entity';
 
@@ -33,6 +35,7 @@ export function toDeliveryResponse(delivery: WebhookDelivery): WebhookDeliveryRe
     deliveryId: delivery.id,
     endpointId: delivery.endpointId,
     event: delivery.event,
+    eventId: delivery.eventId,
     status: delivery.status,
     attempts: delivery.attempts,
     lastAttemptAt: delivery.lastAttemptAt?.toISOString() ?? null,
@@ -40,5 +43,21 @@ export function toDeliveryResponse(delivery: WebhookDelivery): WebhookDeliveryRe
     lastResponseStatus: delivery.lastResponseStatus,
     lastError: delivery.lastError,
     createdAt: delivery.createdAt.toISOString(),
+  };
+}
+
+export function toDeliveryDetailResponse(
+  delivery: WebhookDelivery,
+  attempts: DeliveryAttempt[],
+): WebhookDeliveryDetailResponse {
+  return {
+    ...toDeliveryResponse(delivery),
+    attemptLog: attempts.map((a) => ({
+      attemptedAt: a.attemptedAt.toISOString(),
+      responseStatus: a.responseStatus,
+      error: a.error,
+      durationMs: a.durationMs,
+      manual: a.manual,
+    })),
   };
 }

@@ -3,19 +3,26 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
 import { WebhookDns } from './webhook-dns';
 import { WebhookDelivery } from './webhook-delivery.entity';
+import { WebhookDeliveryStore } from './webhook-delivery.store';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 import { WebhookSender } from './webhook-sender';
 import { WebhooksController } from './webhooks.controller';
 
 /**
- * The endpoints API and the delivery records. It needs no queue: the one outbound call an
+ * The endpoints API and the delivery records (their one store). It needs no queue: the one outbound call an
  * API replica makes, the test delivery, is sent directly.
  */
 @Module({
   imports: [TypeOrmModule.forFeature([WebhookEndpoint, WebhookDelivery])],
   controllers: [WebhooksController],
-  providers: [WebhookEndpointsService, WebhookDeliveriesService, WebhookSender, WebhookDns],
-  exports: [WebhookDeliveriesService, WebhookSender],
+  providers: [
+    WebhookEndpointsService,
+    WebhookDeliveryStore,
+    WebhookDeliveriesService,
+    WebhookSender,
+    WebhookDns,
+  ],
+  exports: [WebhookEndpointsService, WebhookDeliveryStore, WebhookSender],
 })
 export class WebhooksModule {}

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { anAccount, as, createKey, TestAccount } from '../support/factories';
 import { expectError, expectMeta, fieldsOf } from '../support/envelope';
 import { aListing } from '../support/listing-builder';
+import { withFailingListingInserts } from '../support/failing-inserts';
 import { createTestApp, TestApp } from '../support/test-app';
 
 interface ItemResult {
@@ -298,6 +299,29 @@ describe('Bulk: create, update, delete and mark sold', () => {
           .expect(201);
         const bulkWithSingleKey = await post('single-key', [aListing().build()]);
         expect(fieldsOf(bulkWithSingleKey)).toEqual(['Idempotency-Key']);
+      });
+
+      it('a request refused as a whole (51 items) does not use up the key', async () => {
+        const refused = await post(
+          'bulk-fix-1',
+          Array.from({ length: 51 }, () => aListing().build()),
+        );
+        expectError(refused, 400, 'VALIDATION_ERROR');
+        expect(fieldsOf(refused)).toEqual(['items']);
+        const retry = await post('bulk-fix-1', [aListing().withExternalId('bulk-fix-1').build()]);
+        expect(retry.status).toBe(200);
+        expect(retry.headers['idempotent-replayed']).toBeUndefined();
+        expect(retry.body.data).toMatchObject({ total: 1, created: 1 });
+      });
+
+      it('a 5xx is not kept: the same request with the same key runs again', async () => {
+        const items = [aListing().withExternalId('bulk-5xx').build()];
+        await withFailingListingInserts(t, "NEW.external_id = 'bulk-5xx'", async () => {
+          expectError(await post('bulk-fix-2', items), 500, 'SERVER_ERROR');
+        });
+        const retry = await post('bulk-fix-2', items).expect(200);
+        expect(retry.headers['idempotent-replayed']).toBeUndefined();
+        expect(retry.body.data).toMatchObject({ total: 1, created: 1 });
       });
 
       it('creates once when identical requests race', async () => {

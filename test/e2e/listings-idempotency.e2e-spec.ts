@@ -1,6 +1,7 @@
 import { anAccount, as, TestAccount } from '../support/factories';
 import { expectError, fieldsOf } from '../support/envelope';
 import { aListing } from '../support/listing-builder';
+import { withFailingListingInserts } from '../support/failing-inserts';
 import { createTestApp, TestApp } from '../support/test-app';
 
 describe('POST /v1/listings with Idempotency-Key', () => {
@@ -108,5 +109,47 @@ describe('POST /v1/listings with Idempotency-Key', () => {
   it('refuses a malformed key', async () => {
     expect(fieldsOf(await post('x'.repeat(256), aListing().build()))).toEqual(['Idempotency-Key']);
     expect(fieldsOf(await post('has space', aListing().build()))).toEqual(['Idempotency-Key']);
+  });
+
+  describe('which answers use up the key', () => {
+    const fixed = () => aListing().with({ title: `Corrected retry ${Math.random()}` });
+
+    it('a 400 from the body checks does not: the corrected retry with the same key runs', async () => {
+      const refused = await post('fix-me-1', fixed().without('price').build());
+      expectError(refused, 400, 'VALIDATION_ERROR');
+      expect(fieldsOf(refused)).toEqual(['price']);
+      const retry = await post('fix-me-1', fixed().build()).expect(201);
+      expect(retry.headers['idempotent-replayed']).toBeUndefined();
+    });
+
+    it('a 400 on category attributes does not either', async () => {
+      const body = fixed().build();
+      const wrong = { ...body, attributes: { ...(body.attributes as object), fuel: 'plutonium' } };
+      const refused = await post('fix-me-2', wrong);
+      expectError(refused, 400, 'VALIDATION_ERROR');
+      expect(fieldsOf(refused)).toEqual(['attributes.fuel']);
+      const retry = await post('fix-me-2', body).expect(201);
+      expect(retry.headers['idempotent-replayed']).toBeUndefined();
+      expect(await countWith(body.title as string)).toBe(1);
+      // From then on the key is used: the first run's answer is replayed.
+      const replay = await post('fix-me-2', body).expect(201);
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+    });
+
+    it('a 400 on a kommun outside its län does not either', async () => {
+      const refused = await post('fix-me-3', fixed().with({ locationKommun: 'kiruna' }).build());
+      expect(fieldsOf(refused)).toEqual(['locationKommun']);
+      await post('fix-me-3', fixed().build()).expect(201);
+    });
+
+    it('a 5xx is not kept: the same request with the same key runs again', async () => {
+      const body = fixed().build();
+      await withFailingListingInserts(t, "NEW.title LIKE 'Corrected retry%'", async () => {
+        expectError(await post('fix-me-4', body), 500, 'SERVER_ERROR');
+      });
+      const retry = await post('fix-me-4', body).expect(201);
+      expect(retry.headers['idempotent-replayed']).toBeUndefined();
+      expect(await countWith(body.title as string)).toBe(1);
+    });
   });
 });

@@ -64,6 +64,45 @@ describe('Account, health and docs', () => {
     await t.http().get('/docs').expect(200);
   });
 
+  it('documents the sync and recovery routes and every event payload', async () => {
+    const { body } = await t.http().get('/docs-json').expect(200);
+    const routes = {
+      '/v1/events': 'get',
+      '/v1/webhooks/{id}/deliveries/{deliveryId}': 'get',
+      '/v1/webhooks/{id}/deliveries/{deliveryId}/retry': 'post',
+      '/v1/webhooks/{id}/recover': 'post',
+      '/v1/webhooks/{id}/rotate-secret': 'post',
+    };
+    for (const [path, method] of Object.entries(routes)) {
+      expect(body.paths[path]?.[method]).toBeDefined();
+    }
+    const schemas = body.components.schemas;
+    expect(schemas.EventResponse.properties).toEqual(
+      expect.objectContaining({ id: expect.anything(), data: expect.anything() }),
+    );
+    expect(schemas.WebhookDeliveryDetailResponse.properties.attemptLog).toBeDefined();
+    expect(schemas.RecoverDto.properties.since).toBeDefined();
+    expect(schemas.RotateSecretDto.properties.expireCurrentAfterHours).toMatchObject({
+      minimum: 0,
+      maximum: 72,
+    });
+    expect(schemas.WebhookDeliveryPayload.properties.eventId).toBeDefined();
+    for (const [name, fields] of Object.entries({
+      ListingCreatedData: ['status', 'updatedAt'],
+      ListingUpdatedData: ['changedFields'],
+      ListingSoldData: ['soldAt'],
+      ListingExpiredData: ['expiredAt'],
+      ListingRemovedData: ['removedAt', 'reason'],
+      MessageReceivedData: ['messageId', 'receivedAt'],
+      ListingFavoritedData: ['favoritedAt'],
+    })) {
+      const properties = Object.keys(schemas[name]?.properties ?? {});
+      expect(properties).toEqual(
+        expect.arrayContaining(['id', 'externalId', 'livemode', ...fields]),
+      );
+    }
+  });
+
   it('keeps admin and docs outside the key guard but health outside /v1', async () => {
     const { liveKey } = await anAccount(t).build();
     expectError(await as(t, liveKey).get('/v1/health/live'), 404, 'NOT_FOUND');

@@ -89,13 +89,24 @@ describe('Webhook delivery', () => {
     for (const request of received) {
       expectSignedWebhook(request, endpoint.secret);
       const { event, data } = sent.get(request.body.data.id as string)!;
+      const [{ id: eventId }] = await t.dataSource.query(
+        `SELECT id FROM outbox_events WHERE data->>'id' = $1`,
+        [request.body.data.id],
+      );
       expect(request.body).toEqual({
         event,
+        eventId,
         deliveryId: request.headers['x-service-delivery'],
         timestamp: expect.any(String),
         data,
       });
-      expect(Object.keys(request.body)).toEqual(['event', 'deliveryId', 'timestamp', 'data']);
+      expect(Object.keys(request.body)).toEqual([
+        'event',
+        'eventId',
+        'deliveryId',
+        'timestamp',
+        'data',
+      ]);
       expect(request.headers['user-agent']).toMatch(/^ListingsService-Webhooks/);
     }
     // The payload timestamp is the event's, not the attempt's.

@@ -22,6 +22,7 @@ const DELIVERY_FIELDS = [
   'deliveryId',
   'endpointId',
   'event',
+  'eventId',
   'lastAttemptAt',
   'lastError',
   'lastResponseStatus',
@@ -215,6 +216,7 @@ describe('Webhook endpoints', () => {
     expectSignedWebhook(request, secret);
     expect(request.body).toEqual({
       event: 'webhook.test',
+      eventId: null,
       deliveryId: res.body.data.deliveryId,
       timestamp: expect.any(String),
       data: { id, externalId: null, livemode: false },

@@ -7,6 +7,7 @@ import {
   ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
 
 export interface ReceivedWebhook {
   path: string;
@@ -15,6 +16,7 @@ export interface ReceivedWebhook {
   rawBody: string;
   body: {
     event: string;
+    eventId?: string | null;
     deliveryId: string;
     timestamp: string;
     data: Record<string, unknown>;
@@ -135,9 +137,11 @@ export async function eventually(
 
 /**
  * Checks a received request the way an integrator's receiver would, independently of the
- * service's own signer: headers present, signature over "<timestamp>.<raw body>".
+ * service's own signer: headers present, signature over "<timestamp>.<raw body>", and the
+ * Standard Webhooks headers verified by the published `standardwebhooks` package with the
+ * secret exactly as the API showed it. With `secrets` (a rotation), each must verify.
  */
-export function expectSignedWebhook(request: ReceivedWebhook, secret: string): void {
+export function expectSignedWebhook(request: ReceivedWebhook, ...secrets: string[]): void {
   const { headers, rawBody, body } = request;
   const timestamp = headers['x-service-timestamp'] as string;
   expect(headers['content-type']).toBe('application/json');
@@ -145,7 +149,16 @@ export function expectSignedWebhook(request: ReceivedWebhook, secret: string): v
   expect(headers['x-service-delivery']).toBe(body.deliveryId);
   expect(timestamp).toMatch(/^\d{10}$/);
   expect(Math.abs(Number(timestamp) - Date.now() / 1000)).toBeLessThan(60);
-  const expected = `sha256=${createHmac('sha256', secret).update(`${timestamp}.${rawBody}`).digest('hex')}`;
-  expect(headers['x-service-signature']).toBe(expected);
+  const expected = secrets.map(
+    (secret) =>
+      `sha256=${createHmac('sha256', secret).update(`${timestamp}.${rawBody}`).digest('hex')}`,
+  );
+  expect(headers['x-service-signature']).toBe(expected.join(','));
   expect(body.timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+  expect(headers['webhook-id']).toBe(body.deliveryId);
+  expect(headers['webhook-timestamp']).toBe(timestamp);
+  expect((headers['webhook-signature'] as string).split(' ')).toHaveLength(secrets.length);
+  for (const secret of secrets) {
+    expect(new Webhook(secret).verify(rawBody, headers as Record<string, string>)).toEqual(body);
+  }
 }

@@ -1,6 +1,7 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import type { Request } from 'express';
 import { map, Observable } from 'rxjs';
+import { CursorPage } from '../pagination/cursor-page';
 import { Paginated } from '../pagination/paginated';
 import { metaFor, SuccessEnvelope } from './envelope';
 
@@ -11,7 +12,7 @@ export class EnvelopeInterceptor implements NestInterceptor {
     const req = context.switchToHttp().getRequest<Request>();
     return next.handle().pipe(
       map((result: unknown) =>
-        result instanceof Paginated
+        result instanceof Paginated || result instanceof CursorPage
           ? {
               success: true,
               data: result.items,

@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import { ErrorCode } from '../errors/error-code';
+import type { CursorPaginationMeta } from '../pagination/cursor-page';
 import type { FieldError } from '../errors/domain-error';
 import { requestIdOf } from './request-id';
 
@@ -19,7 +20,7 @@ export interface PaginationMeta {
 export interface SuccessEnvelope<T> {
   success: true;
   data: T;
-  pagination?: PaginationMeta;
+  pagination?: PaginationMeta | CursorPaginationMeta;
   meta: Meta;
 }
 

@@ -7,6 +7,8 @@ import { SqlFunctions1763805000000 } from './1763805000000-SqlFunctions';
 import { WebhookEndpointModes1763900000000 } from './1763900000000-WebhookEndpointModes';
 import { WebhookDeliveryDisableRule1763901000000 } from './1763901000000-WebhookDeliveryDisableRule';
 import { ListingUpdatedAtMilliseconds1763905000000 } from './1763905000000-ListingUpdatedAtMilliseconds';
+import { EventsFeed1763920000000 } from './1763920000000-EventsFeed';
+import { WebhookRecovery1763921000000 } from './1763921000000-WebhookRecovery';
 
 /** Listed explicitly so ts-node, Jest and the compiled build all load the same set. */
 export const MIGRATIONS = [
@@ -19,4 +21,6 @@ export const MIGRATIONS = [
   WebhookEndpointModes1763900000000,
   WebhookDeliveryDisableRule1763901000000,
   ListingUpdatedAtMilliseconds1763905000000,
+  EventsFeed1763920000000,
+  WebhookRecovery1763921000000,
 ];

@@ -1,0 +1,162 @@
+/**
+ * The sync-and-recovery scenarios of `npm run bench` (alone with BENCH_ONLY=sync): a page of 100
+ * events against GET by id (same run, alternating), recover of 10,000 missed events until every
+ * delivery is queued, and the purge of 1M due events while POST /listings runs beside it.
+ */
+import type { Client } from 'pg';
+import { load, LoadOptions, LoadResult } from './lib/load';
+import { createAccount, LISTING_BODY, seedListings } from './lib/seed';
+
+export interface SyncBenchContext {
+  db: Client;
+  base: string;
+  adminToken: string;
+  receiverUrl: (path: string) => string;
+  pair: (
+    scenario: string,
+    service: LoadOptions,
+    other?: LoadOptions,
+    note?: string,
+  ) => Promise<{ ratio?: number; service: LoadResult }>;
+  waitFor: (check: () => Promise<boolean>, timeoutMs: number) => Promise<number>;
+}
+
+const auth = (key: string) => ({ authorization: `Bearer ${key}` });
+const pick = <T>(items: T[]) => items[Math.floor(Math.random() * items.length)];
+
+/** `count` listing.created events of the account, written as the service writes them. */
+async function seedEvents(db: Client, accountId: string, count: number, ageSql = '0 seconds') {
+  await db.query(
+    `INSERT INTO outbox_events (account_id, event, data, created_at, relayed_at, fanned_out_at)
+     SELECT $1, 'listing.created', jsonb_build_object('id', gen_random_uuid(), 'externalId', NULL,
+       'livemode', true, 'status', 'ACTIVE', 'updatedAt', api_timestamp(now())),
+       now() - $3::interval, now(), now()
+     FROM generate_series(1, $2::int)`,
+    [accountId, count, ageSql],
+  );
+}
+
+async function eventsPageVsGetById(ctx: SyncBenchContext) {
+  const account = await createAccount(ctx.base, ctx.adminToken, 'Flödet AB');
+  const ids = await seedListings(ctx.db, account.id, 1_000);
+  await seedEvents(ctx.db, account.id, 20_000);
+  // The worker's positioner places them in the feed.
+  await ctx.waitFor(async () => {
+    const { rows } = await ctx.db.query(
+      `SELECT count(*)::int AS n FROM outbox_events WHERE account_id = $1 AND feed_position IS NULL`,
+      [account.id],
+    );
+    return rows[0].n === 0;
+  }, 120_000);
+  const { rows } = await ctx.db.query<{ id: string }>(
+    `SELECT id FROM outbox_events WHERE account_id = $1 ORDER BY feed_position LIMIT 19000`,
+    [account.id],
+  );
+  const cursors = rows.map((r) => r.id);
+  const row = await ctx.pair(
+    'GET /events?limit=100 vs GET /listings/:id',
+    {
+      url: ctx.base,
+      headers: auth(account.key),
+      request: () => ({ path: `/v1/events?limit=100&after=${pick(cursors)}` }),
+    },
+    {
+      url: ctx.base,
+      headers: auth(account.key),
+      request: () => ({ path: `/v1/listings/${pick(ids)}` }),
+    },
+    'ratio = events page req/s ÷ GET by id req/s',
+  );
+  return row.ratio ?? 0;
+}
+
+async function recoverTenThousand(ctx: SyncBenchContext) {
+  const account = await createAccount(ctx.base, ctx.adminToken, 'Återhämtning AB');
+  const res = await fetch(`${ctx.base}/v1/webhooks`, {
+    method: 'POST',
+    headers: { ...auth(account.key), 'content-type': 'application/json' },
+    body: JSON.stringify({ url: ctx.receiverUrl('/recover'), events: ['listing.created'] }),
+  });
+  const endpoint = ((await res.json()) as { data: { id: string } }).data;
+  // Ten thousand events the endpoint missed (it existed, none was delivered to it).
+  await ctx.db.query(
+    `UPDATE webhook_endpoints SET created_at = now() - interval '2 hours' WHERE id = $1`,
+    [endpoint.id],
+  );
+  await seedEvents(ctx.db, account.id, 10_000, '1 hour');
+  const started = Date.now();
+  const answer = await fetch(`${ctx.base}/v1/webhooks/${endpoint.id}/recover`, {
+    method: 'POST',
+    headers: { ...auth(account.key), 'content-type': 'application/json' },
+    body: JSON.stringify({ since: new Date(Date.now() - 90 * 60_000).toISOString() }),
+  });
+  const { queued } = ((await answer.json()) as { data: { queued: number } }).data;
+  // Queued: every recovered delivery handed to the queue (its request row relayed).
+  const ms = await ctx.waitFor(async () => {
+    const { rows } = await ctx.db.query(
+      `SELECT count(*)::int AS n FROM webhook_redelivery_requests r
+       JOIN webhook_deliveries d ON d.id = r.delivery_id WHERE d.endpoint_id = $1`,
+      [endpoint.id],
+    );
+    return rows[0].n === 0;
+  }, 120_000);
+  const seconds = (Date.now() - started) / 1000;
+  console.log(
+    `recover: ${queued} deliveries queued in ${seconds.toFixed(1)} s (${ms} ms after the answer's request)`,
+  );
+  return { queued, seconds };
+}
+
+async function purgeMillion(ctx: SyncBenchContext) {
+  const writer = await createAccount(ctx.base, ctx.adminToken, 'Rensning AB');
+  const post: LoadOptions = {
+    url: `${ctx.base}/v1/listings`,
+    method: 'POST',
+    headers: auth(writer.key),
+    body: JSON.stringify(LISTING_BODY),
+  };
+  await load({ ...post, durationSeconds: 2 });
+  const baseline = await load(post);
+  const old = await createAccount(ctx.base, ctx.adminToken, 'Gamla Händelser AB');
+  await seedEvents(ctx.db, old.id, 1_000_000, '31 days');
+  const started = Date.now();
+  const countDue = async () =>
+    (
+      await ctx.db.query(`SELECT count(*)::int AS n FROM outbox_events WHERE account_id = $1`, [
+        old.id,
+      ])
+    ).rows[0].n as number;
+  const during = await load(post);
+  const stillDueAfterLoad = await countDue();
+  const ms = await ctx.waitFor(async () => (await countDue()) === 0, 300_000);
+  const seconds = (Date.now() - started) / 1000;
+  const ratio = Number((during.rps / baseline.rps).toFixed(2));
+  console.log(
+    `purge of 1,000,000 due events: ${seconds.toFixed(1)} s; POST /listings ${baseline.rps} req/s before, ${during.rps} req/s during (ratio ${ratio}; ${stillDueAfterLoad} rows still due when the load ended, ${ms} ms more)`,
+  );
+  return { seconds, ratio, overlapped: stillDueAfterLoad > 0 || during.requests > 0 };
+}
+
+export async function benchSync(ctx: SyncBenchContext) {
+  const eventsPageRatio = await eventsPageVsGetById(ctx);
+  const recover = await recoverTenThousand(ctx);
+  const purge = await purgeMillion(ctx);
+  return {
+    eventsPageVsGetById: {
+      value: eventsPageRatio,
+      target: '≥ 0.5',
+      met: eventsPageRatio >= 0.5,
+    },
+    recover10kSeconds: {
+      value: Number(recover.seconds.toFixed(1)),
+      target: '< 10, all 10,000 queued',
+      met: recover.seconds < 10 && recover.queued === 10_000,
+    },
+    purge1MSeconds: {
+      value: Number(purge.seconds.toFixed(1)),
+      target: '< 60',
+      met: purge.seconds < 60,
+    },
+    postDuringPurgeRatio: { value: purge.ratio, target: '≥ 0.8', met: purge.ratio >= 0.8 },
+  };
+}

@@ -1,0 +1,53 @@
+import type { Logger } from '@nestjs/common';
+
+/**
+ * Runs `step` again `intervalMs` after the previous run ended, so runs never overlap on one
+ * instance; `stop()` waits for a run in progress (it may finish or roll back before the database
+ * closes). A failure is logged once per outage, since the loop retries every interval and would
+ * otherwise flood the log, and the recovery once. `step` gets `stopped` to end a long drain early.
+ */
+export class PollingLoop {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+  private failing = false;
+
+  constructor(
+    private readonly logger: Logger,
+    private readonly intervalMs: number,
+    /** logged as `<failure>` on the first failure of an outage */
+    private readonly failure: string,
+    private readonly step: (stopped: () => boolean) => Promise<void>,
+  ) {}
+
+  start(): void {
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.tick().finally(() => {
+        this.running = undefined;
+        this.schedule(this.intervalMs);
+      });
+    }, delayMs);
+  }
+
+  private async tick(): Promise<void> {
+    try {
+      await this.step(() => this.stopped);
+      if (this.failing) this.logger.log('Recovered');
+      this.failing = false;
+    } catch (error) {
+      if (!this.failing) this.logger.warn({ err: error }, this.failure);
+      this.failing = true;
+    }
+  }
+}

@@ -1,0 +1,101 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import type { EventName } from '../event-types';
+
+/** What every event's `data` carries: the listing it is about. */
+export class ListingRefData {
+  /** the listing's id */
+  @ApiProperty({ type: String })
+  id: string;
+  /** your own id for the listing; null when it has none */
+  @ApiProperty({ type: String, nullable: true })
+  externalId: string | null;
+  @ApiProperty({ type: Boolean })
+  livemode: boolean;
+}
+
+/** `listing.created` */
+export class ListingCreatedData extends ListingRefData {
+  @ApiProperty({ type: String })
+  status: string;
+  @ApiProperty({ type: String })
+  updatedAt: string;
+}
+
+/** `listing.updated` */
+export class ListingUpdatedData extends ListingRefData {
+  @ApiProperty({ type: String })
+  status: string;
+  @ApiProperty({ type: String })
+  updatedAt: string;
+  /** the fields the change touched */
+  @ApiProperty({ type: [String] })
+  changedFields: string[];
+}
+
+/** `listing.sold` */
+export class ListingSoldData extends ListingRefData {
+  @ApiProperty({ type: String })
+  soldAt: string;
+}
+
+/** `listing.expired` */
+export class ListingExpiredData extends ListingRefData {
+  @ApiProperty({ type: String })
+  expiredAt: string;
+}
+
+/** `listing.removed` */
+export class ListingRemovedData extends ListingRefData {
+  @ApiProperty({ type: String })
+  removedAt: string;
+  @ApiProperty({ type: String, nullable: true })
+  reason: string | null;
+}
+
+/** `message.received` */
+export class MessageReceivedData extends ListingRefData {
+  @ApiProperty({ type: String })
+  messageId: string;
+  @ApiProperty({ type: String })
+  receivedAt: string;
+  @ApiPropertyOptional({ type: String, nullable: true })
+  preview?: string | null;
+}
+
+/** `listing.favorited` */
+export class ListingFavoritedData extends ListingRefData {
+  @ApiProperty({ type: String })
+  favoritedAt: string;
+  @ApiPropertyOptional({ type: String, nullable: true })
+  userRef?: string | null;
+}
+
+/** Every event's `data` schema, by event name (the OpenAPI document lists each). */
+export const EVENT_DATA_SCHEMAS = {
+  'listing.created': ListingCreatedData,
+  'listing.updated': ListingUpdatedData,
+  'listing.sold': ListingSoldData,
+  'listing.expired': ListingExpiredData,
+  'listing.removed': ListingRemovedData,
+  'message.received': MessageReceivedData,
+  'listing.favorited': ListingFavoritedData,
+} as const satisfies Record<EventName, typeof ListingRefData>;
+
+/** The JSON body of a webhook delivery. */
+export class WebhookDeliveryPayload {
+  /** the event name, or `webhook.test` */
+  @ApiProperty({ type: String })
+  event: string;
+  /** the feed's id of the event (GET /events); null for `webhook.test` */
+  @ApiProperty({ type: String, nullable: true, format: 'uuid' })
+  eventId: string | null;
+  /** the same on every attempt; `webhook-id` and `X-Service-Delivery` carry it too */
+  @ApiProperty({ type: String })
+  deliveryId: string;
+  /** when the event happened */
+  @ApiProperty({ type: String })
+  timestamp: string;
+  /** the event's data: one of the `…Data` schemas, by `event` */
+  @ApiProperty({ type: 'object', additionalProperties: true })
+  data: Record<string, unknown>;
+}

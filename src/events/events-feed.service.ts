@@ -1,0 +1,45 @@
+import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { RecordScope } from '../common/auth/scope';
+import { ValidationError } from '../common/errors/domain-error';
+import { CursorPage } from '../common/pagination/cursor-page';
+import type { AllConfig } from '../config';
+import type { ListEventsQueryDto } from './dto/list-events.query.dto';
+import type { EventResponse } from './dto/event.response';
+import { OutboxStore } from './outbox.store';
+
+/**
+ * GET /events: the scope's events in feed order (commit order; see OutboxStore). A page is
+ * served from positioned events only, so it never shows an event that a concurrent commit could
+ * still precede.
+ */
+@Injectable()
+export class EventsFeedService {
+  private readonly retentionMs: number;
+
+  constructor(
+    private readonly outbox: OutboxStore,
+    config: ConfigService<AllConfig, true>,
+  ) {
+    this.retentionMs = config.get('events.eventRetentionMs', { infer: true });
+  }
+
+  async page(scope: RecordScope, query: ListEventsQueryDto): Promise<CursorPage<EventResponse>> {
+    const rows = await this.outbox.feedPage(scope, {
+      after: query.after,
+      limit: query.limit + 1,
+      types: query.types,
+      listingId: query.listingId,
+      retentionMs: this.retentionMs,
+    });
+    if (!rows) {
+      throw ValidationError.field(
+        'after',
+        'after is not an event of this account and mode within the retention period; ' +
+          're-synchronise with GET /listings?updatedSince and continue from the oldest event',
+      );
+    }
+    const hasMore = rows.length > query.limit;
+    return new CursorPage(rows.slice(0, query.limit), query.limit, hasMore, (e) => e.id);
+  }
+}

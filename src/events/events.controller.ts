@@ -1,0 +1,34 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { CurrentPrincipal, Scopes } from '../common/auth/auth.decorators';
+import type { Principal } from '../common/auth/principal';
+import { scopeOf } from '../common/auth/scope';
+import type { CursorPage } from '../common/pagination/cursor-page';
+import { ListEventsQueryDto } from './dto/list-events.query.dto';
+import { EventResponse } from './dto/event.response';
+import { EventsFeedService } from './events-feed.service';
+
+@ApiTags('events')
+@ApiBearerAuth()
+@Controller('events')
+export class EventsController {
+  constructor(private readonly feed: EventsFeedService) {}
+
+  /**
+   * The account's events in the key's mode, oldest first, in commit order: polling with
+   * `after` = the last id seen never misses an event. Kept EVENT_RETENTION (30 days by default).
+   */
+  @Get()
+  @Scopes('listings:read')
+  @ApiOkResponse({
+    type: EventResponse,
+    isArray: true,
+    description: 'a page of events; `pagination` is {limit, hasMore, nextCursor}',
+  })
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: ListEventsQueryDto,
+  ): Promise<CursorPage<EventResponse>> {
+    return this.feed.page(scopeOf(principal), query);
+  }
+}

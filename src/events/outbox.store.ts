@@ -1,0 +1,167 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { RecordScope } from '../common/auth/scope';
+import { PreparedReads } from '../database/prepared-reads';
+import type { EventName } from './event-types';
+
+/**
+ * Any number of workers may run the assigner; this transaction-scoped advisory lock lets one at
+ * a time assign positions (the others skip their turn: the holder is doing the work).
+ */
+const FEED_POSITION_LOCK_KEY = 7_263_920_001;
+
+/** An event as GET /events shows it. */
+export interface FeedItem {
+  id: string;
+  event: EventName;
+  /** ISO 8601 UTC with milliseconds, as the webhook payload's `timestamp` */
+  timestamp: string;
+  livemode: boolean;
+  data: Record<string, unknown>;
+}
+
+export interface StoredEvent {
+  id: string;
+  accountId: string;
+  event: EventName;
+  data: { livemode: boolean } & Record<string, unknown>;
+  createdAt: Date;
+}
+
+export interface FeedFilter {
+  /** the event id to continue after; undefined = from the oldest kept event */
+  after?: string;
+  limit: number;
+  types?: EventName[];
+  listingId?: string;
+  retentionMs: number;
+}
+
+/** The outbox as the events feed and its retention: positions, pages, purge. */
+@Injectable()
+export class OutboxStore {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly reads: PreparedReads,
+  ) {}
+
+  /**
+   * Gives committed events without one the next feed positions, oldest insert first; returns
+   * how many. Why this yields commit order: positions are only ever assigned here, by one
+   * transaction at a time (the advisory lock), and each such transaction commits before the
+   * next one takes the lock. So a later assigner's positions are all higher, and whoever can
+   * see a position can also see every lower one (its transaction committed earlier). A reader
+   * that continues after the highest position it has seen therefore never skips an event: an
+   * event whose writer committed late simply gets a position higher than anything served so far.
+   *
+   * The lock is taken in a statement of its own: in READ COMMITTED each statement takes its
+   * snapshot when it starts, so the UPDATE sees everything the previous holder committed. Had the
+   * lock been taken inside the UPDATE, its snapshot could predate that commit. SKIP LOCKED: a row
+   * the relay holds is positioned on the next round rather than waited for (it then takes a
+   * higher position, which the argument above allows).
+   */
+  async assignFeedPositions(batchSize: number): Promise<number> {
+    return this.dataSource.transaction(async (em) => {
+      const [{ locked }] = await em.query(`SELECT pg_try_advisory_xact_lock($1) AS locked`, [
+        FEED_POSITION_LOCK_KEY,
+      ]);
+      if (!locked) return 0;
+      const [, count] = await em.query(
+        `WITH due AS (
+           SELECT id, seq FROM outbox_events WHERE feed_position IS NULL
+           ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED),
+         numbered AS (
+           SELECT id, nextval('outbox_feed_position_seq') AS position
+           FROM (SELECT id FROM due ORDER BY seq) ordered)
+         UPDATE outbox_events o SET feed_position = numbered.position
+         FROM numbered WHERE o.id = numbered.id`,
+        [batchSize],
+      );
+      return count as number;
+    });
+  }
+
+  /**
+   * One page of the scope's positioned events after the cursor event (or from the oldest kept
+   * one), in feed order, as the API shows them; undefined when the cursor is not an event the
+   * scope may continue from (unknown, another account's or mode's, or past retention). One
+   * statement on the prepared read pool, answered by the (account, mode, position) index in its
+   * order; the page comes back as one JSON array, which costs the driver one parse, not one per row.
+   */
+  async feedPage(scope: RecordScope, filter: FeedFilter): Promise<FeedItem[] | undefined> {
+    const [row] = await this.reads.query<{ cursorFound: boolean; items: FeedItem[] | null }>(
+      this.dataSource.manager,
+      `WITH cursor AS (
+         SELECT feed_position FROM outbox_events
+         WHERE id = $3 AND account_id = $1 AND livemode = $2 AND feed_position IS NOT NULL
+           AND created_at >= now() - $4 * interval '1 millisecond')
+       SELECT ($3::uuid IS NULL OR EXISTS (SELECT 1 FROM cursor)) AS "cursorFound",
+         (SELECT json_agg(json_build_object('id', id, 'event', event,
+                   'timestamp', api_timestamp(created_at), 'livemode', livemode, 'data', data)
+                 ORDER BY feed_position)
+          FROM (
+            SELECT id, event, created_at, livemode, data, feed_position FROM outbox_events
+            WHERE account_id = $1 AND livemode = $2 AND feed_position IS NOT NULL
+              AND feed_position > COALESCE((SELECT feed_position FROM cursor), 0)
+              AND created_at >= now() - $4 * interval '1 millisecond'
+              AND ($5::text[] IS NULL OR event = ANY($5))
+              AND ($6::text IS NULL OR data->>'id' = $6)
+            ORDER BY feed_position LIMIT $7) page) AS items`,
+      [
+        scope.accountId,
+        scope.livemode,
+        filter.after ?? null,
+        filter.retentionMs,
+        filter.types ?? null,
+        filter.listingId ?? null,
+        filter.limit,
+      ],
+    );
+    return row.cursorFound ? (row.items ?? []) : undefined;
+  }
+
+  /** One event as the outbox holds it, for fan-out. */
+  async find(eventId: string): Promise<StoredEvent | undefined> {
+    const [row] = await this.dataSource.query<StoredEvent[]>(
+      `SELECT id, account_id AS "accountId", event, data, created_at AS "createdAt"
+       FROM outbox_events WHERE id = $1`,
+      [eventId],
+    );
+    return row;
+  }
+
+  async markFannedOut(eventId: string): Promise<void> {
+    await this.dataSource.query(
+      'UPDATE outbox_events SET fanned_out_at = now() WHERE id = $1 AND fanned_out_at IS NULL',
+      [eventId],
+    );
+  }
+
+  /** Events relayed more than `graceMs` ago whose fan-out never ran: their job was lost. */
+  async unfannedEvents(graceMs: number, limit: number): Promise<string[]> {
+    const rows: { id: string }[] = await this.dataSource.query(
+      `SELECT id FROM outbox_events
+       WHERE fanned_out_at IS NULL AND relayed_at < now() - $1 * interval '1 millisecond'
+       ORDER BY relayed_at LIMIT $2`,
+      [graceMs, limit],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /**
+   * Deletes one batch of events older than the cut-off; returns how many. SKIP LOCKED: a row
+   * some transaction holds is left for a later batch instead of waited for, so the purge never
+   * queues behind (or in front of) a writer.
+   */
+  async purgeBatch(olderThanMs: number, batchSize: number): Promise<number> {
+    const [, count] = await this.dataSource.query(
+      `WITH due AS (
+         SELECT id FROM outbox_events WHERE created_at < now() - $1 * interval '1 millisecond'
+         ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+       DELETE FROM outbox_events o USING due WHERE o.id = due.id`,
+      [olderThanMs, batchSize],
+    );
+    return count as number;
+  }
+}

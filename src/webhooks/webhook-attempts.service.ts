@@ -1,0 +1,86 @@
+import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { DataSource } from 'typeorm';
+import type { AllConfig } from '../config';
+import { DeliveryTarget, WebhookDeliveryStore } from './webhook-delivery.store';
+import { WebhookEndpointsService } from './webhook-endpoints.service';
+import type { AttemptResult } from './webhook-sender';
+
+export interface FailureOutcome {
+  /** no further attempt: the schedule is used up or the endpoint is paused or disabled */
+  final: boolean;
+  retryDelayMs?: number;
+  /** this failure was the one that disabled the endpoint */
+  endpointDisabled?: boolean;
+}
+
+/**
+ * The delivery worker's bookkeeping: what to send, and what each attempt did to the delivery
+ * (its schedule, its attempt log) and to the endpoint (failure streak, auto-disable).
+ */
+@Injectable()
+export class WebhookAttemptsService {
+  private readonly retryDelaysMs: number[];
+
+  constructor(
+    private readonly store: WebhookDeliveryStore,
+    private readonly endpoints: WebhookEndpointsService,
+    private readonly dataSource: DataSource,
+    config: ConfigService<AllConfig, true>,
+  ) {
+    this.retryDelaysMs = config.get('webhooks.retryDelaysMs', { infer: true });
+  }
+
+  get maxAttempts(): number {
+    return this.retryDelaysMs.length + 1;
+  }
+
+  /** undefined when there is nothing left to attempt (a manual retry takes any status). */
+  loadTarget(deliveryId: string, anyStatus = false): Promise<DeliveryTarget | undefined> {
+    return this.store.loadTarget(deliveryId, anyStatus);
+  }
+
+  recordSuccess(target: DeliveryTarget, result: AttemptResult): Promise<void> {
+    return this.store.recordSuccess(target, result);
+  }
+
+  recordManualAttempt(target: DeliveryTarget, result: AttemptResult): Promise<void> {
+    return this.store.recordManualAttempt(target, result);
+  }
+
+  endWithoutAttempt(deliveryId: string, reason: string): Promise<void> {
+    return this.store.endWithoutAttempt(deliveryId, reason);
+  }
+
+  /**
+   * A failed attempt: adds to the endpoint's failure streak (a health signal, reset by any
+   * success), and schedules the next attempt or ends the delivery as failed. Single attempts
+   * never disable an endpoint, however many fail at once: only a delivery that used up its whole
+   * schedule does, and only with no successful delivery to the endpoint since its first attempt.
+   */
+  async recordFailure(target: DeliveryTarget, result: AttemptResult): Promise<FailureOutcome> {
+    return this.dataSource.transaction(async (em) => {
+      // Locks the endpoint row: concurrent failures against it take turns, each counted once.
+      // Not counted: someone paused or it was disabled meanwhile; nothing more is sent.
+      const endpointActive = await this.endpoints.countFailure(em, target.endpointId);
+      const delivery = await this.store.recordFailedAttempt(em, target, result, {
+        endpointActive,
+        maxAttempts: this.maxAttempts,
+        retryDelaysMs: this.retryDelaysMs,
+      });
+      if (!delivery) return { final: true };
+      if (delivery.status === 'pending') {
+        return { final: false, retryDelayMs: this.retryDelaysMs[delivery.attempts - 1] };
+      }
+      const endpointDisabled =
+        endpointActive &&
+        delivery.attempts >= this.maxAttempts &&
+        (await this.store.disableEndpointUnlessDeliveredSince(
+          em,
+          target.endpointId,
+          delivery.first_attempt_at,
+        ));
+      return { final: true, endpointDisabled };
+    });
+  }
+}

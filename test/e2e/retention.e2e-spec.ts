@@ -1,0 +1,136 @@
+import { OutboxStore } from '../../src/events/outbox.store';
+import { inBatches } from '../../src/expiry/expiry.scheduler';
+import { WebhookDeliveryStore } from '../../src/webhooks/webhook-delivery.store';
+import { emitEvent } from '../support/events';
+import { anAccount, as, TestAccount } from '../support/factories';
+import { aListing } from '../support/listing-builder';
+import { createTestApp, TestApp } from '../support/test-app';
+import { eventually, WebhookReceiver } from '../support/webhook-receiver';
+
+const DAY_MS = 86_400_000;
+const RETENTION_MS = 30 * DAY_MS;
+
+describe('Retention: the worker’s event and delivery purges', () => {
+  let t: TestApp;
+  let receiver: WebhookReceiver;
+  let account: TestAccount;
+
+  beforeAll(async () => {
+    [t, receiver] = await Promise.all([createTestApp(), WebhookReceiver.start()]);
+    account = await anAccount(t).build();
+    await as(t, account.liveKey)
+      .post('/v1/webhooks')
+      .send({ url: receiver.url('/retention') })
+      .expect(201);
+  });
+  afterAll(async () => {
+    await Promise.all([t.close(), receiver.close()]);
+  });
+
+  const purgeEvents = () => inBatches((n) => t.app.get(OutboxStore).purgeBatch(RETENTION_MS, n), 7);
+  const purgeDeliveries = () =>
+    inBatches((n) => t.app.get(WebhookDeliveryStore).purgeBatch(RETENTION_MS, n), 7);
+
+  /** `count` events, delivered; returns their ids. */
+  async function deliveredEvents(count: number): Promise<string[]> {
+    const ids: string[] = [];
+    for (let i = 0; i < count; i++) ids.push((await emitEvent(t, account.id, 'listing.sold')).id);
+    await eventually(async () => {
+      const [{ n }] = await t.dataSource.query(
+        `SELECT count(*)::int AS n FROM webhook_deliveries d JOIN outbox_events o ON o.id = d.event_id
+         WHERE o.data->>'id' = ANY($1) AND d.status = 'succeeded'`,
+        [ids],
+      );
+      return n === count;
+    });
+    return t.dataSource
+      .query(`SELECT id FROM outbox_events WHERE data->>'id' = ANY($1)`, [ids])
+      .then((rows: { id: string }[]) => rows.map((r) => r.id));
+  }
+
+  const age = (table: string, ids: string[], days: number, column = 'id') =>
+    t.dataSource.query(
+      `UPDATE ${table} SET created_at = now() - $2 * interval '1 day' WHERE ${column} = ANY($1)`,
+      [ids, days],
+    );
+  const existing = async (table: string, ids: string[], column = 'id') =>
+    (
+      await t.dataSource.query(`SELECT ${column} AS id FROM ${table} WHERE ${column} = ANY($1)`, [
+        ids,
+      ])
+    ).map((r: { id: string }) => r.id);
+
+  it('removes only events and ended deliveries past retention, in batches, attempt logs included', async () => {
+    const old = await deliveredEvents(20);
+    const recent = await deliveredEvents(3);
+    await age('outbox_events', old, 31);
+    await age('outbox_events', recent.slice(0, 1), 29);
+    const oldDeliveries = (
+      await t.dataSource.query(`SELECT id FROM webhook_deliveries WHERE event_id = ANY($1)`, [old])
+    ).map((r: { id: string }) => r.id);
+    await age('webhook_deliveries', oldDeliveries, 31);
+    // One old delivery is still owed (recovered, on its schedule): it is not purged.
+    const owed = oldDeliveries[0];
+    await t.dataSource.query(`UPDATE webhook_deliveries SET status = 'pending' WHERE id = $1`, [
+      owed,
+    ]);
+
+    expect(await purgeEvents()).toBe(20);
+    expect(await purgeDeliveries()).toBe(19);
+    expect(await existing('outbox_events', old)).toEqual([]);
+    expect((await existing('outbox_events', recent)).sort()).toEqual([...recent].sort());
+    expect(await existing('webhook_deliveries', oldDeliveries)).toEqual([owed]);
+    expect(await existing('webhook_delivery_attempts', oldDeliveries, 'delivery_id')).toEqual([
+      owed,
+    ]);
+    const recentDeliveries = await t.dataSource.query(
+      `SELECT id FROM webhook_deliveries WHERE event_id = ANY($1)`,
+      [recent],
+    );
+    expect(recentDeliveries).toHaveLength(3);
+    // A second run finds nothing more to do.
+    expect(await purgeEvents()).toBe(0);
+    expect(await purgeDeliveries()).toBe(0);
+  });
+
+  it('never waits on a writer: rows a transaction holds are skipped, writers go on meanwhile', async () => {
+    const old = await deliveredEvents(6);
+    await age('outbox_events', old, 31);
+    const oldDeliveries = (
+      await t.dataSource.query(`SELECT id FROM webhook_deliveries WHERE event_id = ANY($1)`, [old])
+    ).map((r: { id: string }) => r.id);
+    await age('webhook_deliveries', oldDeliveries, 31);
+
+    const writer = await t.dataSource.createQueryRunner();
+    await writer.connect();
+    await writer.startTransaction();
+    try {
+      // A writer is in the middle of changing a due event and a due delivery.
+      await writer.query(`UPDATE outbox_events SET relayed_at = now() WHERE id = $1`, [old[0]]);
+      await writer.query(`UPDATE webhook_deliveries SET last_error = 'x' WHERE id = $1`, [
+        oldDeliveries[0],
+      ]);
+      // Writers go on during the purge: creates through the API, each with its event.
+      const creates = Promise.all(
+        Array.from({ length: 10 }, () =>
+          as(t, account.liveKey).post('/v1/listings').send(aListing().build()),
+        ),
+      );
+      // Both purges complete while the writer still holds its rows: they did not wait for it.
+      expect(await purgeEvents()).toBe(5);
+      expect(await purgeDeliveries()).toBe(5);
+      expect((await creates).map((r) => r.status)).toEqual(Array(10).fill(201));
+      const [{ waiting }] = await t.dataSource.query(
+        `SELECT count(*)::int AS waiting FROM pg_locks
+         WHERE NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+      );
+      expect(waiting).toBe(0);
+    } finally {
+      await writer.commitTransaction();
+      await writer.release();
+    }
+    // The held rows go on the next run.
+    expect(await purgeEvents()).toBe(1);
+    expect(await purgeDeliveries()).toBe(1);
+  });
+});
