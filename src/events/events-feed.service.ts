@@ -25,21 +25,21 @@ export class EventsFeedService {
   }
 
   async page(scope: RecordScope, query: ListEventsQueryDto): Promise<CursorPage<EventResponse>> {
-    const rows = await this.outbox.feedPage(scope, {
+    const page = await this.outbox.feedPage(scope, {
       after: query.after,
-      limit: query.limit + 1,
+      limit: query.limit,
       types: query.types,
       listingId: query.listingId,
       retentionMs: this.retentionMs,
     });
-    if (!rows) {
+    if (!page) {
       throw ValidationError.field(
         'after',
         'after is not an event of this account and mode within the retention period; ' +
           're-synchronise with GET /listings?updatedSince and continue from the oldest event',
       );
     }
-    const hasMore = rows.length > query.limit;
-    return new CursorPage(rows.slice(0, query.limit), query.limit, hasMore, (e) => e.id);
+    const { items, hasMore, nextCursor } = page;
+    return new CursorPage(items, { limit: query.limit, hasMore, nextCursor });
   }
 }

@@ -5,7 +5,7 @@ import { generateWebhookSecret } from './webhook-endpoints.service';
 import { signatureHeaders, signStandardWebhook, unixSeconds } from './webhook-signer';
 
 /**
- * The test vector published in docs/drafts/sync-and-recovery.md: one delivery body (with its
+ * The test vector published in the API guide (docs/api.md): one delivery body (with its
  * eventId), both signature headers. Receivers check their verification code against it.
  */
 const VECTOR = {
@@ -34,8 +34,8 @@ describe('Standard Webhooks signing', () => {
     expect(theirs).toBe(VECTOR.webhookSignature);
   });
 
-  it('publishes exactly this vector in the sync-and-recovery guide', () => {
-    const guide = readFileSync(join(__dirname, '../../docs/drafts/sync-and-recovery.md'), 'utf8');
+  it('publishes exactly this vector in the API guide', () => {
+    const guide = readFileSync(join(__dirname, '../../docs/api.md'), 'utf8');
     for (const value of Object.values(VECTOR)) expect(guide).toContain(value);
   });
 

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import { ExpiryService } from '../../src/expiry/expiry.service';
 import { OutboxService } from '../../src/events/outbox.service';
-import { expectError, fieldsOf } from '../support/envelope';
+import { expectError, expectMeta, fieldsOf } from '../support/envelope';
 import { sampleEventData } from '../support/events';
 import { anAccount, as, createKey, TestAccount } from '../support/factories';
 import { aListing } from '../support/listing-builder';
@@ -101,6 +101,11 @@ describe('GET /v1/events', () => {
     await eventually(async () => (await readAll('', account.liveKey)).length === 4);
 
     const first = await feed('?limit=3', account.liveKey).expect(200);
+    // The page's JSON is rendered by the database and sent on as text: still the same envelope.
+    expect(first.headers['content-type']).toMatch(/^application\/json/);
+    expect(Object.keys(first.body)).toEqual(['success', 'data', 'pagination', 'meta']);
+    expect(first.body.success).toBe(true);
+    expectMeta(first);
     expect(first.body.data).toHaveLength(3);
     expect(first.body.pagination).toEqual({
       limit: 3,

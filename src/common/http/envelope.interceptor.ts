@@ -1,26 +1,37 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { map, Observable } from 'rxjs';
 import { CursorPage } from '../pagination/cursor-page';
 import { Paginated } from '../pagination/paginated';
 import { metaFor, SuccessEnvelope } from './envelope';
+import { RawJson } from './raw-json';
 
 /** Wraps every controller result in the spec's success envelope. */
 @Injectable()
 export class EnvelopeInterceptor implements NestInterceptor {
-  intercept(context: ExecutionContext, next: CallHandler): Observable<SuccessEnvelope<unknown>> {
-    const req = context.switchToHttp().getRequest<Request>();
+  intercept(
+    context: ExecutionContext,
+    next: CallHandler,
+  ): Observable<SuccessEnvelope<unknown> | string> {
+    const http = context.switchToHttp();
+    const req = http.getRequest<Request>();
     return next.handle().pipe(
-      map((result: unknown) =>
-        result instanceof Paginated || result instanceof CursorPage
-          ? {
-              success: true,
-              data: result.items,
-              pagination: result.pagination,
-              meta: metaFor(req),
-            }
-          : { success: true, data: result ?? null, meta: metaFor(req) },
-      ),
+      map((result: unknown) => {
+        if (!(result instanceof Paginated || result instanceof CursorPage))
+          return { success: true, data: result ?? null, meta: metaFor(req) };
+        if (!(result.items instanceof RawJson))
+          return {
+            success: true,
+            data: result.items,
+            pagination: result.pagination,
+            meta: metaFor(req),
+          };
+        // The same envelope, in the same key order, around JSON text the database rendered.
+        http.getResponse<Response>().type('application/json');
+        return `{"success":true,"data":${result.items.text},"pagination":${JSON.stringify(
+          result.pagination,
+        )},"meta":${JSON.stringify(metaFor(req))}}`;
+      }),
     );
   }
 }

@@ -1,3 +1,5 @@
+import type { RawJson } from '../http/raw-json';
+
 /** `pagination` of a cursor feed: no page numbers or totals, a cursor to continue from. */
 export interface CursorPaginationMeta {
   limit: number;
@@ -6,17 +8,13 @@ export interface CursorPaginationMeta {
   nextCursor: string | null;
 }
 
-/** A page of a cursor feed; the envelope interceptor turns it into `data` + `pagination`. */
+/**
+ * A page of a cursor feed; the envelope interceptor turns it into `data` + `pagination`. Its
+ * items may be JSON text rendered by the database (see RawJson), sent without re-serialising.
+ */
 export class CursorPage<T> {
-  readonly pagination: CursorPaginationMeta;
-
   constructor(
-    readonly items: T[],
-    limit: number,
-    hasMore: boolean,
-    cursorOf: (item: T) => string,
-  ) {
-    const last = items.at(-1);
-    this.pagination = { limit, hasMore, nextCursor: last === undefined ? null : cursorOf(last) };
-  }
+    readonly items: T[] | RawJson,
+    readonly pagination: CursorPaginationMeta,
+  ) {}
 }
