@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { feedItemSql } from '../../events/feed-item.sql';
 
 /**
  * The events feed and retention.
@@ -7,6 +8,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   the single serialized assigner (see FeedPositioner). `seq` cannot serve as the feed order: it
  *   is taken at insert, and transactions commit out of their start order, so a reader polling
  *   "after seq N" would skip a row with a lower seq that commits later.
+ * - `feed_item`: the event as GET /events shows it, rendered as JSON text once, when it is
+ *   positioned (see feedItemSql), so that a page is a concatenation rather than 100 objects
+ *   built per read.
  * - `livemode`: a key reads only its mode's events; derived from the payload every writer fills.
  * - The foreign key from deliveries to events goes: both tables are purged on their own clock,
  *   and a key check would make the event purge wait on delivery writers (and fail on deliveries
@@ -20,9 +24,10 @@ export class EventsFeed1763920000000 implements MigrationInterface {
     await q.query(`CREATE SEQUENCE outbox_feed_position_seq AS bigint`);
     await q.query(`ALTER TABLE outbox_events
       ADD COLUMN feed_position bigint,
+      ADD COLUMN feed_item text,
       ADD COLUMN livemode boolean GENERATED ALWAYS AS ((data->>'livemode')::boolean) STORED`);
     // Events written before the feed existed join it in their insert order.
-    await q.query(`UPDATE outbox_events o SET feed_position = n.position
+    await q.query(`UPDATE outbox_events o SET feed_position = n.position, feed_item = ${feedItemSql('o')}
       FROM (SELECT id, row_number() OVER (ORDER BY seq) AS position FROM outbox_events) n
       WHERE o.id = n.id`);
     await q.query(`SELECT setval('outbox_feed_position_seq',
@@ -51,7 +56,9 @@ export class EventsFeed1763920000000 implements MigrationInterface {
     await q.query(`DROP INDEX outbox_events_unpositioned_idx`);
     await q.query(`DROP INDEX outbox_events_feed_idx`);
     await q.query(`DROP INDEX outbox_events_feed_position_uq`);
-    await q.query(`ALTER TABLE outbox_events DROP COLUMN livemode, DROP COLUMN feed_position`);
+    await q.query(
+      `ALTER TABLE outbox_events DROP COLUMN livemode, DROP COLUMN feed_item, DROP COLUMN feed_position`,
+    );
     await q.query(`DROP SEQUENCE outbox_feed_position_seq`);
   }
 }
