@@ -44,11 +44,13 @@ export async function configureApp(app: NestExpressApplication): Promise<NestExp
     app.use('/metrics', metricsHandler(metrics));
   app.use(requestLogger());
   app.use(`/${API_PREFIX}`, app.get(AuthenticateMiddleware).handle);
-  app.use(contentTypeMiddleware);
+  // Bodies are read only under the API prefix, after authentication. Nothing outside it takes a
+  // body but the queue dashboard, whose router parses its own behind the admin-token check.
+  app.use(`/${API_PREFIX}`, contentTypeMiddleware);
   // An image sent as base64 is a third larger than its 10 MB; only that route takes such bodies.
   app.use(`/${API_PREFIX}/listings/:id/images`, json({ limit: IMAGE_JSON_BODY_LIMIT }));
-  app.use(json({ limit: JSON_BODY_LIMIT }));
-  app.use(jsonDepthMiddleware);
+  app.use(`/${API_PREFIX}`, json({ limit: JSON_BODY_LIMIT }));
+  app.use(`/${API_PREFIX}`, jsonDepthMiddleware);
   app.setGlobalPrefix(API_PREFIX, {
     exclude: [
       { path: 'health/live', method: RequestMethod.GET },

@@ -56,6 +56,18 @@ describe('Authentication and authorisation', () => {
       expect(answer).toMatch(/^HTTP\/1\.1 401 /);
     });
 
+    it('outside the API prefix too: no body is read before the queue dashboard checks its token', async () => {
+      const dashboard = await postPartially(
+        t,
+        '/admin/queues/api/queues/x/clean',
+        1024 * 1024,
+        1024,
+      );
+      expect(dashboard).toMatch(/^HTTP\/1\.1 401 /);
+      const elsewhere = await postPartially(t, '/anything', 1024 * 1024, 1024);
+      expect(elsewhere).toMatch(/^HTTP\/1\.1 404 /);
+    });
+
     it('without an Authorization header', async () => {
       expectError(await t.http().get('/v1/categories'), 401, 'UNAUTHORIZED');
     });
