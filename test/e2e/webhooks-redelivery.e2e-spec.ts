@@ -409,6 +409,7 @@ describe('Webhook redelivery: detail, retry, recover, rotation', () => {
       [{ expireCurrentAfterHours: -1 }],
       [{ expireCurrentAfterHours: 1.5 }],
       [{ expireCurrentAfterHours: '24' }],
+      [{ expireCurrentAfterHours: null }],
     ])('refuses %j with 400 on expireCurrentAfterHours', async (body) => {
       const account = await anAccount(t).build();
       const endpoint = await register(account);

@@ -1,5 +1,5 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsInt, Max, Min, ValidateIf } from 'class-validator';
 
 export class RotateSecretDto {
   /** hours the current secret keeps signing beside the new one, 0–72 (default 24; 0 = it stops now) */
@@ -7,6 +7,7 @@ export class RotateSecretDto {
   @Max(72)
   @Min(0)
   @IsInt()
-  @IsOptional()
+  // Absent takes the default; null is refused (IsOptional would let it through and end the grace).
+  @ValidateIf((_: object, value: unknown) => value !== undefined)
   expireCurrentAfterHours: number = 24;
 }
