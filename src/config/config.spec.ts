@@ -1,5 +1,6 @@
 import { appConfig } from './app.config';
 import { databaseConfig } from './database.config';
+import { eventsConfig } from './events.config';
 import { listingsConfig } from './listings.config';
 import { metricsConfig } from './metrics.config';
 import { storageConfig } from './storage.config';
@@ -16,6 +17,16 @@ function withEnv<T>(env: Record<string, string>, fn: () => T): T {
 }
 
 describe('config validation', () => {
+  it('refuses delivery records kept shorter than events, naming DELIVERY_RETENTION', () => {
+    expect(() =>
+      withEnv({ EVENT_RETENTION: '30d', DELIVERY_RETENTION: '7d' }, () => eventsConfig()),
+    ).toThrow(/DELIVERY_RETENTION="7d": must be at least EVENT_RETENTION/);
+    expect(
+      withEnv({ EVENT_RETENTION: '7d', DELIVERY_RETENTION: '30d' }, () => eventsConfig())
+        .deliveryRetentionMs,
+    ).toBe(30 * 24 * 3600 * 1000);
+  });
+
   it('fills sensible defaults for local use', () => {
     const saved = { ...process.env };
     for (const k of ['PORT', 'PROCESS_ROLE', 'LISTING_VALIDITY', 'DATABASE_URL'])

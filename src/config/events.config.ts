@@ -19,9 +19,18 @@ export interface EventsConfig {
 
 export const eventsConfig = registerAs('events', (): EventsConfig => {
   const env = validateConfig(process.env, EventsEnv);
-  return {
+  const config = {
     eventRetentionMs: parseDuration(env.EVENT_RETENTION)!,
     deliveryRetentionMs: parseDuration(env.DELIVERY_RETENTION)!,
     purgeEveryMs: parseDuration(env.RETENTION_PURGE_EVERY)!,
   };
+  // Recover treats an event with no delivery record as missed: were records purged before their
+  // events, it would send again what the receiver already acknowledged.
+  if (config.deliveryRetentionMs < config.eventRetentionMs) {
+    throw new Error(
+      `Invalid configuration:\n  DELIVERY_RETENTION=${JSON.stringify(env.DELIVERY_RETENTION)}: ` +
+        `must be at least EVENT_RETENTION (${env.EVENT_RETENTION})`,
+    );
+  }
+  return config;
 });
