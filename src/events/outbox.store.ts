@@ -111,7 +111,7 @@ export class OutboxStore {
              AND feed_position > COALESCE((SELECT feed_position FROM cursor), 0)
              AND created_at >= now() - $4 * interval '1 millisecond'
              AND ($5::text[] IS NULL OR event = ANY($5))
-             AND ($6::text IS NULL OR data->>'id' = $6)
+             AND ($6::text IS NULL OR data->>'id' = lower($6))
            ORDER BY feed_position LIMIT $7 + 1) candidates)
        SELECT ($3::uuid IS NULL OR EXISTS (SELECT 1 FROM cursor)) AS "cursorFound",
          EXISTS (SELECT 1 FROM page WHERE n > $7) AS "hasMore",

@@ -128,6 +128,9 @@ describe('GET /v1/events', () => {
     expect(sold.map((i) => i.data.id)).toEqual([a.body.data.id, b.body.data.id]);
     const ofA = await readAll(`listingId=${a.body.data.id}`, account.liveKey);
     expect(ofA.map((i) => i.event)).toEqual(['listing.created', 'listing.sold']);
+    // A UUID is the same id in either case.
+    const ofAUpper = await readAll(`listingId=${a.body.data.id.toUpperCase()}`, account.liveKey);
+    expect(ofAUpper).toEqual(ofA);
     const both = await readAll('types=listing.created,listing.sold', account.liveKey);
     expect(both).toHaveLength(4);
   });
