@@ -22,7 +22,11 @@ export const MEDIA_ROUTE = 'media/*key';
 
 /** The key of a /media request, wherever the handler is mounted. */
 export function mediaKey(originalUrl: string): string {
-  return decodeURIComponent(originalUrl.split('?')[0].slice(MEDIA_PATH.length + 1));
+  try {
+    return decodeURIComponent(originalUrl.split('?')[0].slice(MEDIA_PATH.length + 1));
+  } catch {
+    return ''; // malformed escapes name no file: the handlers answer 404 for it
+  }
 }
 
 /** Keys are immutable, so caches may keep a file for good. */
