@@ -18,6 +18,7 @@ import { OutboxService } from '../events/outbox.service';
 import { requestFingerprint } from '../idempotency/fingerprint';
 import { IdempotencyService, IdempotentOutcome } from '../idempotency/idempotency.service';
 import { orderPayloadImages } from '../images/gallery-order';
+import { GalleryStore } from '../images/gallery.store';
 import { ImageFileCleanup } from '../images/storage/image-file-cleanup';
 import type { CreateListingDto } from './dto/create-listing.dto';
 import { EXTERNAL_ID_PATTERN } from './dto/create-listing.dto';
@@ -45,6 +46,7 @@ export class ListingsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly store: ListingsStore,
+    private readonly gallery: GalleryStore,
     private readonly validator: ListingValidator,
     private readonly outbox: OutboxService,
     private readonly idempotency: IdempotencyService,
@@ -284,12 +286,7 @@ export class ListingsService {
   /** DELETE: soft delete from any state but REMOVED; an already removed listing is not found. */
   async remove(scope: RecordScope, id: string, em?: EntityManager): Promise<ListingResponse> {
     return this.inTransaction(em, async (tx) => {
-      const row = await this.store.transition(
-        tx,
-        { id, scope },
-        'not-removed',
-        `status = 'REMOVED', removed_at = now()`,
-      );
+      const row = await this.store.remove(tx, scope, id);
       if (!row) throw new NotFoundError('Listing');
       return toListingResponse(row);
     });
@@ -297,12 +294,7 @@ export class ListingsService {
 
   async markSold(scope: RecordScope, id: string, em?: EntityManager): Promise<ListingResponse> {
     return this.inTransaction(em, async (tx) => {
-      const row = await this.store.transition(
-        tx,
-        { id, scope },
-        ['ACTIVE'],
-        `status = 'SOLD', sold_at = now()`,
-      );
+      const row = await this.store.markSold(tx, scope, id);
       if (!row) throw await this.missingOrWrongState(tx, scope, id, 'mark as sold');
       await this.outbox.append(tx, {
         accountId: scope.accountId,
@@ -316,14 +308,7 @@ export class ListingsService {
   /** Extends validity from the later of now and the current expiry; an EXPIRED listing is ACTIVE again. */
   async renew(scope: RecordScope, id: string): Promise<ListingResponse> {
     return this.dataSource.transaction(async (tx) => {
-      const row = await this.store.transition(
-        tx,
-        { id, scope },
-        ['ACTIVE', 'EXPIRED'],
-        `status = 'ACTIVE', expired_at = NULL,
-         expires_at = GREATEST(u.expires_at, now()) + make_interval(secs => $2::double precision / 1000)`,
-        [this.validityMs],
-      );
+      const row = await this.store.renew(tx, scope, id, this.validityMs);
       if (!row) throw await this.missingOrWrongState(tx, scope, id, 'renew');
       const changedFields =
         row.previous_status === 'ACTIVE' ? ['expiresAt'] : ['status', 'expiresAt'];
@@ -335,13 +320,7 @@ export class ListingsService {
   /** Removal by a marketplace administrator, with the reason the owner is told. */
   async adminRemove(id: string, reason: string | null): Promise<ListingResponse> {
     return this.dataSource.transaction(async (tx) => {
-      const row = await this.store.transition(
-        tx,
-        { id },
-        'not-removed',
-        `status = 'REMOVED', removed_at = now(), removal_reason = $2`,
-        [reason],
-      );
+      const row = await this.store.removeWithReason(tx, id, reason);
       if (!row) throw new NotFoundError('Listing');
       await this.outbox.append(tx, {
         accountId: row.account_id,
@@ -359,16 +338,8 @@ export class ListingsService {
     row: ListingRow,
     changedFields: string[],
   ): Promise<void> {
-    const [[touched]] = await em.query(
-      'UPDATE listings SET updated_at = now() WHERE id = $1 RETURNING updated_at',
-      [row.id],
-    );
-    await this.emitUpdated(
-      em,
-      scope.accountId,
-      { ...row, updated_at: touched.updated_at },
-      changedFields,
-    );
+    const updatedAt = await this.store.touch(em, row.id);
+    await this.emitUpdated(em, scope.accountId, { ...row, updated_at: updatedAt }, changedFields);
   }
 
   /** Loads a listing for a change and checks it is still editable. */
@@ -425,7 +396,7 @@ export class ListingsService {
       const updated = await this.store.updateContent(em, current.id, changes);
       row = { ...updated, images: current.images };
       if (imagesChanged) {
-        const { gallery, droppedKeys } = await this.store.replaceImages(em, current.id, images!);
+        const { gallery, droppedKeys } = await this.gallery.replace(em, current.id, images!);
         row.images = gallery;
         this.imageFiles.deleteAfterCommit(em, droppedKeys);
       }

@@ -10,7 +10,8 @@ import type { ListDeliveriesQueryDto } from './dto/list-deliveries.query.dto';
 import type { WebhookDelivery } from './webhook-delivery.entity';
 import { DeliveryAttempt, WebhookDeliveryStore } from './webhook-delivery.store';
 import type { WebhookEndpoint } from './webhook-endpoint.entity';
-import { EndpointOwner, WebhookEndpointsService } from './webhook-endpoints.service';
+import type { EndpointOwner } from './webhook-endpoint.store';
+import { WebhookEndpointsService } from './webhook-endpoints.service';
 import { liveSecrets } from './webhook-secrets';
 import { WebhookSender } from './webhook-sender';
 
