@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { RecordScope } from '../common/auth/scope';
+import type { OwnerScope } from '../common/auth/scope';
 import { PreparedReads } from '../database/prepared-reads';
 import type { DomainEvent, EventName } from './event-types';
 
@@ -100,7 +100,7 @@ export class OutboxStore {
    * statement on the prepared read pool, answered by the (account, mode, position) index in its
    * order; the page comes back as one JSON array, which costs the driver one parse, not one per row.
    */
-  async feedPage(scope: RecordScope, filter: FeedFilter): Promise<FeedItem[] | undefined> {
+  async feedPage(scope: OwnerScope, filter: FeedFilter): Promise<FeedItem[] | undefined> {
     const [row] = await this.reads.query<{ cursorFound: boolean; items: FeedItem[] | null }>(
       this.dataSource.manager,
       `WITH cursor AS (

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import type { RecordScope } from '../common/auth/scope';
+import type { OwnerScope } from '../common/auth/scope';
 import { NotFoundError, ValidationError } from '../common/errors/domain-error';
 import type { ImageResponse } from '../listings/dto/listing.response';
 import { ListingsService } from '../listings/listings.service';
@@ -34,7 +34,7 @@ export class ImagesService {
   ) {}
 
   async add(
-    scope: RecordScope,
+    scope: OwnerScope,
     listingId: string,
     source: ImageSource,
     order?: number | null,
@@ -71,7 +71,7 @@ export class ImagesService {
     }
   }
 
-  async remove(scope: RecordScope, listingId: string, imageId: string): Promise<GalleryResponse> {
+  async remove(scope: OwnerScope, listingId: string, imageId: string): Promise<GalleryResponse> {
     return this.dataSource.transaction(async (em) => {
       const listing = await this.listings.lockEditable(em, scope, listingId, EDIT_ACTION);
       const removed = listing.images.find((image) => image.id === imageId);
@@ -85,7 +85,7 @@ export class ImagesService {
 
   /** The list must name every image of the listing exactly once; it becomes the new order. */
   async reorder(
-    scope: RecordScope,
+    scope: OwnerScope,
     listingId: string,
     imageIds: string[],
   ): Promise<GalleryResponse> {

@@ -3,7 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import type { RecordScope } from '../common/auth/scope';
+import type { OwnerScope } from '../common/auth/scope';
 import { isUniqueViolation } from '../common/db/pg-errors';
 import { withSavepoint } from '../common/db/savepoint';
 import {
@@ -38,7 +38,15 @@ const UPSERT_ATTEMPTS = 3;
 
 type ImageList = { url: string }[];
 
-/** The listing lifecycle: create, edit, upsert, sell, renew, remove; every change with its event. */
+/**
+ * The listing lifecycle: create, edit, upsert, sell, renew, remove; every change with its event.
+ *
+ * One transaction convention: a method that can join a caller's transaction (bulk items,
+ * idempotent replays, the images service) takes `em: EntityManager` first and returns domain
+ * rows (`ListingRow`). The controller-facing methods take no `em`, open their own transaction
+ * where they need one, and return API responses (`ListingResponse`); the `…One` ones are the
+ * single-listing forms of an `em` method.
+ */
 @Injectable()
 export class ListingsService {
   private readonly validityMs: number;
@@ -58,7 +66,7 @@ export class ListingsService {
 
   /** POST /listings, honouring an optional Idempotency-Key. */
   async createOne(
-    scope: RecordScope,
+    scope: OwnerScope,
     dto: CreateListingDto,
     idempotencyKey?: string,
   ): Promise<IdempotentOutcome<ListingResponse>> {
@@ -79,7 +87,7 @@ export class ListingsService {
    * transaction if there is one (PUT-create, idempotent create). A refusal leaves that
    * transaction for the caller to roll back, so no savepoint of its own is needed.
    */
-  async create(em: EntityManager, scope: RecordScope, dto: CreateListingDto): Promise<ListingRow> {
+  async create(em: EntityManager, scope: OwnerScope, dto: CreateListingDto): Promise<ListingRow> {
     return this.insert(em, this.prepare(scope, dto));
   }
 
@@ -101,7 +109,7 @@ export class ListingsService {
    */
   async createMany(
     em: EntityManager,
-    scope: RecordScope,
+    scope: OwnerScope,
     dtos: CreateListingDto[],
   ): Promise<(ListingRow | DomainError)[]> {
     const outcomes: (ListingRow | DomainError)[] = new Array(dtos.length);
@@ -149,7 +157,7 @@ export class ListingsService {
   }
 
   /** Validated and ready to insert, or a DomainError thrown. */
-  private prepare(scope: RecordScope, dto: CreateListingDto): NewListing {
+  private prepare(scope: OwnerScope, dto: CreateListingDto): NewListing {
     const content = this.contentFromDto(dto);
     this.validator.assertValid(content);
     return this.newListing(scope, content, dto.images);
@@ -162,7 +170,7 @@ export class ListingsService {
   }
 
   private newListing(
-    scope: RecordScope,
+    scope: OwnerScope,
     content: ListingContent,
     images: CreateListingDto['images'],
   ): NewListing {
@@ -177,13 +185,13 @@ export class ListingsService {
     };
   }
 
-  async get(scope: RecordScope, id: string): Promise<ListingResponse> {
+  async get(scope: OwnerScope, id: string): Promise<ListingResponse> {
     const row = await this.store.find(this.dataSource.manager, scope, id);
     if (!row) throw new NotFoundError('Listing');
     return toListingResponse(row);
   }
 
-  async list(scope: RecordScope, query: ListListingsQueryDto): Promise<Paginated<ListingResponse>> {
+  async list(scope: OwnerScope, query: ListListingsQueryDto): Promise<Paginated<ListingResponse>> {
     const filter = {
       status: query.status,
       externalId: query.externalId,
@@ -197,34 +205,35 @@ export class ListingsService {
     return new Paginated(rows.map(toListingResponse), query.page, query.limit, total);
   }
 
+  /** PATCH /listings/:id. */
+  updateOne(scope: OwnerScope, id: string, dto: UpdateListingDto): Promise<ListingResponse> {
+    return this.respondInTransaction((em) => this.update(em, scope, id, dto));
+  }
+
   /** PATCH: only the fields sent change; the merged listing is validated as a whole. */
   async update(
-    scope: RecordScope,
+    em: EntityManager,
+    scope: OwnerScope,
     id: string,
     dto: UpdateListingDto,
-    em?: EntityManager,
-  ): Promise<ListingResponse> {
-    return this.inTransaction(em, async (tx) => {
-      const current = await this.store.find(tx, scope, id, true);
-      if (!current) throw new NotFoundError('Listing');
-      this.assertEditable(current, 'update');
-      const next = this.mergePatch(contentOf(current), dto);
-      return toListingResponse(
-        await this.applyContent(tx, scope, current, next, this.imagesFromDto(dto.images)),
-      );
-    });
+  ): Promise<ListingRow> {
+    const current = await this.store.find(em, scope, id, true);
+    if (!current) throw new NotFoundError('Listing');
+    this.assertEditable(current, 'update');
+    const next = this.mergePatch(contentOf(current), dto);
+    return this.applyContent(em, scope, current, next, this.imagesFromDto(dto.images));
   }
 
   /** PATCH by the caller's own id (bulk update items may name a listing either way). */
   async updateByExternalId(
-    scope: RecordScope,
+    em: EntityManager,
+    scope: OwnerScope,
     externalId: string,
     dto: UpdateListingDto,
-    em: EntityManager,
-  ): Promise<ListingResponse> {
+  ): Promise<ListingRow> {
     const current = await this.store.findByExternalIdForUpdate(em, scope, externalId);
     if (!current) throw new NotFoundError('Listing');
-    return this.update(scope, current.id, dto, em);
+    return this.update(em, scope, current.id, dto);
   }
 
   /**
@@ -233,7 +242,7 @@ export class ListingsService {
    * losers roll back to a savepoint and find the winner's row to update.
    */
   async upsertByExternalId(
-    scope: RecordScope,
+    scope: OwnerScope,
     externalId: string,
     dto: CreateListingDto,
   ): Promise<{ created: boolean; listing: ListingResponse }> {
@@ -250,7 +259,7 @@ export class ListingsService {
       );
     }
     const representation: CreateListingDto = { ...dto, externalId };
-    return this.dataSource.transaction(async (em) => {
+    const { created, row } = await this.dataSource.transaction(async (em) => {
       for (let attempt = 1; ; attempt++) {
         try {
           return await withSavepoint(em, () =>
@@ -261,52 +270,56 @@ export class ListingsService {
         }
       }
     });
+    return { created, listing: toListingResponse(row) };
   }
 
   private async upsertOnce(
     em: EntityManager,
-    scope: RecordScope,
+    scope: OwnerScope,
     externalId: string,
     dto: CreateListingDto,
-  ) {
+  ): Promise<{ created: boolean; row: ListingRow }> {
     const current = await this.store.findByExternalIdForUpdate(em, scope, externalId);
-    if (!current)
-      return { created: true, listing: toListingResponse(await this.create(em, scope, dto)) };
+    if (!current) return { created: true, row: await this.create(em, scope, dto) };
     // A stale feed must not resurrect a sold item.
     this.assertEditable(current, 'update');
     const next = this.contentFromDto(dto);
     return {
       created: false,
-      listing: toListingResponse(
-        await this.applyContent(em, scope, current, next, this.imagesFromDto(dto.images)),
-      ),
+      row: await this.applyContent(em, scope, current, next, this.imagesFromDto(dto.images)),
     };
   }
 
-  /** DELETE: soft delete from any state but REMOVED; an already removed listing is not found. */
-  async remove(scope: RecordScope, id: string, em?: EntityManager): Promise<ListingResponse> {
-    return this.inTransaction(em, async (tx) => {
-      const row = await this.store.remove(tx, scope, id);
-      if (!row) throw new NotFoundError('Listing');
-      return toListingResponse(row);
-    });
+  /** DELETE /listings/:id. */
+  removeOne(scope: OwnerScope, id: string): Promise<ListingResponse> {
+    return this.respondInTransaction((em) => this.remove(em, scope, id));
   }
 
-  async markSold(scope: RecordScope, id: string, em?: EntityManager): Promise<ListingResponse> {
-    return this.inTransaction(em, async (tx) => {
-      const row = await this.store.markSold(tx, scope, id);
-      if (!row) throw await this.missingOrWrongState(tx, scope, id, 'mark as sold');
-      await this.outbox.append(tx, {
-        accountId: scope.accountId,
-        event: 'listing.sold',
-        data: { ...this.ref(row), soldAt: row.sold_at!.toISOString() },
-      });
-      return toListingResponse(row);
+  /** Soft delete from any state but REMOVED; an already removed listing is not found. */
+  async remove(em: EntityManager, scope: OwnerScope, id: string): Promise<ListingRow> {
+    const row = await this.store.remove(em, scope, id);
+    if (!row) throw new NotFoundError('Listing');
+    return row;
+  }
+
+  /** POST /listings/:id/sold. */
+  markSoldOne(scope: OwnerScope, id: string): Promise<ListingResponse> {
+    return this.respondInTransaction((em) => this.markSold(em, scope, id));
+  }
+
+  async markSold(em: EntityManager, scope: OwnerScope, id: string): Promise<ListingRow> {
+    const row = await this.store.markSold(em, scope, id);
+    if (!row) throw await this.missingOrWrongState(em, scope, id, 'mark as sold');
+    await this.outbox.append(em, {
+      accountId: scope.accountId,
+      event: 'listing.sold',
+      data: { ...this.ref(row), soldAt: row.sold_at!.toISOString() },
     });
+    return row;
   }
 
   /** Extends validity from the later of now and the current expiry; an EXPIRED listing is ACTIVE again. */
-  async renew(scope: RecordScope, id: string): Promise<ListingResponse> {
+  async renew(scope: OwnerScope, id: string): Promise<ListingResponse> {
     return this.dataSource.transaction(async (tx) => {
       const row = await this.store.renew(tx, scope, id, this.validityMs);
       if (!row) throw await this.missingOrWrongState(tx, scope, id, 'renew');
@@ -334,7 +347,7 @@ export class ListingsService {
   /** Emits `listing.updated` for a change made elsewhere (images) and bumps updatedAt. */
   async touch(
     em: EntityManager,
-    scope: RecordScope,
+    scope: OwnerScope,
     row: ListingRow,
     changedFields: string[],
   ): Promise<void> {
@@ -345,7 +358,7 @@ export class ListingsService {
   /** Loads a listing for a change and checks it is still editable. */
   async lockEditable(
     em: EntityManager,
-    scope: RecordScope,
+    scope: OwnerScope,
     id: string,
     action: string,
   ): Promise<ListingRow> {
@@ -368,7 +381,7 @@ export class ListingsService {
 
   private async applyContent(
     em: EntityManager,
-    scope: RecordScope,
+    scope: OwnerScope,
     current: ListingRow,
     next: ListingContent,
     images: ImageList | undefined,
@@ -433,7 +446,7 @@ export class ListingsService {
 
   private async missingOrWrongState(
     em: EntityManager,
-    scope: RecordScope,
+    scope: OwnerScope,
     id: string,
     action: string,
   ) {
@@ -479,10 +492,9 @@ export class ListingsService {
     return orderPayloadImages(images ?? []).map((image) => ({ url: image.url }));
   }
 
-  private inTransaction<T>(
-    em: EntityManager | undefined,
-    work: (em: EntityManager) => Promise<T>,
-  ): Promise<T> {
-    return em ? work(em) : this.dataSource.transaction(work);
+  private async respondInTransaction(
+    work: (em: EntityManager) => Promise<ListingRow>,
+  ): Promise<ListingResponse> {
+    return toListingResponse(await this.dataSource.transaction(work));
   }
 }

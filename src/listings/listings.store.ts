@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
-import type { RecordScope } from '../common/auth/scope';
+import type { OwnerScope } from '../common/auth/scope';
 import { PreparedReads } from '../database/prepared-reads';
 import { LISTING_STATUSES, ListingSort, ListingStatus } from './listing.constants';
 import { CONTENT_COLUMNS, ListingContent, ListingRow } from './listing-row';
@@ -54,7 +54,7 @@ const ORDER_BY: Record<ListingSort | 'updated', string> = {
 };
 
 export interface NewListing extends ListingContent {
-  scope: RecordScope;
+  scope: OwnerScope;
   status: ListingStatus;
   publishedAt: Date | null;
   expiresAt: Date | null;
@@ -143,7 +143,7 @@ export class ListingsStore {
   /** With `lock`, the row stays locked for the rest of the transaction: concurrent edits take turns. */
   async find(
     em: EntityManager,
-    scope: RecordScope,
+    scope: OwnerScope,
     id: string,
     lock = false,
   ): Promise<ListingRow | undefined> {
@@ -156,7 +156,7 @@ export class ListingsStore {
   /** The listing holding this externalId (not REMOVED), locked. */
   findByExternalIdForUpdate(
     em: EntityManager,
-    scope: RecordScope,
+    scope: OwnerScope,
     externalId: string,
   ): Promise<ListingRow | undefined> {
     return this.lockThenRead(
@@ -216,7 +216,7 @@ export class ListingsStore {
   }
 
   /** Soft-deletes the owner's listing from any state but REMOVED. */
-  remove(em: EntityManager, scope: RecordScope, id: string): Promise<TransitionedRow | undefined> {
+  remove(em: EntityManager, scope: OwnerScope, id: string): Promise<TransitionedRow | undefined> {
     return this.transition(
       em,
       { id, scope },
@@ -241,11 +241,7 @@ export class ListingsStore {
   }
 
   /** ACTIVE → SOLD. */
-  markSold(
-    em: EntityManager,
-    scope: RecordScope,
-    id: string,
-  ): Promise<TransitionedRow | undefined> {
+  markSold(em: EntityManager, scope: OwnerScope, id: string): Promise<TransitionedRow | undefined> {
     return this.transition(em, { id, scope }, ['ACTIVE'], `status = 'SOLD', sold_at = now()`);
   }
 
@@ -255,7 +251,7 @@ export class ListingsStore {
    */
   renew(
     em: EntityManager,
-    scope: RecordScope,
+    scope: OwnerScope,
     id: string,
     validityMs: number,
   ): Promise<TransitionedRow | undefined> {
@@ -312,7 +308,7 @@ export class ListingsStore {
    */
   private async transition(
     em: EntityManager,
-    where: { id: string; scope?: RecordScope },
+    where: { id: string; scope?: OwnerScope },
     from: readonly ListingStatus[] | 'not-removed',
     set: string,
     params: unknown[] = [],
@@ -348,7 +344,7 @@ export class ListingsStore {
    */
   async page(
     em: EntityManager,
-    scope: RecordScope,
+    scope: OwnerScope,
     filter: ListFilter,
   ): Promise<{ rows: ListingRow[]; total: number }> {
     const statement = pageStatement(scope, filter);
@@ -384,7 +380,7 @@ export interface PageStatement {
  * the status index. test/e2e/listings-plans.e2e-spec.ts plans every such shape. An externalId or
  * updatedSince filter leaves the best index to the values, so those pages are planned per call.
  */
-export function pageStatement(scope: RecordScope, filter: ListFilter): PageStatement {
+export function pageStatement(scope: OwnerScope, filter: ListFilter): PageStatement {
   const filterParams: unknown[] = [scope.accountId, scope.livemode];
   const where = ['l.account_id = $1', 'l.livemode = $2'];
   const status = filter.status ? statusLiteral(filter.status) : 'NULL';

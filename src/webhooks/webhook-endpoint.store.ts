@@ -2,12 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
-import type { Principal } from '../common/auth/principal';
+import type { OwnerScope } from '../common/auth/scope';
 import type { EventName } from '../events/event-types';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
-
-/** An endpoint is reached through the account and mode of the key that created it. */
-export type EndpointOwner = Pick<Principal, 'accountId' | 'livemode'>;
 
 export interface NewEndpoint {
   url: string;
@@ -39,14 +36,14 @@ export class WebhookEndpointStore {
     private readonly dataSource: DataSource,
   ) {}
 
-  list({ accountId, livemode }: EndpointOwner): Promise<WebhookEndpoint[]> {
+  list({ accountId, livemode }: OwnerScope): Promise<WebhookEndpoint[]> {
     return this.endpoints.find({
       where: { accountId, livemode },
       order: { createdAt: 'ASC', id: 'ASC' },
     });
   }
 
-  async find({ accountId, livemode }: EndpointOwner, id: string): Promise<WebhookEndpoint | null> {
+  async find({ accountId, livemode }: OwnerScope, id: string): Promise<WebhookEndpoint | null> {
     return this.endpoints.findOneBy({ id, accountId, livemode });
   }
 
@@ -56,7 +53,7 @@ export class WebhookEndpointStore {
    * both be the last one allowed.
    */
   async insertWithinLimit(
-    { accountId, livemode }: EndpointOwner,
+    { accountId, livemode }: OwnerScope,
     endpoint: NewEndpoint,
     limit: number,
   ): Promise<WebhookEndpoint | undefined> {
@@ -81,7 +78,7 @@ export class WebhookEndpointStore {
    * One UPDATE of only the fields given, so it never writes back a failure count the delivery
    * worker changed in the meantime. Re-enabling starts the count afresh. False when not found.
    */
-  async update(owner: EndpointOwner, id: string, changes: EndpointChanges): Promise<boolean> {
+  async update(owner: OwnerScope, id: string, changes: EndpointChanges): Promise<boolean> {
     const set: QueryDeepPartialEntity<WebhookEndpoint> = {};
     if (changes.url !== undefined) set.url = changes.url;
     if (changes.events !== undefined) set.events = changes.events;
@@ -106,7 +103,7 @@ export class WebhookEndpointStore {
    * cannot lose a secret half-way. False when not found.
    */
   async rotateSecret(
-    owner: EndpointOwner,
+    owner: OwnerScope,
     id: string,
     secret: string,
     keepCurrentHours: number,
@@ -130,7 +127,7 @@ export class WebhookEndpointStore {
     return result.affected !== 0;
   }
 
-  async delete(owner: EndpointOwner, id: string): Promise<void> {
+  async delete(owner: OwnerScope, id: string): Promise<void> {
     await this.endpoints.delete({ id, accountId: owner.accountId, livemode: owner.livemode });
   }
 

@@ -8,7 +8,8 @@ import { UpdateWebhookDto } from './dto/update-webhook.dto';
 import { assertPublicHost, BlockedTargetError, hostOf } from './ssrf-guard';
 import { WebhookDns } from './webhook-dns';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
-import { EndpointOwner, WebhookEndpointStore } from './webhook-endpoint.store';
+import type { OwnerScope } from '../common/auth/scope';
+import { WebhookEndpointStore } from './webhook-endpoint.store';
 import { MAX_ENDPOINTS_PER_ACCOUNT } from './webhook-limits';
 
 export function generateWebhookSecret(): string {
@@ -31,19 +32,19 @@ export class WebhookEndpointsService {
     this.allowPrivateTargets = webhooks.allowPrivateTargets;
   }
 
-  list(owner: EndpointOwner): Promise<WebhookEndpoint[]> {
+  list(owner: OwnerScope): Promise<WebhookEndpoint[]> {
     return this.store.list(owner);
   }
 
   /** Another account's endpoint, or the other mode's, is NOT_FOUND, like one that does not exist. */
-  async get(owner: EndpointOwner, id: string): Promise<WebhookEndpoint> {
+  async get(owner: OwnerScope, id: string): Promise<WebhookEndpoint> {
     const endpoint = await this.store.find(owner, id);
     if (!endpoint) throw new NotFoundError('Webhook endpoint');
     return endpoint;
   }
 
   /** The limit of 5 counts the endpoints of both modes together. */
-  async create(owner: EndpointOwner, dto: CreateWebhookDto): Promise<WebhookEndpoint> {
+  async create(owner: OwnerScope, dto: CreateWebhookDto): Promise<WebhookEndpoint> {
     await this.assertAllowedUrl(dto.url);
     const endpoint = await this.store.insertWithinLimit(
       owner,
@@ -65,7 +66,7 @@ export class WebhookEndpointsService {
   }
 
   /** Only the fields sent change; isActive true re-enables and starts the failure count afresh. */
-  async update(owner: EndpointOwner, id: string, dto: UpdateWebhookDto): Promise<WebhookEndpoint> {
+  async update(owner: OwnerScope, id: string, dto: UpdateWebhookDto): Promise<WebhookEndpoint> {
     if (dto.url !== undefined) await this.assertAllowedUrl(dto.url);
     const { url, events, description, isActive } = dto;
     if (!(await this.store.update(owner, id, { url, events, description, isActive })))
@@ -78,7 +79,7 @@ export class WebhookEndpointsService {
    * (with 0 hours it is dropped at once). Only the latest replaced secret is kept.
    */
   async rotateSecret(
-    owner: EndpointOwner,
+    owner: OwnerScope,
     id: string,
     expireCurrentAfterHours: number,
   ): Promise<WebhookEndpoint> {
@@ -93,7 +94,7 @@ export class WebhookEndpointsService {
   }
 
   /** Its deliveries go with it; their queued jobs find nothing to send and end. */
-  async remove(owner: EndpointOwner, id: string): Promise<WebhookEndpoint> {
+  async remove(owner: OwnerScope, id: string): Promise<WebhookEndpoint> {
     const endpoint = await this.get(owner, id);
     await this.store.delete(owner, id);
     return endpoint;
