@@ -6,14 +6,10 @@ import { prepareDatabase } from '../../src/database/prepare-database';
 import { databaseUrl, templateName, withAdminClient } from './test-database';
 
 /**
- * Migrates and seeds one template database; each test file clones it in milliseconds. Jest calls
- * this once per project that uses it (integration, e2e) in the same process: the first call makes
- * the run's template, the others find it made.
+ * Migrates and seeds one template database; each test file clones it in milliseconds. The
+ * integration and e2e projects name this same file, which Jest runs once per run.
  */
 export default async function globalSetup(): Promise<void> {
-  const run = globalThis as { lsvcTemplateReady?: boolean };
-  if (run.lsvcTemplateReady) return;
-  run.lsvcTemplateReady = true;
   const id = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   process.env.TEST_RUN_ID = id;
   const name = templateName(id);
