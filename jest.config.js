@@ -30,6 +30,14 @@ module.exports = {
     // Unit specs need neither PostgreSQL nor Redis, so the database set-up belongs to e2e alone
     // (Jest runs a project's global set-up only when that project has tests to run).
     { ...base, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
+    // Services against the real database, no HTTP: the same database set-up as e2e.
+    {
+      ...base,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/integration/**/*.int-spec.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    },
     {
       ...base,
       displayName: 'e2e',

@@ -12,7 +12,6 @@ import { createValidationPipe } from './common/http/validation.pipe';
 import { CONFIG_LOADERS } from './config';
 import type { ProcessRole } from './config/app.config';
 import { DatabaseModule } from './database/database.module';
-import { ExpiryModule } from './expiry/expiry.module';
 import { ImagesModule } from './images/images.module';
 import { ListingsModule } from './listings/listings.module';
 import { EventsFeedModule } from './events/events-feed.module';
@@ -25,6 +24,7 @@ import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { RedisModule } from './redis/redis.module';
 import { ReferenceModule } from './reference/reference.module';
+import { SchedulerModule } from './scheduler/scheduler.module';
 import { UsageModule } from './usage/usage.module';
 import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
@@ -75,7 +75,7 @@ export class AppModule {
               QueueDashboardModule,
             ]
           : []),
-        ...(worker ? [ExpiryModule, WebhooksWorkerModule] : []),
+        ...(worker ? [SchedulerModule, WebhooksWorkerModule] : []),
       ],
       providers: http
         ? [

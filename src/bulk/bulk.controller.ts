@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentPrincipal, Scopes } from '../common/auth/auth.decorators';
 import type { Principal } from '../common/auth/principal';
-import { scopeOf } from '../common/auth/scope';
+import { ownerScopeOf } from '../common/auth/scope';
 import { ApiIdempotencyKey, IdempotencyKey } from '../idempotency/idempotency-key.decorator';
 import { sendIdempotent } from '../idempotency/idempotent-response';
 import { BulkService } from './bulk.service';
@@ -36,7 +36,10 @@ export class BulkController {
     @IdempotencyKey() idempotencyKey: string | undefined,
     @Res({ passthrough: true }) res: Response,
   ): Promise<BulkCreateResponse> {
-    return sendIdempotent(res, await this.bulk.create(scopeOf(principal), dto, idempotencyKey));
+    return sendIdempotent(
+      res,
+      await this.bulk.create(ownerScopeOf(principal), dto, idempotencyKey),
+    );
   }
 
   /** Updates each item as PATCH /listings/:id would. */
@@ -46,7 +49,7 @@ export class BulkController {
     @CurrentPrincipal() principal: Principal,
     @Body() dto: BulkUpdateDto,
   ): Promise<BulkUpdateResponse> {
-    return this.bulk.update(scopeOf(principal), dto);
+    return this.bulk.update(ownerScopeOf(principal), dto);
   }
 
   /** Soft-deletes each listing as DELETE /listings/:id would. */
@@ -56,7 +59,7 @@ export class BulkController {
     @CurrentPrincipal() principal: Principal,
     @Body() dto: BulkIdsDto,
   ): Promise<BulkDeleteResponse> {
-    return this.bulk.remove(scopeOf(principal), dto);
+    return this.bulk.remove(ownerScopeOf(principal), dto);
   }
 
   /** Marks each listing sold as POST /listings/:id/sold would (ACTIVE only). */
@@ -67,6 +70,6 @@ export class BulkController {
     @CurrentPrincipal() principal: Principal,
     @Body() dto: BulkIdsDto,
   ): Promise<BulkSoldResponse> {
-    return this.bulk.markSold(scopeOf(principal), dto);
+    return this.bulk.markSold(ownerScopeOf(principal), dto);
   }
 }

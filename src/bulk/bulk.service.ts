@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import type { RecordScope } from '../common/auth/scope';
+import type { OwnerScope } from '../common/auth/scope';
 import { withSavepoint } from '../common/db/savepoint';
 import { DomainError, ValidationError } from '../common/errors/domain-error';
 import { ErrorCode } from '../common/errors/error-code';
@@ -44,7 +44,7 @@ export class BulkService {
 
   /** Honours an optional Idempotency-Key as POST /listings does; the answer is 200 either way. */
   async create(
-    scope: RecordScope,
+    scope: OwnerScope,
     dto: BulkCreateDto,
     idempotencyKey?: string,
   ): Promise<IdempotentOutcome<BulkCreateResponse>> {
@@ -56,7 +56,7 @@ export class BulkService {
   }
 
   /** Items name their listing by exactly one of `id` or `externalId`; the rest is a PATCH body. */
-  update(scope: RecordScope, dto: BulkUpdateDto): Promise<BulkUpdateResponse> {
+  update(scope: OwnerScope, dto: BulkUpdateDto): Promise<BulkUpdateResponse> {
     return this.dataSource.transaction((em) =>
       this.run(em, 'updated', dto.items, async (item, tx) => {
         const { id, ...patch } = asJsonObject(item);
@@ -66,27 +66,27 @@ export class BulkService {
         if (id != null) {
           const target = await this.listingId(id);
           const fields = await validateDto(UpdateListingDto, patch);
-          return this.listings.update(scope, target, fields, tx);
+          return this.listings.update(tx, scope, target, fields);
         }
         // externalId is checked as the field it also is; equal to the listing's, it changes nothing.
         const fields = await validateDto(UpdateListingDto, patch);
-        return this.listings.updateByExternalId(scope, fields.externalId!, fields, tx);
+        return this.listings.updateByExternalId(tx, scope, fields.externalId!, fields);
       }),
     );
   }
 
-  remove(scope: RecordScope, dto: BulkIdsDto): Promise<BulkDeleteResponse> {
+  remove(scope: OwnerScope, dto: BulkIdsDto): Promise<BulkDeleteResponse> {
     return this.dataSource.transaction((em) =>
       this.run(em, 'deleted', dto.ids, async (id, tx) =>
-        this.listings.remove(scope, await this.listingId(id), tx),
+        this.listings.remove(tx, scope, await this.listingId(id)),
       ),
     );
   }
 
-  markSold(scope: RecordScope, dto: BulkIdsDto): Promise<BulkSoldResponse> {
+  markSold(scope: OwnerScope, dto: BulkIdsDto): Promise<BulkSoldResponse> {
     return this.dataSource.transaction((em) =>
       this.run(em, 'sold', dto.ids, async (id, tx) =>
-        this.listings.markSold(scope, await this.listingId(id), tx),
+        this.listings.markSold(tx, scope, await this.listingId(id)),
       ),
     );
   }
@@ -97,7 +97,7 @@ export class BulkService {
    */
   private async createItems(
     em: EntityManager,
-    scope: RecordScope,
+    scope: OwnerScope,
     items: readonly unknown[],
   ): Promise<BulkCreateResponse> {
     const checked = await Promise.all(

@@ -1,4 +1,10 @@
-/** Every event a webhook endpoint can subscribe to, with the `data` each one carries. */
+/**
+ * Every event a webhook endpoint can subscribe to, with the `data` each one carries, described
+ * once at runtime (EVENT_FIELDS). The TypeScript payload types are derived from that
+ * description, so code that builds an event in TypeScript is checked against it by the compiler;
+ * events built in SQL (`jsonb_build_object` in the listings store) are checked against it by
+ * `payloadProblems` in test/e2e/event-payloads.e2e-spec.ts, which drives every path that writes one.
+ */
 export const EVENT_NAMES = [
   'listing.created',
   'listing.updated',
@@ -10,28 +16,82 @@ export const EVENT_NAMES = [
 ] as const;
 export type EventName = (typeof EVENT_NAMES)[number];
 
-interface ListingRef {
-  id: string;
-  externalId: string | null;
-  livemode: boolean;
-}
+/** The kinds of value a payload field holds; `timestamp` is ISO 8601 UTC with milliseconds. */
+type FieldKind = 'uuid' | 'string' | 'string?' | 'boolean' | 'timestamp' | 'string[]';
 
-export interface EventPayloads {
-  'listing.created': ListingRef & { status: string; updatedAt: string };
-  'listing.updated': ListingRef & { status: string; updatedAt: string; changedFields: string[] };
-  'listing.sold': ListingRef & { soldAt: string };
-  'listing.expired': ListingRef & { expiredAt: string };
-  'listing.removed': ListingRef & { removedAt: string; reason: string | null };
-  'message.received': ListingRef & {
-    messageId: string;
-    receivedAt: string;
-    preview?: string | null;
+type FieldValue<K extends FieldKind> = K extends 'boolean'
+  ? boolean
+  : K extends 'string[]'
+    ? string[]
+    : K extends 'string?'
+      ? string | null
+      : string;
+
+const LISTING_REF = { id: 'uuid', externalId: 'string?', livemode: 'boolean' } as const;
+
+export const EVENT_FIELDS = {
+  'listing.created': { ...LISTING_REF, status: 'string', updatedAt: 'timestamp' },
+  'listing.updated': {
+    ...LISTING_REF,
+    status: 'string',
+    updatedAt: 'timestamp',
+    changedFields: 'string[]',
+  },
+  'listing.sold': { ...LISTING_REF, soldAt: 'timestamp' },
+  'listing.expired': { ...LISTING_REF, expiredAt: 'timestamp' },
+  'listing.removed': { ...LISTING_REF, removedAt: 'timestamp', reason: 'string?' },
+  'message.received': {
+    ...LISTING_REF,
+    messageId: 'string',
+    receivedAt: 'timestamp',
+    preview: 'string?',
+  },
+  'listing.favorited': { ...LISTING_REF, favoritedAt: 'timestamp', userRef: 'string?' },
+} as const satisfies Record<EventName, Record<string, FieldKind>>;
+
+export type EventPayloads = {
+  [E in EventName]: {
+    -readonly [F in keyof (typeof EVENT_FIELDS)[E]]: (typeof EVENT_FIELDS)[E][F] extends FieldKind
+      ? FieldValue<(typeof EVENT_FIELDS)[E][F]>
+      : never;
   };
-  'listing.favorited': ListingRef & { favoritedAt: string; userRef?: string | null };
-}
+};
 
 export interface DomainEvent<E extends EventName = EventName> {
   accountId: string;
   event: E;
   data: EventPayloads[E];
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+const FIELD_CHECKS: Record<FieldKind, (value: unknown) => boolean> = {
+  uuid: (value) => typeof value === 'string' && UUID.test(value),
+  string: (value) => typeof value === 'string',
+  'string?': (value) => value === null || typeof value === 'string',
+  boolean: (value) => typeof value === 'boolean',
+  timestamp: (value) => typeof value === 'string' && TIMESTAMP.test(value),
+  'string[]': (value) => Array.isArray(value) && value.every((item) => typeof item === 'string'),
+};
+
+/**
+ * What is wrong with `data` as the payload of `event`: missing or unexpected keys, values of the
+ * wrong kind. Empty when it matches EVENT_FIELDS exactly.
+ */
+export function payloadProblems(event: string, data: Record<string, unknown>): string[] {
+  if (!(EVENT_NAMES as readonly string[]).includes(event)) return [`unknown event ${event}`];
+  const fields: Record<string, FieldKind> = EVENT_FIELDS[event as EventName];
+  const missing = Object.keys(fields).filter((field) => !(field in data));
+  const unexpected = Object.keys(data).filter((field) => !(field in fields));
+  const wrong = Object.keys(fields).filter(
+    (field) => field in data && !FIELD_CHECKS[fields[field]](data[field]),
+  );
+  return [
+    ...missing.map((field) => `${event}: ${field} missing`),
+    ...unexpected.map((field) => `${event}: ${field} unexpected`),
+    ...wrong.map(
+      (field) => `${event}: ${field} is ${JSON.stringify(data[field])}, not ${fields[field]}`,
+    ),
+  ];
 }

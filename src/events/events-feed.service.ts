@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import type { RecordScope } from '../common/auth/scope';
+import type { OwnerScope } from '../common/auth/scope';
 import { ValidationError } from '../common/errors/domain-error';
 import { CursorPage } from '../common/pagination/cursor-page';
 import type { AllConfig } from '../config';
@@ -24,7 +24,7 @@ export class EventsFeedService {
     this.retentionMs = config.get('events.eventRetentionMs', { infer: true });
   }
 
-  async page(scope: RecordScope, query: ListEventsQueryDto): Promise<CursorPage<EventResponse>> {
+  async page(scope: OwnerScope, query: ListEventsQueryDto): Promise<CursorPage<EventResponse>> {
     const page = await this.outbox.feedPage(scope, {
       after: query.after,
       limit: query.limit,

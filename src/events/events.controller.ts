@@ -2,7 +2,7 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Scopes } from '../common/auth/auth.decorators';
 import type { Principal } from '../common/auth/principal';
-import { scopeOf } from '../common/auth/scope';
+import { ownerScopeOf } from '../common/auth/scope';
 import type { CursorPage } from '../common/pagination/cursor-page';
 import { ListEventsQueryDto } from './dto/list-events.query.dto';
 import { EventResponse } from './dto/event.response';
@@ -29,6 +29,6 @@ export class EventsController {
     @CurrentPrincipal() principal: Principal,
     @Query() query: ListEventsQueryDto,
   ): Promise<CursorPage<EventResponse>> {
-    return this.feed.page(scopeOf(principal), query);
+    return this.feed.page(ownerScopeOf(principal), query);
   }
 }

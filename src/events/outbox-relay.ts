@@ -4,6 +4,7 @@ import type { Queue } from 'bull';
 import { DataSource } from 'typeorm';
 import { PollingLoop } from '../common/scheduling/polling-loop';
 import { FANOUT_QUEUE, FanoutJob, fanoutJobOptions } from '../webhooks/webhook-queues';
+import { OutboxStore } from './outbox.store';
 
 /**
  * How often an idle relay looks for new events: an event waits half of it on average. Polling
@@ -38,6 +39,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
 
   constructor(
     private readonly dataSource: DataSource,
+    private readonly outbox: OutboxStore,
     @InjectQueue(FANOUT_QUEUE) private readonly queue: Queue<FanoutJob>,
   ) {}
 
@@ -52,19 +54,11 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async relayBatch(): Promise<number> {
     // The idle case, most polls: one cheap read on the pending index instead of a transaction.
-    const [{ pending }] = await this.dataSource.query(
-      `SELECT EXISTS (SELECT 1 FROM outbox_events WHERE relayed_at IS NULL) AS pending`,
-    );
-    if (!pending) return 0;
+    if (!(await this.outbox.hasUnrelayed())) return 0;
     return this.dataSource.transaction(async (em) => {
       // Events of accounts with no active endpoint have nobody to tell: they are settled here,
       // without a fan-out job. An endpoint hears of events relayed after it exists.
-      const rows: { id: string; subscribed: boolean }[] = await em.query(
-        `SELECT o.id, EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.account_id = o.account_id AND e.is_active) AS subscribed
-         FROM outbox_events o WHERE o.relayed_at IS NULL
-         ORDER BY o.seq LIMIT $1 FOR UPDATE OF o SKIP LOCKED`,
-        [BATCH_SIZE],
-      );
+      const rows = await this.outbox.claimUnrelayed(em, BATCH_SIZE);
       if (rows.length === 0) return 0;
       const toFanOut = rows.filter((row) => row.subscribed).map((row) => row.id);
       if (toFanOut.length > 0) {
@@ -76,10 +70,10 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
           ENQUEUE_TIMEOUT_MS,
         );
       }
-      await em.query(
-        `UPDATE outbox_events SET relayed_at = now(), fanned_out_at = CASE WHEN id = ANY($2) THEN NULL ELSE now() END
-         WHERE id = ANY($1)`,
-        [rows.map((row) => row.id), toFanOut],
+      await this.outbox.markRelayed(
+        em,
+        rows.map((row) => row.id),
+        toFanOut,
       );
       return rows.length;
     });

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import type { RecordScope } from '../common/auth/scope';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { OwnerScope } from '../common/auth/scope';
 import { RawJson } from '../common/http/raw-json';
 import { feedItemSql } from './feed-item.sql';
 import { PreparedReads } from '../database/prepared-reads';
-import type { EventName } from './event-types';
+import type { DomainEvent, EventName } from './event-types';
 
 /**
  * Any number of workers may run the assigner; this transaction-scoped advisory lock lets one at
@@ -38,7 +38,18 @@ export interface FeedFilter {
   retentionMs: number;
 }
 
-/** The outbox as the events feed and its retention: positions, pages, purge. */
+/** An outbox row the relay holds: whether its account has an active webhook endpoint. */
+export interface ClaimedEvent {
+  id: string;
+  subscribed: boolean;
+}
+
+/**
+ * The one owner of `outbox_events`' SQL: appends, the relay's claims, the events feed
+ * (positions, pages) and retention. Two statements write it elsewhere on purpose, each writing a
+ * change and its events as one statement: a listing's create (ListingsStore.insertCreated) and
+ * the expiry sweep (ListingsStore.expireDue).
+ */
 @Injectable()
 export class OutboxStore {
   constructor(
@@ -91,7 +102,7 @@ export class OutboxStore {
    * concatenation, and it comes back as JSON text that the API sends on without parsing it: for
    * a page of 100 events, building, parsing and re-serialising the objects was most of its cost.
    */
-  async feedPage(scope: RecordScope, filter: FeedFilter): Promise<FeedPage | undefined> {
+  async feedPage(scope: OwnerScope, filter: FeedFilter): Promise<FeedPage | undefined> {
     const [row] = await this.reads.query<{
       cursorFound: boolean;
       hasMore: boolean;
@@ -130,6 +141,57 @@ export class OutboxStore {
     );
     if (!row.cursorFound) return undefined;
     return { items: new RawJson(row.items), hasMore: row.hasMore, nextCursor: row.nextCursor };
+  }
+
+  /** Appends events in the caller's transaction, so they exist exactly when the change commits. */
+  async insert(em: EntityManager, events: DomainEvent[]): Promise<void> {
+    await em.query(
+      `INSERT INTO outbox_events (account_id, event, data)
+       SELECT x."accountId", x.event, x.data FROM jsonb_to_recordset($1::jsonb) AS x("accountId" uuid, event text, data jsonb)`,
+      [JSON.stringify(events)],
+    );
+  }
+
+  /** Events not relayed yet: how many, and how old the oldest is (0 when none); for metrics. */
+  async backlog(): Promise<{ count: number; oldestAgeSeconds: number }> {
+    // Both on the pending partial index; seq order is commit order closely enough for an age.
+    const [row] = await this.dataSource.query(
+      `SELECT count(*)::int AS count,
+         COALESCE(EXTRACT(EPOCH FROM now() - (SELECT created_at FROM outbox_events
+           WHERE relayed_at IS NULL ORDER BY seq LIMIT 1)), 0)::float8 AS "oldestAgeSeconds"
+       FROM outbox_events WHERE relayed_at IS NULL`,
+    );
+    return row;
+  }
+
+  /** Whether any event waits for the relay: one cheap read on the pending index. */
+  async hasUnrelayed(): Promise<boolean> {
+    const [{ pending }] = await this.dataSource.query(
+      `SELECT EXISTS (SELECT 1 FROM outbox_events WHERE relayed_at IS NULL) AS pending`,
+    );
+    return pending;
+  }
+
+  /**
+   * Locks up to `limit` unrelayed events, oldest first, skipping rows another relay holds, each
+   * with whether its account has an active endpoint (the relay settles the others at once).
+   */
+  claimUnrelayed(em: EntityManager, limit: number): Promise<ClaimedEvent[]> {
+    return em.query(
+      `SELECT o.id, EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.account_id = o.account_id AND e.is_active) AS subscribed
+       FROM outbox_events o WHERE o.relayed_at IS NULL
+       ORDER BY o.seq LIMIT $1 FOR UPDATE OF o SKIP LOCKED`,
+      [limit],
+    );
+  }
+
+  /** Marks claimed events relayed; those not in `fanningOut` are fanned out (to nobody) too. */
+  async markRelayed(em: EntityManager, ids: string[], fanningOut: string[]): Promise<void> {
+    await em.query(
+      `UPDATE outbox_events SET relayed_at = now(), fanned_out_at = CASE WHEN id = ANY($2) THEN NULL ELSE now() END
+       WHERE id = ANY($1)`,
+      [ids, fanningOut],
+    );
   }
 
   /** One event as the outbox holds it, for fan-out. */

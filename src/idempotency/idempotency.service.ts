@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import type { RecordScope } from '../common/auth/scope';
+import type { OwnerScope } from '../common/auth/scope';
 import { withSavepoint } from '../common/db/savepoint';
 import { DomainError, FieldError, ValidationError } from '../common/errors/domain-error';
 import { ERROR_HTTP_STATUS, ErrorCode } from '../common/errors/error-code';
@@ -38,7 +38,7 @@ export class IdempotencyService {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   async execute<T>(
-    scope: RecordScope,
+    scope: OwnerScope,
     key: string,
     fingerprint: string,
     successStatus: number,
@@ -93,7 +93,7 @@ export class IdempotencyService {
 
   private async replay<T>(
     em: EntityManager,
-    scope: RecordScope,
+    scope: OwnerScope,
     key: string,
     fingerprint: string,
   ): Promise<IdempotentOutcome<T>> {

@@ -13,7 +13,7 @@ import { ApiBearerAuth, ApiConsumes, ApiTags } from '@nestjs/swagger';
 import { memoryStorage } from 'multer';
 import { CurrentPrincipal, Scopes } from '../common/auth/auth.decorators';
 import type { Principal } from '../common/auth/principal';
-import { scopeOf } from '../common/auth/scope';
+import { ownerScopeOf } from '../common/auth/scope';
 import { UuidParam } from '../common/http/uuid-param.decorator';
 import type { ImageResponse } from '../listings/dto/listing.response';
 import { AddImageDto } from './dto/add-image.dto';
@@ -45,7 +45,12 @@ export class ImagesController {
     @Body() dto: AddImageDto,
     @UploadedFile() file: Express.Multer.File | undefined,
   ): Promise<ImageResponse> {
-    return this.images.add(scopeOf(principal), id, imageSourceOf(dto, file?.buffer), dto.order);
+    return this.images.add(
+      ownerScopeOf(principal),
+      id,
+      imageSourceOf(dto, file?.buffer),
+      dto.order,
+    );
   }
 
   /** Every image id exactly once, in the new order; the first becomes the primary image. */
@@ -56,7 +61,7 @@ export class ImagesController {
     @UuidParam('id', 'Listing') id: string,
     @Body() dto: ReorderImagesDto,
   ): Promise<GalleryResponse> {
-    return this.images.reorder(scopeOf(principal), id, dto.imageIds);
+    return this.images.reorder(ownerScopeOf(principal), id, dto.imageIds);
   }
 
   @Delete(':imageId')
@@ -67,6 +72,6 @@ export class ImagesController {
     @UuidParam('id', 'Listing') id: string,
     @UuidParam('imageId', 'Image') imageId: string,
   ): Promise<GalleryResponse> {
-    return this.images.remove(scopeOf(principal), id, imageId);
+    return this.images.remove(ownerScopeOf(principal), id, imageId);
   }
 }

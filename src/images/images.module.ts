@@ -1,5 +1,6 @@
 import { Inject, MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
 import { ListingsModule } from '../listings/listings.module';
+import { GalleryModule } from './gallery.module';
 import { ImageProcessor } from './image-processor';
 import { ImagesController } from './images.controller';
 import { ImagesService } from './images.service';
@@ -7,7 +8,7 @@ import { MEDIA_ROUTE, STORAGE_DRIVER, StorageDriver } from './storage/storage-dr
 import { StorageModule } from './storage/storage.module';
 
 @Module({
-  imports: [ListingsModule, StorageModule],
+  imports: [ListingsModule, StorageModule, GalleryModule],
   controllers: [ImagesController],
   providers: [ImagesService, ImageProcessor],
 })

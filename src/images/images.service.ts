@@ -1,13 +1,14 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { DataSource, EntityManager } from 'typeorm';
-import type { RecordScope } from '../common/auth/scope';
+import { DataSource } from 'typeorm';
+import type { OwnerScope } from '../common/auth/scope';
 import { NotFoundError, ValidationError } from '../common/errors/domain-error';
 import type { ImageResponse } from '../listings/dto/listing.response';
 import { ListingsService } from '../listings/listings.service';
 import type { GalleryResponse } from './dto/image.response';
 import { MAX_IMAGES, resolveInsertPosition } from './gallery-order';
+import { GalleryStore } from './gallery.store';
 import { ImageProcessor } from './image-processor';
 import { ImageFileCleanup } from './storage/image-file-cleanup';
 import { STORAGE_DRIVER, StorageDriver } from './storage/storage-driver';
@@ -26,13 +27,14 @@ export class ImagesService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly listings: ListingsService,
+    private readonly gallery: GalleryStore,
     private readonly processor: ImageProcessor,
     @Inject(STORAGE_DRIVER) private readonly storage: StorageDriver,
     private readonly imageFiles: ImageFileCleanup,
   ) {}
 
   async add(
-    scope: RecordScope,
+    scope: OwnerScope,
     listingId: string,
     source: ImageSource,
     order?: number | null,
@@ -50,22 +52,17 @@ export class ImagesService {
           throw ValidationError.field('images', `A listing has at most ${MAX_IMAGES} images.`);
         }
         const position = resolveInsertPosition(listing.images.length, order);
-        await em.query(
-          'UPDATE listing_images SET position = position + 1 WHERE listing_id = $1 AND position >= $2',
-          [listingId, position],
-        );
-        const [image] = await em.query(
-          `INSERT INTO listing_images (listing_id, url, storage_key, position) VALUES ($1, $2, $3, $4)
-           RETURNING id, url, position AS "order"`,
-          [
-            listingId,
-            stored?.url ?? (source as { url: string }).url,
-            stored?.key ?? null,
-            position,
-          ],
+        const image = await this.gallery.insertAt(
+          em,
+          listingId,
+          {
+            url: stored?.url ?? (source as { url: string }).url,
+            storageKey: stored?.key ?? null,
+          },
+          position,
         );
         await this.listings.touch(em, scope, listing, ['images']);
-        return image as ImageResponse;
+        return image;
       });
     } catch (error) {
       // The row never committed, so its file must not outlive it.
@@ -74,28 +71,21 @@ export class ImagesService {
     }
   }
 
-  async remove(scope: RecordScope, listingId: string, imageId: string): Promise<GalleryResponse> {
+  async remove(scope: OwnerScope, listingId: string, imageId: string): Promise<GalleryResponse> {
     return this.dataSource.transaction(async (em) => {
       const listing = await this.listings.lockEditable(em, scope, listingId, EDIT_ACTION);
       const removed = listing.images.find((image) => image.id === imageId);
       if (!removed) throw new NotFoundError('Image');
-      const [[row]] = await em.query(
-        'DELETE FROM listing_images WHERE id = $1 RETURNING storage_key',
-        [imageId],
-      );
-      if (row.storage_key) this.imageFiles.deleteAfterCommit(em, [row.storage_key]);
-      await em.query(
-        'UPDATE listing_images SET position = position - 1 WHERE listing_id = $1 AND position > $2',
-        [listingId, removed.order],
-      );
+      const storageKey = await this.gallery.delete(em, listingId, removed);
+      if (storageKey) this.imageFiles.deleteAfterCommit(em, [storageKey]);
       await this.listings.touch(em, scope, listing, ['images']);
-      return this.gallery(em, listingId);
+      return { listingId, images: await this.gallery.list(em, listingId) };
     });
   }
 
   /** The list must name every image of the listing exactly once; it becomes the new order. */
   async reorder(
-    scope: RecordScope,
+    scope: OwnerScope,
     listingId: string,
     imageIds: string[],
   ): Promise<GalleryResponse> {
@@ -105,13 +95,9 @@ export class ImagesService {
       this.assertPermutation(current, imageIds);
       if (current.every((id, i) => id === imageIds[i]))
         return { listingId, images: listing.images };
-      await em.query(
-        `UPDATE listing_images i SET position = x.ord - 1
-         FROM unnest($2::uuid[]) WITH ORDINALITY AS x(id, ord) WHERE i.id = x.id AND i.listing_id = $1`,
-        [listingId, imageIds],
-      );
+      await this.gallery.reorder(em, listingId, imageIds);
       await this.listings.touch(em, scope, listing, ['images']);
-      return this.gallery(em, listingId);
+      return { listingId, images: await this.gallery.list(em, listingId) };
     });
   }
 
@@ -130,14 +116,6 @@ export class ImagesService {
         `imageIds must list every image of the listing exactly once (${problems.join('; ')}).`,
       );
     }
-  }
-
-  private async gallery(em: EntityManager, listingId: string): Promise<GalleryResponse> {
-    const images: ImageResponse[] = await em.query(
-      'SELECT id, url, position AS "order" FROM listing_images WHERE listing_id = $1 ORDER BY position',
-      [listingId],
-    );
-    return { listingId, images };
   }
 
   private async store(

@@ -15,7 +15,7 @@ import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentPrincipal, Scopes } from '../common/auth/auth.decorators';
 import type { Principal } from '../common/auth/principal';
-import { scopeOf } from '../common/auth/scope';
+import { ownerScopeOf } from '../common/auth/scope';
 import { UuidParam } from '../common/http/uuid-param.decorator';
 import { Paginated } from '../common/pagination/paginated';
 import { ApiIdempotencyKey, IdempotencyKey } from '../idempotency/idempotency-key.decorator';
@@ -39,7 +39,7 @@ export class ListingsController {
     @CurrentPrincipal() principal: Principal,
     @Query() query: ListListingsQueryDto,
   ): Promise<Paginated<ListingResponse>> {
-    return this.listings.list(scopeOf(principal), query);
+    return this.listings.list(ownerScopeOf(principal), query);
   }
 
   /** Live keys create ACTIVE listings, test keys DRAFT ones. Retries with the same Idempotency-Key replay. */
@@ -54,7 +54,7 @@ export class ListingsController {
   ): Promise<ListingResponse> {
     return sendIdempotent(
       res,
-      await this.listings.createOne(scopeOf(principal), dto, idempotencyKey),
+      await this.listings.createOne(ownerScopeOf(principal), dto, idempotencyKey),
     );
   }
 
@@ -68,7 +68,7 @@ export class ListingsController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<ListingResponse> {
     const { created, listing } = await this.listings.upsertByExternalId(
-      scopeOf(principal),
+      ownerScopeOf(principal),
       externalId,
       dto,
     );
@@ -82,7 +82,7 @@ export class ListingsController {
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', 'Listing') id: string,
   ): Promise<ListingResponse> {
-    return this.listings.get(scopeOf(principal), id);
+    return this.listings.get(ownerScopeOf(principal), id);
   }
 
   @Patch(':id')
@@ -92,7 +92,7 @@ export class ListingsController {
     @UuidParam('id', 'Listing') id: string,
     @Body() dto: UpdateListingDto,
   ): Promise<ListingResponse> {
-    return this.listings.update(scopeOf(principal), id, dto);
+    return this.listings.updateOne(ownerScopeOf(principal), id, dto);
   }
 
   /** Soft delete: the listing becomes REMOVED and stays readable by id. */
@@ -102,7 +102,7 @@ export class ListingsController {
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', 'Listing') id: string,
   ): Promise<ListingResponse> {
-    return this.listings.remove(scopeOf(principal), id);
+    return this.listings.removeOne(ownerScopeOf(principal), id);
   }
 
   @Post(':id/sold')
@@ -112,7 +112,7 @@ export class ListingsController {
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', 'Listing') id: string,
   ): Promise<ListingResponse> {
-    return this.listings.markSold(scopeOf(principal), id);
+    return this.listings.markSoldOne(ownerScopeOf(principal), id);
   }
 
   @Post(':id/renew')
@@ -122,6 +122,6 @@ export class ListingsController {
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', 'Listing') id: string,
   ): Promise<ListingResponse> {
-    return this.listings.renew(scopeOf(principal), id);
+    return this.listings.renew(ownerScopeOf(principal), id);
   }
 }

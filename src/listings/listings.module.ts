@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
+import { GalleryModule } from '../images/gallery.module';
 import { StorageModule } from '../images/storage/storage.module';
 import { ReferenceModule } from '../reference/reference.module';
 import { ListingCountsService } from './listing-counts.service';
@@ -9,9 +10,9 @@ import { ListingsService } from './listings.service';
 import { ListingsStore } from './listings.store';
 
 @Module({
-  imports: [ReferenceModule, IdempotencyModule, StorageModule],
+  imports: [ReferenceModule, IdempotencyModule, StorageModule, GalleryModule],
   controllers: [ListingsController],
   providers: [ListingsService, ListingsStore, ListingCountsService, ListingValidator],
-  exports: [ListingsService, ListingCountsService],
+  exports: [ListingsService, ListingsStore, ListingCountsService],
 })
 export class ListingsModule {}

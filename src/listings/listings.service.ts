@@ -3,7 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import type { RecordScope } from '../common/auth/scope';
+import type { OwnerScope } from '../common/auth/scope';
 import { isUniqueViolation } from '../common/db/pg-errors';
 import { withSavepoint } from '../common/db/savepoint';
 import {
@@ -18,6 +18,7 @@ import { OutboxService } from '../events/outbox.service';
 import { requestFingerprint } from '../idempotency/fingerprint';
 import { IdempotencyService, IdempotentOutcome } from '../idempotency/idempotency.service';
 import { orderPayloadImages } from '../images/gallery-order';
+import { GalleryStore } from '../images/gallery.store';
 import { ImageFileCleanup } from '../images/storage/image-file-cleanup';
 import type { CreateListingDto } from './dto/create-listing.dto';
 import { EXTERNAL_ID_PATTERN } from './dto/create-listing.dto';
@@ -37,7 +38,15 @@ const UPSERT_ATTEMPTS = 3;
 
 type ImageList = { url: string }[];
 
-/** The listing lifecycle: create, edit, upsert, sell, renew, remove; every change with its event. */
+/**
+ * The listing lifecycle: create, edit, upsert, sell, renew, remove; every change with its event.
+ *
+ * One transaction convention: a method that can join a caller's transaction (bulk items,
+ * idempotent replays, the images service) takes `em: EntityManager` first and returns domain
+ * rows (`ListingRow`). The controller-facing methods take no `em`, open their own transaction
+ * where they need one, and return API responses (`ListingResponse`); the `…One` ones are the
+ * single-listing forms of an `em` method.
+ */
 @Injectable()
 export class ListingsService {
   private readonly validityMs: number;
@@ -45,6 +54,7 @@ export class ListingsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly store: ListingsStore,
+    private readonly gallery: GalleryStore,
     private readonly validator: ListingValidator,
     private readonly outbox: OutboxService,
     private readonly idempotency: IdempotencyService,
@@ -56,7 +66,7 @@ export class ListingsService {
 
   /** POST /listings, honouring an optional Idempotency-Key. */
   async createOne(
-    scope: RecordScope,
+    scope: OwnerScope,
     dto: CreateListingDto,
     idempotencyKey?: string,
   ): Promise<IdempotentOutcome<ListingResponse>> {
@@ -77,7 +87,7 @@ export class ListingsService {
    * transaction if there is one (PUT-create, idempotent create). A refusal leaves that
    * transaction for the caller to roll back, so no savepoint of its own is needed.
    */
-  async create(em: EntityManager, scope: RecordScope, dto: CreateListingDto): Promise<ListingRow> {
+  async create(em: EntityManager, scope: OwnerScope, dto: CreateListingDto): Promise<ListingRow> {
     return this.insert(em, this.prepare(scope, dto));
   }
 
@@ -99,7 +109,7 @@ export class ListingsService {
    */
   async createMany(
     em: EntityManager,
-    scope: RecordScope,
+    scope: OwnerScope,
     dtos: CreateListingDto[],
   ): Promise<(ListingRow | DomainError)[]> {
     const outcomes: (ListingRow | DomainError)[] = new Array(dtos.length);
@@ -147,7 +157,7 @@ export class ListingsService {
   }
 
   /** Validated and ready to insert, or a DomainError thrown. */
-  private prepare(scope: RecordScope, dto: CreateListingDto): NewListing {
+  private prepare(scope: OwnerScope, dto: CreateListingDto): NewListing {
     const content = this.contentFromDto(dto);
     this.validator.assertValid(content);
     return this.newListing(scope, content, dto.images);
@@ -160,7 +170,7 @@ export class ListingsService {
   }
 
   private newListing(
-    scope: RecordScope,
+    scope: OwnerScope,
     content: ListingContent,
     images: CreateListingDto['images'],
   ): NewListing {
@@ -175,13 +185,13 @@ export class ListingsService {
     };
   }
 
-  async get(scope: RecordScope, id: string): Promise<ListingResponse> {
+  async get(scope: OwnerScope, id: string): Promise<ListingResponse> {
     const row = await this.store.find(this.dataSource.manager, scope, id);
     if (!row) throw new NotFoundError('Listing');
     return toListingResponse(row);
   }
 
-  async list(scope: RecordScope, query: ListListingsQueryDto): Promise<Paginated<ListingResponse>> {
+  async list(scope: OwnerScope, query: ListListingsQueryDto): Promise<Paginated<ListingResponse>> {
     const filter = {
       status: query.status,
       externalId: query.externalId,
@@ -195,34 +205,35 @@ export class ListingsService {
     return new Paginated(rows.map(toListingResponse), query.page, query.limit, total);
   }
 
+  /** PATCH /listings/:id. */
+  updateOne(scope: OwnerScope, id: string, dto: UpdateListingDto): Promise<ListingResponse> {
+    return this.respondInTransaction((em) => this.update(em, scope, id, dto));
+  }
+
   /** PATCH: only the fields sent change; the merged listing is validated as a whole. */
   async update(
-    scope: RecordScope,
+    em: EntityManager,
+    scope: OwnerScope,
     id: string,
     dto: UpdateListingDto,
-    em?: EntityManager,
-  ): Promise<ListingResponse> {
-    return this.inTransaction(em, async (tx) => {
-      const current = await this.store.find(tx, scope, id, true);
-      if (!current) throw new NotFoundError('Listing');
-      this.assertEditable(current, 'update');
-      const next = this.mergePatch(contentOf(current), dto);
-      return toListingResponse(
-        await this.applyContent(tx, scope, current, next, this.imagesFromDto(dto.images)),
-      );
-    });
+  ): Promise<ListingRow> {
+    const current = await this.store.find(em, scope, id, true);
+    if (!current) throw new NotFoundError('Listing');
+    this.assertEditable(current, 'update');
+    const next = this.mergePatch(contentOf(current), dto);
+    return this.applyContent(em, scope, current, next, this.imagesFromDto(dto.images));
   }
 
   /** PATCH by the caller's own id (bulk update items may name a listing either way). */
   async updateByExternalId(
-    scope: RecordScope,
+    em: EntityManager,
+    scope: OwnerScope,
     externalId: string,
     dto: UpdateListingDto,
-    em: EntityManager,
-  ): Promise<ListingResponse> {
+  ): Promise<ListingRow> {
     const current = await this.store.findByExternalIdForUpdate(em, scope, externalId);
     if (!current) throw new NotFoundError('Listing');
-    return this.update(scope, current.id, dto, em);
+    return this.update(em, scope, current.id, dto);
   }
 
   /**
@@ -231,7 +242,7 @@ export class ListingsService {
    * losers roll back to a savepoint and find the winner's row to update.
    */
   async upsertByExternalId(
-    scope: RecordScope,
+    scope: OwnerScope,
     externalId: string,
     dto: CreateListingDto,
   ): Promise<{ created: boolean; listing: ListingResponse }> {
@@ -248,7 +259,7 @@ export class ListingsService {
       );
     }
     const representation: CreateListingDto = { ...dto, externalId };
-    return this.dataSource.transaction(async (em) => {
+    const { created, row } = await this.dataSource.transaction(async (em) => {
       for (let attempt = 1; ; attempt++) {
         try {
           return await withSavepoint(em, () =>
@@ -259,71 +270,58 @@ export class ListingsService {
         }
       }
     });
+    return { created, listing: toListingResponse(row) };
   }
 
   private async upsertOnce(
     em: EntityManager,
-    scope: RecordScope,
+    scope: OwnerScope,
     externalId: string,
     dto: CreateListingDto,
-  ) {
+  ): Promise<{ created: boolean; row: ListingRow }> {
     const current = await this.store.findByExternalIdForUpdate(em, scope, externalId);
-    if (!current)
-      return { created: true, listing: toListingResponse(await this.create(em, scope, dto)) };
+    if (!current) return { created: true, row: await this.create(em, scope, dto) };
     // A stale feed must not resurrect a sold item.
     this.assertEditable(current, 'update');
     const next = this.contentFromDto(dto);
     return {
       created: false,
-      listing: toListingResponse(
-        await this.applyContent(em, scope, current, next, this.imagesFromDto(dto.images)),
-      ),
+      row: await this.applyContent(em, scope, current, next, this.imagesFromDto(dto.images)),
     };
   }
 
-  /** DELETE: soft delete from any state but REMOVED; an already removed listing is not found. */
-  async remove(scope: RecordScope, id: string, em?: EntityManager): Promise<ListingResponse> {
-    return this.inTransaction(em, async (tx) => {
-      const row = await this.store.transition(
-        tx,
-        { id, scope },
-        'not-removed',
-        `status = 'REMOVED', removed_at = now()`,
-      );
-      if (!row) throw new NotFoundError('Listing');
-      return toListingResponse(row);
-    });
+  /** DELETE /listings/:id. */
+  removeOne(scope: OwnerScope, id: string): Promise<ListingResponse> {
+    return this.respondInTransaction((em) => this.remove(em, scope, id));
   }
 
-  async markSold(scope: RecordScope, id: string, em?: EntityManager): Promise<ListingResponse> {
-    return this.inTransaction(em, async (tx) => {
-      const row = await this.store.transition(
-        tx,
-        { id, scope },
-        ['ACTIVE'],
-        `status = 'SOLD', sold_at = now()`,
-      );
-      if (!row) throw await this.missingOrWrongState(tx, scope, id, 'mark as sold');
-      await this.outbox.append(tx, {
-        accountId: scope.accountId,
-        event: 'listing.sold',
-        data: { ...this.ref(row), soldAt: row.sold_at!.toISOString() },
-      });
-      return toListingResponse(row);
+  /** Soft delete from any state but REMOVED; an already removed listing is not found. */
+  async remove(em: EntityManager, scope: OwnerScope, id: string): Promise<ListingRow> {
+    const row = await this.store.remove(em, scope, id);
+    if (!row) throw new NotFoundError('Listing');
+    return row;
+  }
+
+  /** POST /listings/:id/sold. */
+  markSoldOne(scope: OwnerScope, id: string): Promise<ListingResponse> {
+    return this.respondInTransaction((em) => this.markSold(em, scope, id));
+  }
+
+  async markSold(em: EntityManager, scope: OwnerScope, id: string): Promise<ListingRow> {
+    const row = await this.store.markSold(em, scope, id);
+    if (!row) throw await this.missingOrWrongState(em, scope, id, 'mark as sold');
+    await this.outbox.append(em, {
+      accountId: scope.accountId,
+      event: 'listing.sold',
+      data: { ...this.ref(row), soldAt: row.sold_at!.toISOString() },
     });
+    return row;
   }
 
   /** Extends validity from the later of now and the current expiry; an EXPIRED listing is ACTIVE again. */
-  async renew(scope: RecordScope, id: string): Promise<ListingResponse> {
+  async renew(scope: OwnerScope, id: string): Promise<ListingResponse> {
     return this.dataSource.transaction(async (tx) => {
-      const row = await this.store.transition(
-        tx,
-        { id, scope },
-        ['ACTIVE', 'EXPIRED'],
-        `status = 'ACTIVE', expired_at = NULL,
-         expires_at = GREATEST(u.expires_at, now()) + make_interval(secs => $2::double precision / 1000)`,
-        [this.validityMs],
-      );
+      const row = await this.store.renew(tx, scope, id, this.validityMs);
       if (!row) throw await this.missingOrWrongState(tx, scope, id, 'renew');
       const changedFields =
         row.previous_status === 'ACTIVE' ? ['expiresAt'] : ['status', 'expiresAt'];
@@ -335,13 +333,7 @@ export class ListingsService {
   /** Removal by a marketplace administrator, with the reason the owner is told. */
   async adminRemove(id: string, reason: string | null): Promise<ListingResponse> {
     return this.dataSource.transaction(async (tx) => {
-      const row = await this.store.transition(
-        tx,
-        { id },
-        'not-removed',
-        `status = 'REMOVED', removed_at = now(), removal_reason = $2`,
-        [reason],
-      );
+      const row = await this.store.removeWithReason(tx, id, reason);
       if (!row) throw new NotFoundError('Listing');
       await this.outbox.append(tx, {
         accountId: row.account_id,
@@ -355,26 +347,18 @@ export class ListingsService {
   /** Emits `listing.updated` for a change made elsewhere (images) and bumps updatedAt. */
   async touch(
     em: EntityManager,
-    scope: RecordScope,
+    scope: OwnerScope,
     row: ListingRow,
     changedFields: string[],
   ): Promise<void> {
-    const [[touched]] = await em.query(
-      'UPDATE listings SET updated_at = now() WHERE id = $1 RETURNING updated_at',
-      [row.id],
-    );
-    await this.emitUpdated(
-      em,
-      scope.accountId,
-      { ...row, updated_at: touched.updated_at },
-      changedFields,
-    );
+    const updatedAt = await this.store.touch(em, row.id);
+    await this.emitUpdated(em, scope.accountId, { ...row, updated_at: updatedAt }, changedFields);
   }
 
   /** Loads a listing for a change and checks it is still editable. */
   async lockEditable(
     em: EntityManager,
-    scope: RecordScope,
+    scope: OwnerScope,
     id: string,
     action: string,
   ): Promise<ListingRow> {
@@ -397,7 +381,7 @@ export class ListingsService {
 
   private async applyContent(
     em: EntityManager,
-    scope: RecordScope,
+    scope: OwnerScope,
     current: ListingRow,
     next: ListingContent,
     images: ImageList | undefined,
@@ -425,7 +409,7 @@ export class ListingsService {
       const updated = await this.store.updateContent(em, current.id, changes);
       row = { ...updated, images: current.images };
       if (imagesChanged) {
-        const { gallery, droppedKeys } = await this.store.replaceImages(em, current.id, images!);
+        const { gallery, droppedKeys } = await this.gallery.replace(em, current.id, images!);
         row.images = gallery;
         this.imageFiles.deleteAfterCommit(em, droppedKeys);
       }
@@ -462,7 +446,7 @@ export class ListingsService {
 
   private async missingOrWrongState(
     em: EntityManager,
-    scope: RecordScope,
+    scope: OwnerScope,
     id: string,
     action: string,
   ) {
@@ -508,10 +492,9 @@ export class ListingsService {
     return orderPayloadImages(images ?? []).map((image) => ({ url: image.url }));
   }
 
-  private inTransaction<T>(
-    em: EntityManager | undefined,
-    work: (em: EntityManager) => Promise<T>,
-  ): Promise<T> {
-    return em ? work(em) : this.dataSource.transaction(work);
+  private async respondInTransaction(
+    work: (em: EntityManager) => Promise<ListingRow>,
+  ): Promise<ListingResponse> {
+    return toListingResponse(await this.dataSource.transaction(work));
   }
 }

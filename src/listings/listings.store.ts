@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
-import type { RecordScope } from '../common/auth/scope';
+import type { OwnerScope } from '../common/auth/scope';
 import { PreparedReads } from '../database/prepared-reads';
 import { LISTING_STATUSES, ListingSort, ListingStatus } from './listing.constants';
 import { CONTENT_COLUMNS, ListingContent, ListingRow } from './listing-row';
@@ -54,12 +54,15 @@ const ORDER_BY: Record<ListingSort | 'updated', string> = {
 };
 
 export interface NewListing extends ListingContent {
-  scope: RecordScope;
+  scope: OwnerScope;
   status: ListingStatus;
   publishedAt: Date | null;
   expiresAt: Date | null;
   images: { url: string }[];
 }
+
+/** A listing after a state change, with the state it left. */
+export type TransitionedRow = ListingRow & { previous_status: ListingStatus };
 
 export interface ListFilter {
   status?: ListingStatus;
@@ -85,6 +88,8 @@ export class ListingsStore {
    * their number: atomic on its own, so a single create needs no transaction (and none of its
    * round trips). Ids are made here so images are matched to listings by id, not by the order
    * RETURNING happens to use. The event is the service's `ref` plus status and updatedAt.
+   * The gallery rows and the event are written here rather than by their owners (GalleryStore,
+   * OutboxService) on purpose: one statement for the hottest write.
    */
   async insertCreated(em: EntityManager, listings: NewListing[]): Promise<ListingRow[]> {
     const withIds = listings.map((listing) => ({ id: randomUUID(), ...listing }));
@@ -135,39 +140,10 @@ export class ListingsStore {
     return withIds.map((listing) => byId.get(listing.id)!);
   }
 
-  /**
-   * Replaces the whole gallery with `images`, in that order; returns it, and the storage keys of
-   * uploaded files no longer in it. An upload whose URL stays in the gallery keeps its file.
-   */
-  async replaceImages(
-    em: EntityManager,
-    listingId: string,
-    images: { url: string }[],
-  ): Promise<{ gallery: ListingRow['images']; droppedKeys: string[] }> {
-    const [previous]: [{ url: string; storage_key: string | null }[]] = await em.query(
-      'DELETE FROM listing_images WHERE listing_id = $1 RETURNING url, storage_key',
-      [listingId],
-    );
-    const keyOf = new Map(
-      previous.filter((image) => image.storage_key).map((image) => [image.url, image.storage_key]),
-    );
-    const urls = images.map((image) => image.url);
-    const droppedKeys = [...keyOf].filter(([url]) => !urls.includes(url)).map(([, key]) => key!);
-    if (images.length === 0) return { gallery: [], droppedKeys };
-    const gallery: ListingRow['images'] = await em.query(
-      `INSERT INTO listing_images (listing_id, url, storage_key, position)
-       SELECT $1, url, key, position - 1
-       FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS u(url, key, position)
-       RETURNING id, url, position AS "order"`,
-      [listingId, urls, urls.map((url) => keyOf.get(url) ?? null)],
-    );
-    return { gallery: gallery.sort((a, b) => a.order - b.order), droppedKeys };
-  }
-
   /** With `lock`, the row stays locked for the rest of the transaction: concurrent edits take turns. */
   async find(
     em: EntityManager,
-    scope: RecordScope,
+    scope: OwnerScope,
     id: string,
     lock = false,
   ): Promise<ListingRow | undefined> {
@@ -180,7 +156,7 @@ export class ListingsStore {
   /** The listing holding this externalId (not REMOVED), locked. */
   findByExternalIdForUpdate(
     em: EntityManager,
-    scope: RecordScope,
+    scope: OwnerScope,
     externalId: string,
   ): Promise<ListingRow | undefined> {
     return this.lockThenRead(
@@ -239,17 +215,104 @@ export class ListingsStore {
     return row;
   }
 
+  /** Soft-deletes the owner's listing from any state but REMOVED. */
+  remove(em: EntityManager, scope: OwnerScope, id: string): Promise<TransitionedRow | undefined> {
+    return this.transition(
+      em,
+      { id, scope },
+      'not-removed',
+      `status = 'REMOVED', removed_at = now()`,
+    );
+  }
+
+  /** Soft-deletes any account's listing (admin), keeping the reason the owner is told. */
+  removeWithReason(
+    em: EntityManager,
+    id: string,
+    reason: string | null,
+  ): Promise<TransitionedRow | undefined> {
+    return this.transition(
+      em,
+      { id },
+      'not-removed',
+      `status = 'REMOVED', removed_at = now(), removal_reason = $2`,
+      [reason],
+    );
+  }
+
+  /** ACTIVE → SOLD. */
+  markSold(em: EntityManager, scope: OwnerScope, id: string): Promise<TransitionedRow | undefined> {
+    return this.transition(em, { id, scope }, ['ACTIVE'], `status = 'SOLD', sold_at = now()`);
+  }
+
+  /**
+   * ACTIVE or EXPIRED → ACTIVE, valid for `validityMs` more from the later of now and the
+   * current expiry.
+   */
+  renew(
+    em: EntityManager,
+    scope: OwnerScope,
+    id: string,
+    validityMs: number,
+  ): Promise<TransitionedRow | undefined> {
+    return this.transition(
+      em,
+      { id, scope },
+      ['ACTIVE', 'EXPIRED'],
+      `status = 'ACTIVE', expired_at = NULL,
+         expires_at = GREATEST(u.expires_at, now()) + make_interval(secs => $2::double precision / 1000)`,
+      [validityMs],
+    );
+  }
+
+  /**
+   * Expires up to `limit` ACTIVE listings past expiresAt; returns how many. One statement flips
+   * the rows and writes their listing.expired events together (the outbox insert is here rather
+   * than in OutboxService on purpose: a batch is one atomic statement); SKIP LOCKED hands every
+   * row to exactly one of several instances sweeping at once, and the status recheck makes a row
+   * expire only once.
+   */
+  async expireDue(em: EntityManager, limit: number): Promise<number> {
+    const [{ n }] = await em.query(
+      `WITH due AS (
+         SELECT id FROM listings WHERE status = 'ACTIVE' AND expires_at <= now()
+         ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED),
+       expired AS (
+         UPDATE listings l SET status = 'EXPIRED', expired_at = now(), updated_at = now()
+         FROM due WHERE l.id = due.id
+         RETURNING l.id, l.account_id, l.external_id, l.livemode, l.expired_at),
+       events AS (
+         INSERT INTO outbox_events (account_id, event, data)
+         SELECT account_id, 'listing.expired', jsonb_build_object(
+           'id', id, 'externalId', external_id, 'livemode', livemode,
+           'expiredAt', api_timestamp(expired_at))
+         FROM expired RETURNING 1)
+       SELECT count(*)::int AS n FROM events`,
+      [limit],
+    );
+    return n;
+  }
+
+  /** Bumps updatedAt for a change made to what the row aggregates (its gallery); returns it. */
+  async touch(em: EntityManager, id: string): Promise<Date> {
+    const [[touched]] = await em.query(
+      'UPDATE listings SET updated_at = now() WHERE id = $1 RETURNING updated_at',
+      [id],
+    );
+    return touched.updated_at;
+  }
+
   /**
    * Applies `set` only if the listing is in one of `from`; returns the new row and its previous
    * status, or undefined when no row matched (absent, or in another state).
    */
-  async transition(
+  private async transition(
     em: EntityManager,
-    where: { id: string; scope?: RecordScope },
+    where: { id: string; scope?: OwnerScope },
     from: readonly ListingStatus[] | 'not-removed',
     set: string,
     params: unknown[] = [],
-  ): Promise<(ListingRow & { previous_status: ListingStatus }) | undefined> {
+  ): Promise<TransitionedRow | undefined> {
     const values: unknown[] = [where.id, ...params];
     const conditions = ['l.id = $1'];
     if (where.scope) {
@@ -281,7 +344,7 @@ export class ListingsStore {
    */
   async page(
     em: EntityManager,
-    scope: RecordScope,
+    scope: OwnerScope,
     filter: ListFilter,
   ): Promise<{ rows: ListingRow[]; total: number }> {
     const statement = pageStatement(scope, filter);
@@ -317,7 +380,7 @@ export interface PageStatement {
  * the status index. test/e2e/listings-plans.e2e-spec.ts plans every such shape. An externalId or
  * updatedSince filter leaves the best index to the values, so those pages are planned per call.
  */
-export function pageStatement(scope: RecordScope, filter: ListFilter): PageStatement {
+export function pageStatement(scope: OwnerScope, filter: ListFilter): PageStatement {
   const filterParams: unknown[] = [scope.accountId, scope.livemode];
   const where = ['l.account_id = $1', 'l.livemode = $2'];
   const status = filter.status ? statusLiteral(filter.status) : 'NULL';

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { poolUsage, PoolUsage } from '../database/pool-usage';
 import { PreparedReads } from '../database/prepared-reads';
-import { OutboxService } from '../events/outbox.service';
+import { OutboxStore } from '../events/outbox.store';
 import { Metrics } from './metrics';
 
 /**
@@ -18,7 +18,7 @@ export class DatabaseGauges implements OnModuleInit {
     private readonly metrics: Metrics,
     private readonly dataSource: DataSource,
     private readonly reads: PreparedReads,
-    private readonly outbox: OutboxService,
+    private readonly outbox: OutboxStore,
   ) {}
 
   onModuleInit(): void {

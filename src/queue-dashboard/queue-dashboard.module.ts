@@ -6,7 +6,7 @@ import { ConfigService } from '@nestjs/config';
 import type { AllConfig } from '../config';
 import { AuthFailureLimiter } from '../rate-limit/auth-failure.limiter';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
-import { WebhookQueuesModule } from '../webhooks/webhook-queues.module';
+import { QueuesModule } from '../queues/queues.module';
 import { DELIVERY_QUEUE, FANOUT_QUEUE } from '../webhooks/webhook-queues';
 import { dashboardAuth } from './dashboard-auth.middleware';
 
@@ -20,7 +20,7 @@ export const QUEUE_DASHBOARD_ROUTE = 'admin/queues';
  */
 @Module({
   imports: [
-    WebhookQueuesModule,
+    QueuesModule,
     BullBoardModule.forRootAsync({
       imports: [RateLimitModule],
       inject: [ConfigService, AuthFailureLimiter],

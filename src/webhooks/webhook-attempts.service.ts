@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { DataSource } from 'typeorm';
 import type { AllConfig } from '../config';
 import { DeliveryTarget, WebhookDeliveryStore } from './webhook-delivery.store';
-import { WebhookEndpointsService } from './webhook-endpoints.service';
+import { WebhookEndpointStore } from './webhook-endpoint.store';
 import type { AttemptResult } from './webhook-sender';
 
 export interface FailureOutcome {
@@ -24,7 +24,7 @@ export class WebhookAttemptsService {
 
   constructor(
     private readonly store: WebhookDeliveryStore,
-    private readonly endpoints: WebhookEndpointsService,
+    private readonly endpoints: WebhookEndpointStore,
     private readonly dataSource: DataSource,
     config: ConfigService<AllConfig, true>,
   ) {
@@ -75,11 +75,13 @@ export class WebhookAttemptsService {
       const endpointDisabled =
         endpointActive &&
         delivery.attempts >= this.maxAttempts &&
-        (await this.store.disableEndpointUnlessDeliveredSince(
+        (await this.endpoints.disableUnlessDeliveredSince(
           em,
           target.endpointId,
           delivery.first_attempt_at,
         ));
+      // Nothing more is sent to a disabled endpoint: what it is still owed ends as failed.
+      if (endpointDisabled) await this.store.endPendingOfDisabledEndpoint(em, target.endpointId);
       return { final: true, endpointDisabled };
     });
   }

@@ -10,7 +10,8 @@ import type { ListDeliveriesQueryDto } from './dto/list-deliveries.query.dto';
 import type { WebhookDelivery } from './webhook-delivery.entity';
 import { DeliveryAttempt, WebhookDeliveryStore } from './webhook-delivery.store';
 import type { WebhookEndpoint } from './webhook-endpoint.entity';
-import { EndpointOwner, WebhookEndpointsService } from './webhook-endpoints.service';
+import type { OwnerScope } from '../common/auth/scope';
+import { WebhookEndpointsService } from './webhook-endpoints.service';
 import { liveSecrets } from './webhook-secrets';
 import { WebhookSender } from './webhook-sender';
 
@@ -44,7 +45,7 @@ export class WebhookDeliveriesService {
   }
 
   async history(
-    owner: EndpointOwner,
+    owner: OwnerScope,
     endpointId: string,
     query: ListDeliveriesQueryDto,
   ): Promise<Paginated<WebhookDelivery>> {
@@ -55,7 +56,7 @@ export class WebhookDeliveriesService {
 
   /** One delivery of the endpoint with its attempt log, oldest attempt first. */
   async detail(
-    owner: EndpointOwner,
+    owner: OwnerScope,
     endpointId: string,
     deliveryId: string,
   ): Promise<{ delivery: WebhookDelivery; attempts: DeliveryAttempt[] }> {
@@ -69,7 +70,7 @@ export class WebhookDeliveriesService {
    * One signed `webhook.test` delivery, made now and recorded in the history. It is never
    * retried and does not touch the failure count: it exists to debug a receiver.
    */
-  async sendTest(owner: EndpointOwner, endpointId: string): Promise<WebhookDelivery> {
+  async sendTest(owner: OwnerScope, endpointId: string): Promise<WebhookDelivery> {
     const endpoint = await this.endpoints.get(owner, endpointId);
     const id = randomUUID();
     const payload = deliveryPayload({
@@ -108,7 +109,7 @@ export class WebhookDeliveriesService {
 
   /** Manual retry: asks the worker for one attempt now, outside the schedule, in any status. */
   async requestRetry(
-    owner: EndpointOwner,
+    owner: OwnerScope,
     endpointId: string,
     deliveryId: string,
   ): Promise<WebhookDelivery> {
@@ -127,7 +128,7 @@ export class WebhookDeliveriesService {
    * restart only takes rows still failed (a concurrent call's restart makes it wait, then skip),
    * and the insert yields to the (endpoint, event) unique key. Returns how many were queued.
    */
-  async recover(owner: EndpointOwner, endpointId: string, sinceIso: string): Promise<number> {
+  async recover(owner: OwnerScope, endpointId: string, sinceIso: string): Promise<number> {
     const endpoint = await this.endpoints.get(owner, endpointId);
     assertActive(endpoint);
     const since = this.recoverableSince(sinceIso);

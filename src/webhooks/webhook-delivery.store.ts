@@ -207,7 +207,8 @@ export class WebhookDeliveryStore {
   /**
    * A 2xx: the delivery is done, its attempt logged and the endpoint's failure streak over, in
    * one statement (atomic without a transaction's extra round trips). The endpoint row is
-   * written only when its streak was on, so steady successes do not queue up on it.
+   * written only when its streak was on, so steady successes do not queue up on it. The one
+   * write to `webhook_endpoints` outside WebhookEndpointStore, kept here for that atomicity.
    */
   async recordSuccess(target: DeliveryTarget, result: AttemptResult): Promise<void> {
     // Also when an auto-disable just ended it: the receiver did get it, the record says so.
@@ -298,32 +299,14 @@ export class WebhookDeliveryStore {
     );
   }
 
-  /**
-   * Disables the endpoint and ends its pending deliveries as failed, unless an event delivery to
-   * it succeeded since `since` (test deliveries prove nothing about the schedule and do not
-   * count). True when this call disabled the endpoint.
-   */
-  async disableEndpointUnlessDeliveredSince(
-    em: EntityManager,
-    endpointId: string,
-    since: Date,
-  ): Promise<boolean> {
-    const [{ disabled }] = await em.query<{ disabled: boolean }[]>(
-      `WITH disabled AS (
-         UPDATE webhook_endpoints SET is_active = false, disabled_at = now()
-         WHERE id = $1 AND is_active AND NOT EXISTS (
-           SELECT 1 FROM webhook_deliveries
-           WHERE endpoint_id = $1 AND status = 'succeeded' AND event_id IS NOT NULL
-             AND last_attempt_at >= $2)
-         RETURNING id),
-       ended AS (
-         UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL,
-           last_error = COALESCE(last_error || '; ', '') || $3
-         WHERE endpoint_id IN (SELECT id FROM disabled) AND status = 'pending')
-       SELECT EXISTS (SELECT 1 FROM disabled) AS disabled`,
-      [endpointId, since, DISABLED_ERROR],
+  /** The pending deliveries of an endpoint just disabled, in the disabling transaction: ended as failed. */
+  async endPendingOfDisabledEndpoint(em: EntityManager, endpointId: string): Promise<void> {
+    await em.query(
+      `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL,
+         last_error = COALESCE(last_error || '; ', '') || $2
+       WHERE endpoint_id = $1 AND status = 'pending'`,
+      [endpointId, DISABLED_ERROR],
     );
-    return disabled;
   }
 
   /** Deliveries owed for a while with no attempt made: their job may have been lost. */

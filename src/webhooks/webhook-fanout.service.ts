@@ -3,14 +3,14 @@ import { DataSource } from 'typeorm';
 import { OutboxStore } from '../events/outbox.store';
 import { newEventDelivery } from './delivery-payload';
 import { PendingDelivery, WebhookDeliveryStore } from './webhook-delivery.store';
-import { WebhookEndpointsService } from './webhook-endpoints.service';
+import { WebhookEndpointStore } from './webhook-endpoint.store';
 
 /** Fan-out: one event becomes one delivery per subscribed endpoint. */
 @Injectable()
 export class WebhookFanoutService {
   constructor(
     private readonly outbox: OutboxStore,
-    private readonly endpoints: WebhookEndpointsService,
+    private readonly endpoints: WebhookEndpointStore,
     private readonly store: WebhookDeliveryStore,
     private readonly dataSource: DataSource,
   ) {}

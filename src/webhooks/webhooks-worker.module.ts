@@ -3,6 +3,7 @@ import { BeforeApplicationShutdown, Module } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { FeedPositioner } from '../events/feed-positioner';
 import { OutboxRelay } from '../events/outbox-relay';
+import { QueuesModule } from '../queues/queues.module';
 import { RedeliveryRelay } from './redelivery-relay';
 import { WebhookAttemptsService } from './webhook-attempts.service';
 import { WebhookDeliveryProcessor } from './webhook-delivery.processor';
@@ -10,7 +11,6 @@ import { WebhookDeliverySweeper } from './webhook-delivery.sweeper';
 import { WebhookFanoutProcessor } from './webhook-fanout.processor';
 import { WebhookFanoutService } from './webhook-fanout.service';
 import { DELIVERY_QUEUE, FANOUT_QUEUE, settleWorkerNaming } from './webhook-queues';
-import { WebhookQueuesModule } from './webhook-queues.module';
 import { WebhooksModule } from './webhooks.module';
 
 /**
@@ -20,7 +20,7 @@ import { WebhooksModule } from './webhooks.module';
  * Bull's stalled-job check.
  */
 @Module({
-  imports: [WebhooksModule, WebhookQueuesModule],
+  imports: [WebhooksModule, QueuesModule],
   providers: [
     WebhookAttemptsService,
     WebhookFanoutService,

@@ -5,12 +5,13 @@ import { WebhookDns } from './webhook-dns';
 import { WebhookDelivery } from './webhook-delivery.entity';
 import { WebhookDeliveryStore } from './webhook-delivery.store';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
+import { WebhookEndpointStore } from './webhook-endpoint.store';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 import { WebhookSender } from './webhook-sender';
 import { WebhooksController } from './webhooks.controller';
 
 /**
- * The endpoints API and the delivery records (their one store). It needs no queue: the one outbound call an
+ * The endpoints API, and the stores of endpoints and of delivery records. It needs no queue: the one outbound call an
  * API replica makes, the test delivery, is sent directly.
  */
 @Module({
@@ -18,11 +19,12 @@ import { WebhooksController } from './webhooks.controller';
   controllers: [WebhooksController],
   providers: [
     WebhookEndpointsService,
+    WebhookEndpointStore,
     WebhookDeliveryStore,
     WebhookDeliveriesService,
     WebhookSender,
     WebhookDns,
   ],
-  exports: [WebhookEndpointsService, WebhookDeliveryStore, WebhookSender],
+  exports: [WebhookEndpointsService, WebhookEndpointStore, WebhookDeliveryStore, WebhookSender],
 })
 export class WebhooksModule {}

@@ -1,5 +1,5 @@
 import { OutboxStore } from '../../src/events/outbox.store';
-import { inBatches } from '../../src/expiry/expiry.scheduler';
+import { inBatches } from '../../src/scheduler/in-batches';
 import { WebhookDeliveryStore } from '../../src/webhooks/webhook-delivery.store';
 import { emitEvent } from '../support/events';
 import { anAccount, as, TestAccount } from '../support/factories';

@@ -5,7 +5,10 @@ import { dataSourceOptions } from '../../src/database/data-source-options';
 import { prepareDatabase } from '../../src/database/prepare-database';
 import { databaseUrl, templateName, withAdminClient } from './test-database';
 
-/** Migrates and seeds one template database; each test file clones it in milliseconds. */
+/**
+ * Migrates and seeds one template database; each test file clones it in milliseconds. The
+ * integration and e2e projects name this same file, which Jest runs once per run.
+ */
 export default async function globalSetup(): Promise<void> {
   const id = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   process.env.TEST_RUN_ID = id;

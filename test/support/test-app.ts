@@ -3,13 +3,12 @@ import { DynamicModule, INestApplication, Module, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module';
 import type { ProcessRole } from '../../src/config/app.config';
 import { configureApp } from '../../src/configure-app';
-import { createTestDatabase, databaseUrl, runId } from './test-database';
+import { createTestDatabase, databaseUrl, newRedisPrefix } from './test-database';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -43,29 +42,10 @@ export interface TestApp {
  */
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const databaseName = options.databaseName ?? (await createTestDatabase());
-  const redisPrefix = options.redisPrefix ?? `t${runId()}${randomBytes(3).toString('hex')}`;
-  const env: Record<string, string | undefined> = {
-    DATABASE_URL: databaseUrl(databaseName),
-    DB_MIGRATE_ON_START: 'false',
-    DB_POOL_SIZE: '5',
-    REDIS_KEY_PREFIX: redisPrefix,
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    ADMIN_TOKEN,
-    PUBLIC_BASE_URL: 'http://127.0.0.1',
-    WEBHOOK_ALLOW_HTTP: 'true',
-    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-    RATE_LIMIT_READ_PER_MIN: '100000',
-    RATE_LIMIT_WRITE_PER_MIN: '100000',
-    SHUTDOWN_DRAIN_MS: '0',
-    ...options.env,
-  };
-  const saved = { ...process.env };
-  for (const [key, value] of Object.entries(env)) {
-    if (value === undefined) delete process.env[key];
-    else process.env[key] = value;
-  }
+  const redisPrefix = options.redisPrefix ?? newRedisPrefix();
+  const env = testEnv(databaseName, redisPrefix, options.env);
   let app: NestExpressApplication;
-  try {
+  await withEnv(env, async () => {
     const root: DynamicModule = AppModule.forRole(options.role ?? 'all');
     const module: DynamicModule = options.extraModules
       ? { module: TestRootModule, imports: [root, ...options.extraModules] }
@@ -83,16 +63,54 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       await configureApp(app);
     }
     await app.listen(0, '127.0.0.1');
-  } finally {
-    process.env = saved;
-  }
+  });
   return {
-    app,
+    app: app!,
     http: () => request(app.getHttpServer()),
-    dataSource: app.get(DataSource),
+    dataSource: app!.get(DataSource),
     databaseName,
     redisPrefix,
     env,
     close: () => app.close(),
   };
+}
+
+/** The environment a test instance runs with: its own database and Redis prefix, quiet logs. */
+export function testEnv(
+  databaseName: string,
+  redisPrefix: string,
+  overrides: Record<string, string | undefined> = {},
+): Record<string, string | undefined> {
+  return {
+    DATABASE_URL: databaseUrl(databaseName),
+    DB_MIGRATE_ON_START: 'false',
+    DB_POOL_SIZE: '5',
+    REDIS_KEY_PREFIX: redisPrefix,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ADMIN_TOKEN,
+    PUBLIC_BASE_URL: 'http://127.0.0.1',
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    RATE_LIMIT_READ_PER_MIN: '100000',
+    RATE_LIMIT_WRITE_PER_MIN: '100000',
+    SHUTDOWN_DRAIN_MS: '0',
+    ...overrides,
+  };
+}
+
+/** Runs `boot` with `env` in process.env (configuration is read while modules start), then restores it. */
+export async function withEnv(
+  env: Record<string, string | undefined>,
+  boot: () => Promise<void>,
+): Promise<void> {
+  const saved = { ...process.env };
+  for (const [key, value] of Object.entries(env)) {
+    if (value === undefined) delete process.env[key];
+    else process.env[key] = value;
+  }
+  try {
+    await boot();
+  } finally {
+    process.env = saved;
+  }
 }

@@ -30,6 +30,9 @@ export function runId(): string {
 
 export const templateName = (id: string) => `lsvc_test_${id}_tpl`;
 
+/** A Redis key prefix of this run (the teardown deletes every key under the run's prefixes). */
+export const newRedisPrefix = () => `t${runId()}${randomBytes(3).toString('hex')}`;
+
 /** A fresh database for one test file, cloned from the migrated and seeded template. */
 export async function createTestDatabase(): Promise<string> {
   const name = `lsvc_test_${runId()}_${randomBytes(4).toString('hex')}`;

@@ -1,12 +1,16 @@
 import type { Principal } from './principal';
 
-/** What a key may see: its account's records of its own mode (live or test). */
-export interface RecordScope {
+/**
+ * Whose records a key reaches: its account's, in its own mode (live or test). Not to be confused
+ * with a key's permissions (`@Scopes`).
+ */
+export interface OwnerScope {
   accountId: string;
   livemode: boolean;
 }
 
-export const scopeOf = (principal: Principal): RecordScope => ({
+export const ownerScopeOf = (principal: Principal): OwnerScope => ({
   accountId: principal.accountId,
   livemode: principal.livemode,
 });
+

@@ -5,25 +5,27 @@ import type { AllConfig } from '../config';
 import { OutboxStore } from '../events/outbox.store';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { ListingCountsService } from '../listings/listing-counts.service';
+import { ExpiryService } from '../expiry/expiry.service';
 import { UsageService } from '../usage/usage.service';
 import { WebhookDeliveryStore } from '../webhooks/webhook-delivery.store';
-import { ExpiryService } from './expiry.service';
+import { inBatches } from './in-batches';
 
 const FOLD_COUNTS_EVERY_MS = 5_000;
 const PURGE_IDEMPOTENCY_EVERY_MS = 10 * 60_000;
 const PURGE_USAGE_EVERY_MS = 60 * 60_000;
 /** /me/usage reaches 90 days back; a margin keeps the boundary day whole across time zones. */
 const USAGE_RETENTION_DAYS = 92;
-/** Small: each batch is one short statement, so no lock is held for long. */
-const RETENTION_BATCH = 2_000;
 
 /**
- * Only triggers: the work is in the services, each safe when every worker instance runs it at
- * the same moment. A run still in progress is not started again on the same instance.
+ * The schedule of the worker's periodic jobs, all in one place. Only triggers: each job's work
+ * is in its feature's service or store, each safe when every worker instance runs it at the same
+ * moment. A run still in progress is not started again on the same instance. (The webhook
+ * pipeline's own loops, the outbox relay and the delivery sweep, stay in the webhooks worker
+ * module: they run only while Bull's queues are up and are stopped in order with them.)
  */
 @Injectable()
-export class ExpiryScheduler implements OnApplicationBootstrap {
-  private readonly logger = new Logger(ExpiryScheduler.name);
+export class PeriodicJobs implements OnApplicationBootstrap {
+  private readonly logger = new Logger(PeriodicJobs.name);
   private readonly running = new Set<string>();
 
   constructor(
@@ -73,18 +75,5 @@ export class ExpiryScheduler implements OnApplicationBootstrap {
         .finally(() => this.running.delete(name));
     }, ms);
     this.registry.addInterval(name, timer);
-  }
-}
-
-/** Runs a purge batch after batch until one comes back short; returns the total removed. */
-export async function inBatches(
-  batch: (size: number) => Promise<number>,
-  size = RETENTION_BATCH,
-): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const removed = await batch(size);
-    total += removed;
-    if (removed < size) return total;
   }
 }

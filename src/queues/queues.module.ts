@@ -9,7 +9,7 @@ import {
   deliveryQueueOptions,
   FANOUT_QUEUE,
   fanoutQueueOptions,
-} from './webhook-queues';
+} from '../webhooks/webhook-queues';
 
 const JOB_STATES: JobStatus[] = ['waiting', 'active', 'delayed', 'completed', 'failed', 'paused'];
 
@@ -44,8 +44,12 @@ class QueueGauges implements OnModuleInit {
 }
 
 /**
- * The two webhook queues as handles: the worker processes them, an API replica only looks at
- * them (queue dashboard, metrics). Registering a queue starts no processing.
+ * Bull's connection to Redis and every queue of the service, as handles: a module that needs a
+ * queue imports this one and injects it with `@InjectQueue(name)`. Which process works a queue is
+ * the feature's business (the webhooks worker module processes the webhook queues); an API
+ * replica only looks at them (queue dashboard, metrics). Registering a queue starts no
+ * processing. A new queue is registered here, with its options kept beside its feature's code
+ * (as `webhook-queues.ts` keeps the webhook queues'), and gets its gauges for free.
  */
 @Module({
   imports: [
@@ -84,4 +88,4 @@ class QueueGauges implements OnModuleInit {
   providers: [QueueGauges],
   exports: [BullModule],
 })
-export class WebhookQueuesModule {}
+export class QueuesModule {}

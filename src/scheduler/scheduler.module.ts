@@ -1,0 +1,25 @@
+import { Module } from '@nestjs/common';
+import { ScheduleModule } from '@nestjs/schedule';
+import { ExpiryModule } from '../expiry/expiry.module';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
+import { ListingsModule } from '../listings/listings.module';
+import { UsageModule } from '../usage/usage.module';
+import { WebhooksModule } from '../webhooks/webhooks.module';
+import { PeriodicJobs } from './periodic-jobs';
+
+/**
+ * The worker's periodic jobs: listing expiry, count folding, idempotency and usage purges, event
+ * and delivery retention. A new job is one line in PeriodicJobs plus its feature's module here.
+ */
+@Module({
+  imports: [
+    ScheduleModule.forRoot(),
+    ExpiryModule,
+    ListingsModule,
+    IdempotencyModule,
+    UsageModule,
+    WebhooksModule,
+  ],
+  providers: [PeriodicJobs],
+})
+export class SchedulerModule {}

@@ -1,0 +1,52 @@
+import 'reflect-metadata';
+import type { ModuleMetadata, Type } from '@nestjs/common';
+import { Test, TestingModule } from '@nestjs/testing';
+import { randomBytes } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { AccountsModule } from '../../src/accounts/accounts.module';
+import { AccountsService } from '../../src/accounts/accounts.service';
+import { CoreModule } from '../../src/app.module';
+import type { OwnerScope } from '../../src/common/auth/scope';
+import { createTestDatabase, newRedisPrefix } from './test-database';
+import { testEnv, withEnv } from './test-app';
+
+export interface IntegrationContext {
+  get<T>(type: Type<T>): T;
+  dataSource: DataSource;
+  /** a new approved account, live mode */
+  newOwner(): Promise<OwnerScope>;
+  close(): Promise<void>;
+}
+
+/**
+ * The service tier: the feature modules given, on the application's core (configuration,
+ * database, Redis, outbox), against a fresh database cloned from the run's template. No HTTP
+ * server: tests call services directly.
+ */
+export async function createIntegrationContext(
+  metadata: Pick<ModuleMetadata, 'imports' | 'providers'>,
+  env: Record<string, string> = {},
+): Promise<IntegrationContext> {
+  const databaseName = await createTestDatabase();
+  const redisPrefix = newRedisPrefix();
+  let module: TestingModule | undefined;
+  await withEnv(testEnv(databaseName, redisPrefix, env), async () => {
+    module = await Test.createTestingModule({
+      imports: [CoreModule, AccountsModule, ...(metadata.imports ?? [])],
+      providers: metadata.providers ?? [],
+    }).compile();
+    await module.init();
+  });
+  const app = module!;
+  return {
+    get: (type) => app.get(type, { strict: false }),
+    dataSource: app.get(DataSource),
+    newOwner: async () => {
+      const account = await app
+        .get(AccountsService)
+        .create(`Int AB ${randomBytes(3).toString('hex')}`, true);
+      return { accountId: account.id, livemode: true };
+    },
+    close: () => app.close(),
+  };
+}
