@@ -197,6 +197,31 @@ describe('Bad input never causes a 5xx nor a change (property tests)', () => {
     ]);
   });
 
+  it('a control character that JavaScript counts as whitespace is refused, not trimmed or stripped', async () => {
+    // Found by the property above: a title's leading vertical tab was trimmed away, a phone's
+    // stripped with the spaces, and the listing created.
+    for (const [field, value] of [
+      ['title', '\u000bVolvo V70 2.4'],
+      ['title', 'Volvo V70 2.4\f'],
+      ['phone', '+46 70\u000b123 45 67'],
+    ]) {
+      const res = await as(t, seller.liveKey)
+        .post('/v1/listings')
+        .send(
+          aListing()
+            .with({ [field]: value })
+            .build(),
+        );
+      expect([res.status, res.body.error?.details?.[0]?.field]).toEqual([400, field]);
+    }
+    // Ordinary spaces still go: at a title's ends, and inside a phone number.
+    const ok = await as(t, seller.liveKey)
+      .post('/v1/listings')
+      .send(aListing().with({ title: '  Volvo V70 2.4 \t', phone: '+46 70-123 45 67' }).build())
+      .expect(201);
+    expect([ok.body.data.title, ok.body.data.phone]).toEqual(['Volvo V70 2.4', '+46701234567']);
+  });
+
   it('the other text fields refuse control characters too, naming the field', async () => {
     const fieldOf = (res: Response) => [res.status, res.body.error?.details?.[0]?.field];
     const key = seller.liveKey;

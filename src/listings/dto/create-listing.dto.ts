@@ -18,10 +18,18 @@ import { CONDITIONS, Condition } from '../listing.constants';
 import { ImageRefDto } from './image-ref.dto';
 import { IsPlainText } from '../../common/http/plain-text.validator';
 
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
-/** Spaces and dashes are how people write numbers; E.164 is how they are stored. */
+/**
+ * Whitespace at the ends goes, but not the two control characters JavaScript counts as whitespace
+ * (vertical tab, form feed): the field refuses those, wherever they are.
+ */
+const trim = ({ value }: { value: unknown }) =>
+  typeof value === 'string' ? value.replace(/^[^\S\v\f]+|[^\S\v\f]+$/g, '') : value;
+/**
+ * Spaces and dashes are how people write numbers; E.164 is how they are stored. Only space
+ * separators and tabs are dropped: a control character is refused, not silently removed.
+ */
 const compactPhone = ({ value }: { value: unknown }) =>
-  typeof value === 'string' ? value.replace(/[\s-]/g, '') : value;
+  typeof value === 'string' ? value.replace(/[\p{Zs}\t-]/gu, '') : value;
 const required = () => IsDefined({ message: '$property is required' });
 
 export const EXTERNAL_ID_PATTERN = /^[^\s/\p{C}]{1,128}$/u;
