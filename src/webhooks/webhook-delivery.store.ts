@@ -215,7 +215,9 @@ export class WebhookDeliveryStore {
     await this.dataSource.query(
       `WITH delivered AS (
          UPDATE webhook_deliveries SET status = 'succeeded', attempts = attempts + 1,
-           first_attempt_at = COALESCE(first_attempt_at, $2), last_attempt_at = $2, next_attempt_at = NULL, last_response_status = $3,
+           first_attempt_at = COALESCE(first_attempt_at, $2), last_attempt_at = $2,
+           succeeded_at = CASE WHEN event_id IS NOT NULL THEN $2::timestamptz END,
+           next_attempt_at = NULL, last_response_status = $3,
            last_error = NULL, response_body_excerpt = $4
          WHERE id = $1 RETURNING id, endpoint_id),
        logged AS (

@@ -157,7 +157,8 @@ export class WebhookEndpointStore {
 
   /**
    * Disables the endpoint, in the caller's transaction, unless an event delivery to it succeeded
-   * since `since` (test deliveries prove nothing about the schedule and do not count). True when
+   * since `since` (test deliveries and manual retries are not part of the schedule and do not
+   * count: only `succeeded_at`, which a scheduled success sets). True when
    * this call disabled it.
    */
   async disableUnlessDeliveredSince(
@@ -168,9 +169,7 @@ export class WebhookEndpointStore {
     const [rows] = await em.query(
       `UPDATE webhook_endpoints SET is_active = false, disabled_at = now()
        WHERE id = $1 AND is_active AND NOT EXISTS (
-         SELECT 1 FROM webhook_deliveries
-         WHERE endpoint_id = $1 AND status = 'succeeded' AND event_id IS NOT NULL
-           AND last_attempt_at >= $2)
+         SELECT 1 FROM webhook_deliveries WHERE endpoint_id = $1 AND succeeded_at >= $2)
        RETURNING id`,
       [endpointId, since],
     );

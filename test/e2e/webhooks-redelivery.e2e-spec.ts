@@ -235,6 +235,36 @@ describe('Webhook redelivery: detail, retry, recover, rotation', () => {
       ]);
     });
 
+    it('a manual retry of an old success does not keep a failing endpoint from being disabled', async () => {
+      const account = await anAccount(t).build();
+      const endpoint = await register(account);
+      await emitEvent(t, account.id, 'listing.sold');
+      const [old] = await settled(account, endpoint, 1);
+      expect(old.status).toBe('succeeded');
+
+      // The next event's first attempt is held at the receiver; meanwhile the old delivery is
+      // retried by hand, and fails. Then every remaining attempt of the new delivery fails.
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      receiver.replyWith(endpoint.path, { status: 500, after: held }, 500);
+      receiver.byDefault(endpoint.path, 500);
+      await emitEvent(t, account.id, 'listing.expired');
+      await receiver.waitFor(endpoint.path, 2); // the old one and the held first attempt
+      await api(account)
+        .post(`/v1/webhooks/${endpoint.id}/deliveries/${old.deliveryId}/retry`)
+        .expect(202);
+      const oldDetail = () =>
+        api(account).get(`/v1/webhooks/${endpoint.id}/deliveries/${old.deliveryId}`);
+      await eventually(async () => (await oldDetail()).body.data.attemptLog.length === 2);
+      release();
+
+      // The failing delivery used up its schedule with no scheduled success since it began.
+      await eventually(async () => {
+        const [current] = (await api(account).get('/v1/webhooks').expect(200)).body.data;
+        return current.isActive === false;
+      });
+    });
+
     it('refuses a retry on a disabled endpoint with 400 on isActive', async () => {
       const account = await anAccount(t).build();
       const endpoint = await register(account);
