@@ -396,6 +396,24 @@ describe('Listing images', () => {
       await live().patch(`/v1/listings/${l.id}`).send({ images: urlOnly }).expect(200);
       await t.http().get(l.path).expect(404);
     });
+
+    it('a file another listing shows by URL is kept when its own listing drops it', async () => {
+      const l = await withUpload();
+      // Relisting: another listing shows the same uploaded image by its URL.
+      const copy = (
+        await live()
+          .post('/v1/listings')
+          .send(
+            aListing()
+              .with({ images: [{ url: l.url }] })
+              .build(),
+          )
+          .expect(201)
+      ).body.data;
+      await live().patch(`/v1/listings/${l.id}`).send({ images: urlOnly }).expect(200);
+      await t.http().get(l.path).expect(200);
+      expect((await gallery(copy.id)).map((image) => image.url)).toEqual([l.url]);
+    });
   });
 
   describe('concurrency', () => {

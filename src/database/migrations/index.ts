@@ -9,6 +9,7 @@ import { WebhookDeliveryDisableRule1763901000000 } from './1763901000000-Webhook
 import { ListingUpdatedAtMilliseconds1763905000000 } from './1763905000000-ListingUpdatedAtMilliseconds';
 import { EventsFeed1763920000000 } from './1763920000000-EventsFeed';
 import { WebhookRecovery1763921000000 } from './1763921000000-WebhookRecovery';
+import { MediaUrlReferences1763930000000 } from './1763930000000-MediaUrlReferences';
 
 /** Listed explicitly so ts-node, Jest and the compiled build all load the same set. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   ListingUpdatedAtMilliseconds1763905000000,
   EventsFeed1763920000000,
   WebhookRecovery1763921000000,
+  MediaUrlReferences1763930000000,
 ];

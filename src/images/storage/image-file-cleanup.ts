@@ -46,13 +46,20 @@ export class ImageFileCleanup implements EntitySubscriberInterface {
     // The check runs on the transaction's own connection, still held: waiting for another one
     // from the pool while holding this could starve the pool under load.
     try {
-      const held: { storage_key: string }[] = await queryRunner.query(
-        'SELECT storage_key FROM listing_images WHERE storage_key = ANY($1)',
-        [keys],
+      // Kept while any image row holds the key, or shows the file by its URL (another listing
+      // that reuses an upload's URL stores no key; listing_images_media_url_idx answers that).
+      const unique = [...new Set(keys)];
+      const held: { key: string }[] = await queryRunner.query(
+        `SELECT storage_key AS key FROM listing_images WHERE storage_key = ANY($1)
+         UNION
+         SELECT u.key FROM unnest($1::text[], $2::text[]) AS u(key, url)
+         WHERE EXISTS (SELECT 1 FROM listing_images i WHERE i.url = u.url
+                         AND i.storage_key IS NULL AND i.url LIKE '%/media/%')`,
+        [unique, unique.map((key) => this.storage.publicUrl(key))],
       );
-      const kept = new Set(held.map((row) => row.storage_key));
+      const kept = new Set(held.map((row) => row.key));
       await Promise.all(
-        [...new Set(keys)].filter((key) => !kept.has(key)).map((key) => this.storage.delete(key)),
+        unique.filter((key) => !kept.has(key)).map((key) => this.storage.delete(key)),
       );
     } catch (error) {
       this.logger.warn({ err: error, keys }, 'Could not delete the files of dropped images');
