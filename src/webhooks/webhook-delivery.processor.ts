@@ -11,7 +11,7 @@ import {
   DeliveryJob,
   startProcessing,
 } from './webhook-queues';
-import { WebhookSender } from './webhook-sender';
+import { AttemptResult, WebhookSender } from './webhook-sender';
 
 /**
  * One attempt per job run. A failed attempt is recorded, then thrown, so Bull's retry
@@ -50,7 +50,7 @@ export class WebhookDeliveryProcessor implements OnApplicationBootstrap {
       return;
     }
     const result = await this.sender.send(target);
-    this.metrics.deliveryAttempts.inc({ outcome: result.ok ? 'success' : 'failure' });
+    this.countAttempt(result);
     if (result.ok) {
       await this.deliveries.recordSuccess(target, result);
       return;
@@ -65,11 +65,20 @@ export class WebhookDeliveryProcessor implements OnApplicationBootstrap {
     throw new DeliveryAttemptError(result.error ?? 'Delivery failed', outcome.retryDelayMs);
   }
 
-  /** One attempt, whatever the delivery's status; never retried by Bull, never counted. */
+  /**
+   * One attempt, whatever the delivery's status; never retried by Bull, never counted toward
+   * auto-disable. It is an HTTP attempt all the same, so the metric counts it.
+   */
   private async retryManually(deliveryId: string): Promise<void> {
     const target = await this.deliveries.loadTarget(deliveryId, true);
     // Switched off since the retry was asked for: nothing is sent to a disabled endpoint.
     if (!target?.endpointActive) return;
-    await this.deliveries.recordManualAttempt(target, await this.sender.send(target));
+    const result = await this.sender.send(target);
+    this.countAttempt(result);
+    await this.deliveries.recordManualAttempt(target, result);
+  }
+
+  private countAttempt(result: AttemptResult): void {
+    this.metrics.deliveryAttempts.inc({ outcome: result.ok ? 'success' : 'failure' });
   }
 }
