@@ -356,6 +356,35 @@ describe('Webhook redelivery: detail, retry, recover, rotation', () => {
       expect(ids.sort()).toEqual(missed.map((m) => m.id).sort());
     });
 
+    it('restarts each failed delivery once when recover calls overlap', async () => {
+      const account = await anAccount(t).build();
+      const endpoint = await register(account);
+      const since = new Date(Date.now() - 1000).toISOString();
+      receiver.byDefault(endpoint.path, 500);
+      const events = [];
+      for (let i = 0; i < 12; i++) events.push(await emitEvent(t, account.id, 'listing.updated'));
+      const failed = await settled(account, endpoint, 12);
+      expect(failed.every((d) => d.status === 'failed')).toBe(true);
+      await setActive(account, endpoint, true); // whether or not the failures disabled it
+      receiver.byDefault(endpoint.path, 200);
+      const before = receiver.at(endpoint.path).length;
+
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, () => recover(account, endpoint, since)),
+      );
+      expect(answers.map((a) => a.status)).toEqual(Array(6).fill(202));
+      expect(answers.reduce((sum, a) => sum + a.body.data.queued, 0)).toBe(12);
+      const delivered = await settled(account, endpoint, 12);
+      expect(delivered.every((d) => d.status === 'succeeded')).toBe(true);
+      // Same deliveries, each sent once more: no event restarted twice.
+      expect(delivered.map((d) => d.deliveryId).sort()).toEqual(
+        failed.map((d) => d.deliveryId).sort(),
+      );
+      const again = receiver.at(endpoint.path).slice(before);
+      expect(again).toHaveLength(12);
+      expect(again.map((r) => r.body.data.id).sort()).toEqual(events.map((e) => e.id).sort());
+    });
+
     it('recovers nothing from before the endpoint existed', async () => {
       const account = await anAccount(t).build();
       await emitEvent(t, account.id, 'listing.sold');
