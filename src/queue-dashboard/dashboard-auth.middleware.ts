@@ -33,14 +33,13 @@ export function dashboardAuth(
       return;
     }
     try {
-      authFailures.assertNotBlocked(req.ip);
+      await authFailures.recordFailure(req.ip);
     } catch (error) {
       if (!(error instanceof RateLimitedError)) throw error;
       res.setHeader('Retry-After', String(error.retryAfterSeconds));
       res.status(429).json(errorEnvelope(req, ErrorCode.RATE_LIMITED, error.message));
       return;
     }
-    await authFailures.recordFailure(req.ip);
     res.setHeader('WWW-Authenticate', 'Basic realm="queue dashboard", charset="UTF-8"');
     res
       .status(401)

@@ -26,10 +26,10 @@ export class AuthFailureLimiter {
   }
 
   /**
-   * Refuses a blocked address before its key is looked up, from memory. Another instance learns of
-   * the block on the address's next failure there.
+   * A blocked address is refused from memory, without a Redis round trip. Another instance learns
+   * of the block on the address's next failure there.
    */
-  assertNotBlocked(ip: string | undefined): void {
+  private assertNotBlocked(ip: string | undefined): void {
     // The usual case, checked on every request: nobody is blocked, no address to normalise.
     if (this.blockedUntil.size === 0) return;
     const address = addressOf(ip);
@@ -40,8 +40,14 @@ export class AuthFailureLimiter {
     this.blockedUntil.delete(address);
   }
 
-  /** Counts one failed authentication; throws RateLimitedError once the address is over the limit. */
+  /**
+   * Counts one failed authentication. Throws RateLimitedError when the address is already blocked
+   * (nothing more is counted then) or this failure takes it over the limit; the caller refuses the
+   * request either way. Only failures come here: valid credentials are never refused for their
+   * address.
+   */
   async recordFailure(ip: string | undefined): Promise<void> {
+    this.assertNotBlocked(ip);
     const address = addressOf(ip);
     let blockedFor: number;
     try {

@@ -61,9 +61,8 @@ export class AuthenticateMiddleware {
     await this.refuse(req, new UnauthorizedError('A valid admin token is required.'));
   }
 
-  /** A blocked address gets 429 from memory; otherwise the failure is counted, then refused. */
+  /** The failure is counted (a blocked address gets 429 instead), then refused. */
   private async refuse(req: AuthenticatedRequest, error: UnauthorizedError): Promise<never> {
-    this.authFailures.assertNotBlocked(req.ip);
     await this.authFailures.recordFailure(req.ip);
     throw error;
   }
