@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import sharp, { Metadata } from 'sharp';
-import { Semaphore } from '../common/concurrency/semaphore';
+import pLimit, { type Limit } from 'p-limit';
 import { ValidationError } from '../common/errors/domain-error';
 import type { AllConfig } from '../config';
 
@@ -38,17 +38,17 @@ export interface ProcessedImage {
  */
 @Injectable()
 export class ImageProcessor {
-  private readonly decoding: Semaphore;
+  private readonly decoding: Limit;
 
   constructor(config: ConfigService<AllConfig, true>) {
-    this.decoding = new Semaphore(config.get('storage.decodeConcurrency', { infer: true }));
+    this.decoding = pLimit(config.get('storage.decodeConcurrency', { infer: true }));
   }
 
   async process(input: Buffer, field: string): Promise<ProcessedImage> {
     if (input.length === 0) throw ValidationError.field(field, 'The image is empty.');
     if (input.length > MAX_UPLOAD_BYTES)
       throw ValidationError.field(field, 'The image is larger than 10 MB.');
-    return this.decoding.run(() => this.reencode(input, field));
+    return this.decoding(() => this.reencode(input, field));
   }
 
   private async reencode(input: Buffer, field: string): Promise<ProcessedImage> {
