@@ -8,15 +8,10 @@ import { emitEvent, sampleEventData } from '../support/events';
 import { anAccount, as, TestAccount } from '../support/factories';
 import { createTestApp, TestApp } from '../support/test-app';
 import { eventually, expectSignedWebhook, WebhookReceiver } from '../support/webhook-receiver';
+import { RegisteredEndpoint as Endpoint, registerEndpoint } from '../support/webhooks';
 
 /** Ten attempts, 100 ms apart: the real schedule's shape in about a second. */
 const FAST_SCHEDULE = Array(9).fill('100').join(',');
-
-interface Endpoint {
-  id: string;
-  secret: string;
-  path: string;
-}
 
 describe('Webhook delivery', () => {
   let t: TestApp;
@@ -33,14 +28,8 @@ describe('Webhook delivery', () => {
   });
 
   let paths = 0;
-  async function register(account: TestAccount, events?: EventName[]): Promise<Endpoint> {
-    const path = `/hooks/${++paths}`;
-    const res = await as(t, account.liveKey)
-      .post('/v1/webhooks')
-      .send({ url: receiver.url(path), events })
-      .expect(201);
-    return { id: res.body.data.id, secret: res.body.data.secret, path };
-  }
+  const register = (account: TestAccount, events?: EventName[]) =>
+    registerEndpoint(t, account.liveKey, receiver, `/hooks/${++paths}`, events);
 
   async function endpointOf(account: TestAccount, endpoint: Endpoint) {
     const res = await as(t, account.liveKey).get('/v1/webhooks').expect(200);

@@ -5,22 +5,9 @@ import { startServiceProcess } from '../support/service-process';
 import { createTestApp, TestApp } from '../support/test-app';
 import { ThrowawayRedis } from '../support/throwaway-redis';
 import { eventually, expectSignedWebhook, WebhookReceiver } from '../support/webhook-receiver';
+import { registerEndpoint } from '../support/webhooks';
 
 const FAST_RETRIES = { WEBHOOK_RETRY_SCHEDULE: '200,200,200,200,200,200,200,200,200' };
-
-async function registerEndpoint(
-  t: TestApp,
-  key: string,
-  receiver: WebhookReceiver,
-  path: string,
-  events?: string[],
-) {
-  const res = await as(t, key)
-    .post('/v1/webhooks')
-    .send({ url: receiver.url(path), events })
-    .expect(201);
-  return res.body.data as { id: string; secret: string };
-}
 
 describe('Webhooks for listing changes made through the API', () => {
   let t: TestApp;

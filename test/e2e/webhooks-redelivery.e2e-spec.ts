@@ -3,15 +3,10 @@ import { expectError, fieldsOf } from '../support/envelope';
 import { anAccount, as, TestAccount } from '../support/factories';
 import { createTestApp, TestApp } from '../support/test-app';
 import { eventually, expectSignedWebhook, WebhookReceiver } from '../support/webhook-receiver';
+import { RegisteredEndpoint as Endpoint, registerEndpoint } from '../support/webhooks';
 
 /** Ten attempts, 50 ms apart: a delivery that always fails ends in about half a second. */
 const FAST_SCHEDULE = Array(9).fill('50').join(',');
-
-interface Endpoint {
-  id: string;
-  secret: string;
-  path: string;
-}
 
 interface Delivery {
   deliveryId: string;
@@ -36,14 +31,8 @@ describe('Webhook redelivery: detail, retry, recover, rotation', () => {
   });
 
   let paths = 0;
-  async function register(account: TestAccount): Promise<Endpoint> {
-    const path = `/redelivery/${++paths}`;
-    const res = await as(t, account.liveKey)
-      .post('/v1/webhooks')
-      .send({ url: receiver.url(path) })
-      .expect(201);
-    return { id: res.body.data.id, secret: res.body.data.secret, path };
-  }
+  const register = (account: TestAccount) =>
+    registerEndpoint(t, account.liveKey, receiver, `/redelivery/${++paths}`);
 
   const api = (account: TestAccount) => as(t, account.liveKey);
 
