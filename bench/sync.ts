@@ -4,8 +4,9 @@
  * delivery is queued, and the purge of 1M due events while POST /listings runs beside it.
  */
 import type { Client } from 'pg';
-import { load, LoadOptions, LoadResult } from './lib/load';
+import { load, LoadOptions, LoadResult, RUN_SECONDS } from './lib/load';
 import { createAccount, LISTING_BODY, seedListings } from './lib/seed';
+import { feedItemSql } from '../src/events/feed-item.sql';
 
 export interface SyncBenchContext {
   db: Client;
@@ -24,15 +25,31 @@ export interface SyncBenchContext {
 const auth = (key: string) => ({ authorization: `Bearer ${key}` });
 const pick = <T>(items: T[]) => items[Math.floor(Math.random() * items.length)];
 
-/** `count` listing.created events of the account, written as the service writes them. */
-async function seedEvents(db: Client, accountId: string, count: number, ageSql = '0 seconds') {
+/**
+ * `count` listing.created events of the account, written as the service writes them. With
+ * `positioned`, they are also already in the feed (position and rendered item), as events that
+ * old were long ago: otherwise the worker's positioner would be placing them while a scenario
+ * measures something else.
+ */
+async function seedEvents(
+  db: Client,
+  accountId: string,
+  count: number,
+  ageSql = '0 seconds',
+  positioned = false,
+) {
   await db.query(
-    `INSERT INTO outbox_events (account_id, event, data, created_at, relayed_at, fanned_out_at)
-     SELECT $1, 'listing.created', jsonb_build_object('id', gen_random_uuid(), 'externalId', NULL,
-       'livemode', true, 'status', 'ACTIVE', 'updatedAt', api_timestamp(now())),
-       now() - $3::interval, now(), now()
-     FROM generate_series(1, $2::int)`,
-    [accountId, count, ageSql],
+    `INSERT INTO outbox_events (id, account_id, event, data, created_at, relayed_at, fanned_out_at,
+       feed_position, feed_item)
+     SELECT e.id, e.account_id, e.event, e.data, e.created_at, now(), now(),
+       CASE WHEN $4 THEN nextval('outbox_feed_position_seq') END,
+       CASE WHEN $4 THEN ${feedItemSql('e')} END
+     FROM (SELECT gen_random_uuid() AS id, $1::uuid AS account_id, 'listing.created' AS event,
+             jsonb_build_object('id', gen_random_uuid(), 'externalId', NULL, 'livemode', true,
+               'status', 'ACTIVE', 'updatedAt', api_timestamp(now())) AS data,
+             now() - $3::interval AS created_at, true AS livemode
+           FROM generate_series(1, $2::int)) e`,
+    [accountId, count, ageSql, positioned],
   );
 }
 
@@ -107,6 +124,9 @@ async function recoverTenThousand(ctx: SyncBenchContext) {
   return { queued, seconds };
 }
 
+const sleepUntil = (at: number) =>
+  new Promise((resolve) => setTimeout(resolve, Math.max(0, at - Date.now())));
+
 async function purgeMillion(ctx: SyncBenchContext) {
   const writer = await createAccount(ctx.base, ctx.adminToken, 'Rensning AB');
   const post: LoadOptions = {
@@ -115,17 +135,25 @@ async function purgeMillion(ctx: SyncBenchContext) {
     headers: auth(writer.key),
     body: JSON.stringify(LISTING_BODY),
   };
-  // The million rows are written first, 90 s short of due, so that the baseline runs on the
+  // The million rows are written first, two minutes short of due, so that the baseline runs on the
   // same table and after the same burst of writes (checkpoint, autovacuum) as the measured run:
   // what differs between the two is the purge alone.
   const old = await createAccount(ctx.base, ctx.adminToken, 'Gamla Händelser AB');
   const seeded = Date.now(); // the rows' created_at is their transaction's start
-  await seedEvents(ctx.db, old.id, 1_000_000, '30 days -90 seconds');
-  const dueAt = seeded + 90_000;
+  await seedEvents(ctx.db, old.id, 1_000_000, '30 days -120 seconds', true);
+  const dueAt = seeded + 120_000;
+  // Settled as a month-old table would be: no autovacuum of fresh inserts, no checkpoint of
+  // them, falling into either run.
+  await ctx.db.query('VACUUM ANALYZE outbox_events');
   await ctx.db.query('CHECKPOINT');
+  // The baseline runs just before the rows fall due, so that it and the run during the purge
+  // are as close in time as they can be (the machine has settled from the seed by then).
+  await sleepUntil(dueAt - (RUN_SECONDS + 2 + 2) * 1000);
   await load({ ...post, durationSeconds: 2 });
   const baseline = await load(post);
-  await new Promise((resolve) => setTimeout(resolve, Math.max(0, dueAt - Date.now()) + 1_500));
+  if (Date.now() > dueAt)
+    throw new Error('The seed took so long that the baseline ran into the purge');
+  await sleepUntil(dueAt + 1_500);
   const started = Date.now();
   const countDue = async () =>
     (

@@ -20,6 +20,9 @@ export interface LoadOptions {
   durationSeconds?: number;
 }
 
+/** How long a run lasts unless its options say otherwise (BENCH_DURATION, in seconds). */
+export const RUN_SECONDS = Number(process.env.BENCH_DURATION ?? 8);
+
 /** One autocannon run; latencies in milliseconds. */
 export async function load(options: LoadOptions): Promise<LoadResult> {
   const result = await autocannon({
@@ -28,7 +31,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     headers: { 'content-type': 'application/json', ...options.headers },
     body: options.body,
     connections: options.connections ?? 16,
-    duration: options.durationSeconds ?? Number(process.env.BENCH_DURATION ?? 8),
+    duration: options.durationSeconds ?? RUN_SECONDS,
     requests: options.request
       ? [{ setupRequest: (req: autocannon.Request) => ({ ...req, ...options.request!() }) }]
       : undefined,
