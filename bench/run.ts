@@ -11,6 +11,9 @@
  *
  * BENCH_PIN_API=<cpus> runs the API process under `taskset -c <cpus>` (e.g. 0: one core, a
  * stand-in for a slower machine); the floor, worker, PostgreSQL and load generator stay free.
+ * A Node process does its work on one thread, so pinning alone leaves it about the core it had;
+ * BENCH_PIN_NEIGHBOUR=1 adds a busy loop pinned to the same cores for the whole run, so the API
+ * gets about half a core when it is busy (and everything else a little less than the other one).
  * BENCH_DIST=<dir> runs the service from another build than dist/ (A/B of two builds: build one,
  * copy dist/ aside, build the other; the directory must sit inside the checkout so that
  * node_modules resolves). BENCH_API_NODE_ARGS adds node flags to the API process only (e.g.
@@ -19,6 +22,7 @@
  * Every service and floor run also reports the CPU time per request of the process it hit and of
  * PostgreSQL (all its processes, from /proc), as `api|floor µs` and `db µs`.
  */
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -440,6 +444,12 @@ async function main(): Promise<void> {
     pair,
     waitFor,
   };
+  // Started last before the try, so that its finally always stops it.
+  const neighbour =
+    pinApi && process.env.BENCH_PIN_NEIGHBOUR
+      ? spawn('taskset', ['-c', pinApi, process.execPath, '-e', 'for (;;);'], { stdio: 'ignore' })
+      : undefined;
+  if (neighbour) console.log(`A busy loop shares CPU ${pinApi} with the API`);
   try {
     if (process.env.BENCH_ONLY === 'pixel-bombs') {
       await benchPixelBombs();
@@ -614,6 +624,7 @@ async function main(): Promise<void> {
     );
     console.log('\nWritten to bench/results/latest.json');
   } finally {
+    neighbour?.kill();
     await receiver.close();
     await db.end();
     await floorServer.stop();
