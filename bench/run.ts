@@ -6,15 +6,30 @@
  * (alternating service/floor rounds, default 3) shorten or lengthen it; BENCH_WARMUP (seconds,
  * default 3) is the unrecorded warm-up of each side before a scenario's rounds.
  * BENCH_ONLY=pixel-bombs runs that scenario alone (no seed, no other scenario); BENCH_ONLY=sync
- * runs only the sync-and-recovery scenarios (bench/sync.ts).
+ * runs only the sync-and-recovery scenarios (bench/sync.ts); BENCH_ONLY=lists seeds the 100k
+ * account and runs only the first list pages, GET by id, POST and bulk (about 6 minutes).
+ *
+ * BENCH_PIN_API=<cpus> runs the API process under `taskset -c <cpus>` (e.g. 0: one core, a
+ * stand-in for a slower machine); the floor, worker, PostgreSQL and load generator stay free.
+ * A Node process does its work on one thread, so pinning alone leaves it about the core it had;
+ * BENCH_PIN_NEIGHBOUR=1 adds a busy loop pinned to the same cores for the whole run, so the API
+ * gets about half a core when it is busy (and everything else a little less than the other one).
+ * BENCH_DIST=<dir> runs the service from another build than dist/ (A/B of two builds: build one,
+ * copy dist/ aside, build the other; the directory must sit inside the checkout so that
+ * node_modules resolves). BENCH_API_NODE_ARGS adds node flags to the API process only (e.g.
+ * `--max-semi-space-size=32`).
+ * BENCH_PROFILE profiles the API during one scenario (see PROFILE below).
+ * Every service and floor run also reports the CPU time per request of the process it hit and of
+ * PostgreSQL (all its processes, from /proc), as `api|floor µs` and `db µs`.
  */
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { load, LoadOptions, LoadResult } from './lib/load';
-import { DEPLOYED_HEAP_FLAG, startNode, withPeakRss } from './lib/processes';
+import { cpuMs, DEPLOYED_HEAP_FLAG, postgresCpuMs, startNode, withPeakRss } from './lib/processes';
 import { BenchReceiver } from './lib/receiver';
-import { createAccount, LISTING_BODY, seedListings } from './lib/seed';
+import { BenchAccount, createAccount, LISTING_BODY, seedListings } from './lib/seed';
 import { pixelBomb } from '../test/support/images';
 import { benchSync } from './sync';
 
@@ -26,10 +41,13 @@ const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const base = `http://127.0.0.1:${PORT}`;
 const floor = `http://127.0.0.1:${FLOOR_PORT}`;
 
+/** A load run with the CPU time per request of the process it hit and of PostgreSQL, in µs. */
+type Measured = LoadResult & { cpuUs?: number; dbCpuUs?: number };
+
 interface Row {
   scenario: string;
-  service: LoadResult;
-  floor?: LoadResult;
+  service: Measured;
+  floor?: Measured;
   ratio?: number;
   note?: string;
 }
@@ -51,8 +69,38 @@ const median = (values: number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /** The median run of several, by req/s. */
-function medianRun(runs: LoadResult[]): LoadResult {
+function medianRun(runs: Measured[]): Measured {
   return [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)];
+}
+
+/**
+ * BENCH_PROFILE=<part of a scenario's name>: the API's CPU is profiled during that scenario's
+ * service runs (bench/lib/cpu-profile.ts), one .cpuprofile per run in BENCH_PROFILE_DIR
+ * (default bench/results); summarise with bench/lib/profile-summary.ts. The profiler's own cost
+ * lowers that scenario's figures, so profile in a run of its own.
+ */
+const PROFILE = process.env.BENCH_PROFILE || undefined;
+
+function toggleProfiler(): void {
+  const pid = processes.get(base);
+  if (pid) process.kill(pid, 'SIGWINCH');
+}
+
+/** Which process answers each base URL, for per-request CPU (set once they run). */
+const processes = new Map<string, number>();
+
+/** One load run, with the CPU the process behind its URL and PostgreSQL spent per request. */
+async function measured(options: LoadOptions): Promise<Measured> {
+  const pid = [...processes].find(([url]) => options.url.startsWith(url))?.[1];
+  const before = { own: pid ? cpuMs(pid) : 0, db: postgresCpuMs() };
+  const result = await load(options);
+  if (!pid || result.requests === 0) return result;
+  const perRequest = (ms: number) => Math.round((ms * 1000) / result.requests);
+  return {
+    ...result,
+    cpuUs: perRequest(cpuMs(pid) - before.own),
+    dbCpuUs: perRequest(postgresCpuMs() - before.db),
+  };
 }
 
 /**
@@ -66,17 +114,20 @@ async function pair(
   floorRun?: LoadOptions,
   note?: string,
 ): Promise<Row> {
-  const serviceRuns: LoadResult[] = [];
-  const floorRuns: LoadResult[] = [];
+  const serviceRuns: Measured[] = [];
+  const floorRuns: Measured[] = [];
   const ratios: number[] = [];
+  const profiled = PROFILE !== undefined && scenario.includes(PROFILE);
   // Unrecorded warm-up of both sides: JIT, connection pools and caches reach their steady state.
   await load({ ...service, durationSeconds: WARMUP_SECONDS });
   if (floorRun) await load({ ...floorRun, durationSeconds: WARMUP_SECONDS });
   for (let round = 0; round < (floorRun ? ROUNDS : 1); round++) {
-    const s = await load(service);
+    if (profiled) toggleProfiler();
+    const s = await measured(service);
+    if (profiled) toggleProfiler();
     serviceRuns.push(s);
     if (floorRun) {
-      const f = await load(floorRun);
+      const f = await measured(floorRun);
       floorRuns.push(f);
       ratios.push(s.rps / f.rps);
     }
@@ -95,10 +146,13 @@ async function pair(
 function print(row: Row): void {
   const s = row.service;
   const f = row.floor;
+  const cpu = (r: Measured, who: string) =>
+    r.cpuUs === undefined ? '' : ` (${who} ${r.cpuUs} µs, db ${r.dbCpuUs} µs)`;
   console.log(
     `${row.scenario.padEnd(42)} ${String(s.rps).padStart(6)} req/s  p50 ${String(s.p50).padStart(4)} ms  p99 ${String(s.p99).padStart(4)} ms` +
+      cpu(s, 'api') +
       (f
-        ? `  | floor ${String(f.rps).padStart(6)} req/s p50 ${f.p50} p99 ${f.p99}  ratio ${row.ratio}`
+        ? `  | floor ${String(f.rps).padStart(6)} req/s p50 ${f.p50} p99 ${f.p99}${cpu(f, 'floor')}  ratio ${row.ratio}`
         : '') +
       (s.non2xx || s.errors ? `  [non-2xx ${s.non2xx}, errors ${s.errors}]` : '') +
       (row.note ? `  ${row.note}` : ''),
@@ -252,6 +306,86 @@ async function benchPixelBombs() {
   return { value: ratio, target: '≤ 2', met: ratio <= 2 };
 }
 
+/** The first pages on the 100k account (label, query string, the same for service and floor). */
+const FIRST_PAGES = [
+  ['GET /listings (newest, 100k account)', ''],
+  ['GET /listings?sort=price_asc (100k)', '?sort=price_asc'],
+  ['GET /listings?status=ACTIVE (100k)', '?status=ACTIVE'],
+];
+
+const getByIdScenario = (account: BenchAccount, ids: string[]) =>
+  pair(
+    'GET /listings/:id',
+    {
+      url: base,
+      headers: auth(account.key),
+      request: () => ({ path: `/v1/listings/${pick(ids)}` }),
+    },
+    { url: floor, headers: auth(account.key), request: () => ({ path: `/get/${pick(ids)}` }) },
+  );
+
+const listScenario = (label: string, query: string, account: BenchAccount) =>
+  pair(
+    label,
+    { url: `${base}/v1/listings${query}`, headers: auth(account.key) },
+    { url: `${floor}/list${query}`, headers: auth(account.key) },
+  );
+
+function postScenario(writer: BenchAccount) {
+  const body = JSON.stringify(LISTING_BODY);
+  return pair(
+    'POST /listings (1 KB)',
+    { url: `${base}/v1/listings`, method: 'POST', headers: auth(writer.key), body },
+    { url: `${floor}/create`, method: 'POST', headers: auth(writer.key), body },
+  );
+}
+
+function bulkScenario(writer: BenchAccount) {
+  const body = JSON.stringify({ items: Array.from({ length: 50 }, () => LISTING_BODY) });
+  const options = { method: 'POST' as const, headers: auth(writer.key), body, connections: 4 };
+  return pair(
+    'POST /listings/bulk (50 × 1 KB)',
+    { url: `${base}/v1/listings/bulk`, ...options },
+    { url: `${floor}/bulk`, ...options },
+    'listings/s = req/s × 50',
+  );
+}
+
+/**
+ * BENCH_ONLY=lists: the first pages on the 100k account, with GET by id, POST and bulk beside
+ * them to show what a change to the read path costs elsewhere. Prints the lowest first page.
+ */
+async function benchLists(db: Client): Promise<void> {
+  console.log('Seeding: 100k listings in one account…');
+  const big = await createAccount(base, ADMIN_TOKEN, 'Bilhallen Stor AB');
+  const writer = await createAccount(base, ADMIN_TOKEN, 'Nattlig Synk AB');
+  const bigIds = await seedListings(db, big.id, 100_000);
+  const rows: Row[] = [await getByIdScenario(big, bigIds)];
+  for (const [label, query] of FIRST_PAGES) rows.push(await listScenario(label, query, big));
+  const single = await postScenario(writer);
+  const bulk = await bulkScenario(writer);
+  rows.push(single, bulk);
+  const firstPages = rows.filter((r) => FIRST_PAGES.some(([label]) => label === r.scenario));
+  const ratios = firstPages.map((r) => r.ratio ?? 0);
+  console.log(
+    `\nFirst pages (newest / price_asc / status): ${ratios.join(' / ')}; lowest ${Math.min(...ratios)}` +
+      `; bulk vs single listings/s ${((bulk.service.rps * 50) / single.service.rps).toFixed(2)}`,
+  );
+  writeFileSync(
+    join(__dirname, 'results', 'lists.json'),
+    JSON.stringify(
+      {
+        at: new Date().toISOString(),
+        dist: process.env.BENCH_DIST ?? 'dist',
+        pinApi: process.env.BENCH_PIN_API ?? null,
+        scenarios: rows,
+      },
+      null,
+      2,
+    ),
+  );
+}
+
 async function main(): Promise<void> {
   await resetDatabase();
   const env = {
@@ -273,20 +407,31 @@ async function main(): Promise<void> {
   };
   // As deployed (docker-compose): an API process and a delivery/scheduler worker, apart, with
   // the Dockerfile's heap flag.
+  const entry = join(process.env.BENCH_DIST ?? join(__dirname, '..', 'dist'), 'main.js');
+  const apiNodeArgs = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  if (PROFILE)
+    apiNodeArgs.push(
+      '-r',
+      'ts-node/register/transpile-only',
+      '-r',
+      join(__dirname, 'lib', 'cpu-profile.ts'),
+    );
+  const pinApi = process.env.BENCH_PIN_API || undefined;
+  if (pinApi) console.log(`API pinned to CPU ${pinApi} (taskset)`);
   const service = await startNode(
-    [DEPLOYED_HEAP_FLAG, join(__dirname, '..', 'dist', 'main.js')],
-    env,
+    [...apiNodeArgs, DEPLOYED_HEAP_FLAG, entry],
+    { ...env, CPU_PROFILE_DIR: process.env.BENCH_PROFILE_DIR ?? join(__dirname, 'results') },
     `${base}/health/ready`,
+    pinApi,
   );
-  const worker = await startNode([DEPLOYED_HEAP_FLAG, join(__dirname, '..', 'dist', 'main.js')], {
-    ...env,
-    PROCESS_ROLE: 'worker',
-  });
+  const worker = await startNode([DEPLOYED_HEAP_FLAG, entry], { ...env, PROCESS_ROLE: 'worker' });
   const floorServer = await startNode(
     ['-r', 'ts-node/register/transpile-only', join(__dirname, 'floor-server.ts')],
     { DATABASE_URL: env.DATABASE_URL, PORT: String(FLOOR_PORT) },
     `${floor}/ready`,
   );
+  processes.set(base, service.child.pid!);
+  processes.set(floor, floorServer.child.pid!);
   const db = new Client({ connectionString: env.DATABASE_URL });
   await db.connect();
   const receiver = await BenchReceiver.start();
@@ -299,6 +444,12 @@ async function main(): Promise<void> {
     pair,
     waitFor,
   };
+  // Started last before the try, so that its finally always stops it.
+  const neighbour =
+    pinApi && process.env.BENCH_PIN_NEIGHBOUR
+      ? spawn('taskset', ['-c', pinApi, process.execPath, '-e', 'for (;;);'], { stdio: 'ignore' })
+      : undefined;
+  if (neighbour) console.log(`A busy loop shares CPU ${pinApi} with the API`);
   try {
     if (process.env.BENCH_ONLY === 'pixel-bombs') {
       await benchPixelBombs();
@@ -312,6 +463,10 @@ async function main(): Promise<void> {
         );
       return;
     }
+    if (process.env.BENCH_ONLY === 'lists') {
+      await benchLists(db);
+      return;
+    }
     console.log('Seeding: 100k listings in one account, 1k in another…');
     const big = await createAccount(base, ADMIN_TOKEN, 'Bilhallen Stor AB');
     const small = await createAccount(base, ADMIN_TOKEN, 'Bilhallen Liten AB');
@@ -321,67 +476,21 @@ async function main(): Promise<void> {
 
     const { result, peakRssMb } = await withPeakRss(service, async () => {
       const out: Row[] = [];
-      out.push(
-        await pair(
-          'GET /listings/:id',
-          {
-            url: base,
-            headers: auth(big.key),
-            request: () => ({ path: `/v1/listings/${pick(bigIds)}` }),
-          },
-          { url: floor, headers: auth(big.key), request: () => ({ path: `/get/${pick(bigIds)}` }) },
-        ),
-      );
-      for (const [label, query, floorQuery] of [
-        ['GET /listings (newest, 100k account)', '', ''],
-        ['GET /listings?sort=price_asc (100k)', '?sort=price_asc', '?sort=price_asc'],
-        ['GET /listings?status=ACTIVE (100k)', '?status=ACTIVE', '?status=ACTIVE'],
+      out.push(await getByIdScenario(big, bigIds));
+      for (const [label, query] of [
+        ...FIRST_PAGES,
         // Deep in a full sync: page 250 of 5,000.
-        ['GET /listings?page=250 (100k)', '?page=250', '?page=250'],
-      ]) {
-        out.push(
-          await pair(
-            label,
-            { url: `${base}/v1/listings${query}`, headers: auth(big.key) },
-            { url: `${floor}/list${floorQuery}`, headers: auth(big.key) },
-          ),
-        );
-      }
+        ['GET /listings?page=250 (100k)', '?page=250'],
+      ])
+        out.push(await listScenario(label, query, big));
       out.push(
         await pair('GET /listings (newest, 1k account)', {
           url: `${base}/v1/listings`,
           headers: auth(small.key),
         }),
       );
-      const body = JSON.stringify(LISTING_BODY);
-      out.push(
-        await pair(
-          'POST /listings (1 KB)',
-          { url: `${base}/v1/listings`, method: 'POST', headers: auth(writer.key), body },
-          { url: `${floor}/create`, method: 'POST', headers: auth(writer.key), body },
-        ),
-      );
-      const bulkBody = JSON.stringify({ items: Array.from({ length: 50 }, () => LISTING_BODY) });
-      out.push(
-        await pair(
-          'POST /listings/bulk (50 × 1 KB)',
-          {
-            url: `${base}/v1/listings/bulk`,
-            method: 'POST',
-            headers: auth(writer.key),
-            body: bulkBody,
-            connections: 4,
-          },
-          {
-            url: `${floor}/bulk`,
-            method: 'POST',
-            headers: auth(writer.key),
-            body: bulkBody,
-            connections: 4,
-          },
-          'listings/s = req/s × 50',
-        ),
-      );
+      out.push(await postScenario(writer));
+      out.push(await bulkScenario(writer));
       const unchanged = JSON.stringify({ ...LISTING_BODY, title: 'Begagnad bil nummer 7' });
       await fetch(`${base}/v1/listings/by-external-id/bench-put`, {
         method: 'PUT',
@@ -515,6 +624,7 @@ async function main(): Promise<void> {
     );
     console.log('\nWritten to bench/results/latest.json');
   } finally {
+    neighbour?.kill();
     await receiver.close();
     await db.end();
     await floorServer.stop();

@@ -1,5 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** The node flag the Dockerfile (and `npm run start:prod`) runs the service with: see the Dockerfile. */
 export const DEPLOYED_HEAP_FLAG = '--heap-growing-percent=100';
@@ -11,13 +11,21 @@ export interface Started {
   rssMb: () => number;
 }
 
-/** Starts a node process and waits until `readyUrl` answers 200 (a worker has no HTTP: none). */
+/**
+ * Starts a node process and waits until `readyUrl` answers 200 (a worker has no HTTP: none).
+ * `cpus` (a taskset list such as "0") pins it to those cores: `taskset` execs node, so the
+ * child's pid is node's.
+ */
 export async function startNode(
   args: string[],
   env: Record<string, string>,
   readyUrl?: string,
+  cpus?: string,
 ): Promise<Started> {
-  const child = spawn(process.execPath, args, {
+  const [command, commandArgs] = cpus
+    ? ['taskset', ['-c', cpus, process.execPath, ...args]]
+    : [process.execPath, args];
+  const child = spawn(command, commandArgs, {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -65,4 +73,37 @@ export async function withPeakRss<T>(
   } finally {
     clearInterval(timer);
   }
+}
+
+/** CPU time (user + system) a process has used, in ms, from /proc; 0 once it is gone. */
+export function cpuMs(pid: number): number {
+  try {
+    // The fields after the command name (which may hold spaces) start at the state, field 3.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return 0;
+  }
+}
+
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/**
+ * CPU time of every PostgreSQL process on the machine, in ms. Backends that exit between two
+ * samples take their time with them, so use it across runs whose connections stay open.
+ * Anything else using the same server (another checkout's tests) counts too.
+ */
+export function postgresCpuMs(): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const comm = readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
+      if (comm === 'postgres') total += cpuMs(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total;
 }

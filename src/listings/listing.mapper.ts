@@ -3,6 +3,12 @@ import type { ListingRow } from './listing-row';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
+/**
+ * A listing as the API shows it. List pages send the same shape rendered by PostgreSQL
+ * (listingJsonSql, stored in listings.rendered): a change here needs the same change there and a
+ * migration that renders every row again; test/e2e/listings-rendered.e2e-spec.ts holds the two
+ * equal, key order included.
+ */
 export function toListingResponse(row: ListingRow): ListingResponse {
   return {
     id: row.id,

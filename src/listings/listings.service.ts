@@ -201,8 +201,9 @@ export class ListingsService {
       limit: query.limit,
       offset: (query.page - 1) * query.limit,
     };
-    const { rows, total } = await this.store.page(this.dataSource.manager, scope, filter);
-    return new Paginated(rows.map(toListingResponse), query.page, query.limit, total);
+    // Items as the rows' stored JSON, joined: nothing to parse, map or serialise here.
+    const { items, total } = await this.store.page(this.dataSource.manager, scope, filter);
+    return new Paginated(items, query.page, query.limit, total);
   }
 
   /** PATCH /listings/:id. */

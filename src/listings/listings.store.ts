@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import type { OwnerScope } from '../common/auth/scope';
+import { RawJson } from '../common/http/raw-json';
 import { PreparedReads } from '../database/prepared-reads';
 import { LISTING_STATUSES, ListingSort, ListingStatus } from './listing.constants';
 import { CONTENT_COLUMNS, ListingContent, ListingRow } from './listing-row';
@@ -36,6 +37,9 @@ const COLUMNS: Record<Exclude<keyof ListingRow, 'images'>, true> = {
   removed_at: true,
   removal_reason: true,
 };
+
+/** The columns of ListingRow but its gallery (not `rendered`, which only list pages read). */
+const ROW_COLUMNS = Object.keys(COLUMNS).join(', ');
 
 /** The row plus its gallery, as one JSON array sorted by position. */
 const SELECT_LISTING = `
@@ -100,6 +104,20 @@ export class ListingsStore {
         position,
       })),
     );
+    // Without images the gallery insert is left out: even inserting no rows, it would fire the
+    // statement trigger that renders listings again (see the RenderedListings migration).
+    const withGallery = images.length > 0;
+    const gallery = withGallery
+      ? `gallery AS (
+           INSERT INTO listing_images (listing_id, url, position)
+           SELECT * FROM unnest($2::uuid[], $3::text[], $4::smallint[])
+           RETURNING id, listing_id, url, position),`
+      : '';
+    const galleryJson = withGallery
+      ? `COALESCE((
+           SELECT json_agg(json_build_object('id', g.id, 'url', g.url, 'order', g.position) ORDER BY g.position)
+           FROM gallery g WHERE g.listing_id = new.id), '[]')`
+      : `'[]'::json`;
     const rows: ListingRow[] = await em.query(
       `WITH new AS (
          INSERT INTO listings (id, account_id, livemode, external_id, title, description, price, condition,
@@ -109,19 +127,14 @@ export class ListingsStore {
          FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, "accountId" uuid, livemode boolean, "externalId" text,
            title text, description text, price integer, condition text, "categorySlug" text, "locationLan" text,
            "locationKommun" text, phone text, attributes jsonb, status text, "publishedAt" timestamptz, "expiresAt" timestamptz)
-         RETURNING *),
-       gallery AS (
-         INSERT INTO listing_images (listing_id, url, position)
-         SELECT * FROM unnest($2::uuid[], $3::text[], $4::smallint[])
-         RETURNING id, listing_id, url, position),
+         RETURNING ${ROW_COLUMNS}),
+       ${gallery}
        events AS (
          INSERT INTO outbox_events (account_id, event, data)
          SELECT account_id, 'listing.created', jsonb_build_object('id', id, 'externalId', external_id,
            'livemode', livemode, 'status', status, 'updatedAt', api_timestamp(updated_at))
          FROM new)
-       SELECT new.*, COALESCE((
-         SELECT json_agg(json_build_object('id', g.id, 'url', g.url, 'order', g.position) ORDER BY g.position)
-         FROM gallery g WHERE g.listing_id = new.id), '[]') AS images
+       SELECT new.*, ${galleryJson} AS images
        FROM new`,
       [
         JSON.stringify(
@@ -131,9 +144,13 @@ export class ListingsStore {
             livemode: scope.livemode,
           })),
         ),
-        images.map((i) => i.listingId),
-        images.map((i) => i.url),
-        images.map((i) => i.position),
+        ...(withGallery
+          ? [
+              images.map((i) => i.listingId),
+              images.map((i) => i.url),
+              images.map((i) => i.position),
+            ]
+          : []),
       ],
     );
     const byId = new Map(rows.map((row) => [row.id, row]));
@@ -209,7 +226,7 @@ export class ListingsStore {
       field === 'attributes' ? JSON.stringify(value) : value,
     );
     const [[row]] = await em.query(
-      `UPDATE listings SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = $1 RETURNING *`,
+      `UPDATE listings SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = $1 RETURNING ${ROW_COLUMNS}`,
       [id, ...values],
     );
     return row;
@@ -339,22 +356,27 @@ export class ListingsStore {
   }
 
   /**
-   * A page and the exact total of its filter in one statement. Plain and status-filtered lists
-   * take the total from the maintained counts; narrower filters count their rows.
+   * A page, as the JSON array the API sends (the rows' stored renderings joined), and the exact
+   * total of its filter, in one statement. Plain and status-filtered lists take the total from
+   * the maintained counts; narrower filters count their rows.
    */
   async page(
     em: EntityManager,
     scope: OwnerScope,
     filter: ListFilter,
-  ): Promise<{ rows: ListingRow[]; total: number }> {
+  ): Promise<{ items: RawJson; total: number }> {
     const statement = pageStatement(scope, filter);
-    const rows: (ListingRow & { total: string })[] = statement.generic
+    const rows: { rendered: string; total: string }[] = statement.generic
       ? await this.reads.query(em, statement.text, statement.params)
       : await em.query(statement.text, statement.params);
-    if (rows.length > 0) return { rows, total: Number(rows[0].total) };
+    if (rows.length > 0) {
+      let text = rows[0].rendered;
+      for (let i = 1; i < rows.length; i++) text += ',' + rows[i].rendered;
+      return { items: new RawJson(`[${text}]`), total: Number(rows[0].total) };
+    }
     // Past the last page (or nothing at all): the total still answers.
     const [row] = await em.query(`SELECT ${statement.total} AS total`, statement.filterParams);
-    return { rows: [], total: Number(row.total) };
+    return { items: new RawJson('[]'), total: Number(row.total) };
   }
 }
 
@@ -369,9 +391,8 @@ export interface PageStatement {
 }
 
 /**
- * The statement behind GET /listings. The page is cut in a subquery, so galleries are aggregated
- * for its rows only: in one statement PostgreSQL would build them for every skipped row too,
- * which made deep pages an order of magnitude slower.
+ * The statement behind GET /listings: each row's `rendered` JSON (kept current by triggers, see
+ * the RenderedListings migration, galleries included), in the page's order, and the total.
  *
  * Plain and status-filtered pages are planned generically, once: each of their shapes has an
  * index whose leading columns are the filter and whose order is the sort (see the Listings
@@ -407,10 +428,8 @@ export function pageStatement(scope: OwnerScope, filter: ListFilter): PageStatem
   const order = filter.updatedSince ? ORDER_BY.updated : ORDER_BY[filter.sort];
   const n = filterParams.length;
   return {
-    text: `SELECT ${SELECT_LISTING}, ${total} AS total
-       FROM (SELECT * FROM listings l WHERE ${filterSql}
-             ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}) l
-       ORDER BY ${order}`,
+    text: `SELECT l.rendered, ${total} AS total FROM listings l WHERE ${filterSql}
+       ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}`,
     params: [...filterParams, filter.limit, filter.offset],
     total,
     filterParams,

@@ -11,10 +11,19 @@ interface PlanNode {
   'Node Type': string;
   'Index Name'?: string;
   'Relation Name'?: string;
+  'Parent Relationship'?: string;
   Plans?: PlanNode[];
 }
 
 const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
+
+/** The nodes that produce a node's rows, without the subqueries it evaluates (the total's). */
+const rowSourcesOf = (node: PlanNode): PlanNode[] => [
+  node,
+  ...(node.Plans ?? [])
+    .filter((child) => !['InitPlan', 'SubPlan'].includes(child['Parent Relationship'] ?? ''))
+    .flatMap(rowSourcesOf),
+];
 
 /**
  * List pages without an externalId or updatedSince filter are planned once, generically, on the
@@ -145,7 +154,7 @@ describe('Generic plans of list pages', () => {
       // The page is read in index order; the total (a count, per call) may scan as it likes.
       expect(nodes.filter((n) => n['Node Type'] === 'Sort')).toEqual([]);
       const limit = nodes.find((n) => n['Node Type'] === 'Limit')!;
-      const pageScans = nodesOf(limit).filter((n) => n['Relation Name'] === 'listings');
+      const pageScans = rowSourcesOf(limit).filter((n) => n['Relation Name'] === 'listings');
       expect(pageScans.map((n) => [n['Node Type'], n['Index Name']])).toEqual([
         ['Index Scan', 'listings_updated_idx'],
       ]);

@@ -1,11 +1,15 @@
 import type { PaginationMeta } from '../http/envelope';
+import { RawJson } from '../http/raw-json';
 
-/** A page of results; the envelope interceptor turns it into `data` + `pagination`. */
+/**
+ * A page of results; the envelope interceptor turns it into `data` + `pagination`. Its items may
+ * be a JSON array rendered by the database (see RawJson), sent without re-serialising.
+ */
 export class Paginated<T> {
   readonly pagination: PaginationMeta;
 
   constructor(
-    readonly items: T[],
+    readonly items: T[] | RawJson,
     page: number,
     limit: number,
     total: number,
@@ -15,6 +19,7 @@ export class Paginated<T> {
   }
 
   map<U>(fn: (item: T) => U): Paginated<U> {
+    if (this.items instanceof RawJson) throw new Error('A page of rendered JSON cannot be mapped');
     return new Paginated(
       this.items.map(fn),
       this.pagination.page,

@@ -10,6 +10,7 @@ import { ListingUpdatedAtMilliseconds1763905000000 } from './1763905000000-Listi
 import { EventsFeed1763920000000 } from './1763920000000-EventsFeed';
 import { WebhookRecovery1763921000000 } from './1763921000000-WebhookRecovery';
 import { MediaUrlReferences1763930000000 } from './1763930000000-MediaUrlReferences';
+import { RenderedListings1763940000000 } from './1763940000000-RenderedListings';
 
 /** Listed explicitly so ts-node, Jest and the compiled build all load the same set. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   EventsFeed1763920000000,
   WebhookRecovery1763921000000,
   MediaUrlReferences1763930000000,
+  RenderedListings1763940000000,
 ];
