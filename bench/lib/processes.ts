@@ -11,13 +11,28 @@ export interface Started {
   rssMb: () => number;
 }
 
-/** Starts a node process and waits until `readyUrl` answers 200 (a worker has no HTTP: none). */
+/**
+ * BENCH_PIN_CORE=<cpu list> (taskset's syntax, e.g. `0`) runs the processes started with
+ * `pin: true` on those cores only: a stand-in for a slower machine.
+ */
+const PIN_CORE = process.env.BENCH_PIN_CORE;
+
+/**
+ * Starts a node process and waits until `readyUrl` answers 200 (a worker has no HTTP: none).
+ * `pin`: restricted to BENCH_PIN_CORE when that is set.
+ */
 export async function startNode(
   args: string[],
   env: Record<string, string>,
   readyUrl?: string,
+  { pin = false }: { pin?: boolean } = {},
 ): Promise<Started> {
-  const child = spawn(process.execPath, args, {
+  // taskset execs node, so the child's pid is node's.
+  const [command, commandArgs] =
+    pin && PIN_CORE
+      ? ['taskset', ['-c', PIN_CORE, process.execPath, ...args]]
+      : [process.execPath, args];
+  const child = spawn(command, commandArgs, {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
