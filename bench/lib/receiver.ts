@@ -4,11 +4,14 @@ import type { AddressInfo } from 'node:net';
 /** A minimal webhook receiver that answers 200 at once and timestamps every delivery. */
 export class BenchReceiver {
   readonly arrivals: { at: number; event: string; id: string }[] = [];
+  /** TCP connections accepted so far */
+  connections = 0;
   private constructor(private readonly server: Server) {}
 
   static async start(): Promise<BenchReceiver> {
     const server = createServer();
     const receiver = new BenchReceiver(server);
+    server.on('connection', () => receiver.connections++);
     server.on('request', (req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));

@@ -79,8 +79,11 @@ export class BlockedTargetError extends Error {
   }
 }
 
-function assertPublic(host: string, address: string): void {
-  if (blockedRangeOf(address)) throw new BlockedTargetError(host, address === host);
+/** Which addresses are refused: `blockedRangeOf` everywhere but in tests that need a stand-in. */
+export type AddressPolicy = (address: string) => BlockedRange | undefined;
+
+function assertPublic(host: string, address: string, policy: AddressPolicy = blockedRangeOf): void {
+  if (policy(address)) throw new BlockedTargetError(host, address === host);
 }
 
 /** `[::1]` in a URL is `::1` to the resolver. */
@@ -104,13 +107,16 @@ export async function assertPublicHost(host: string, resolve: Resolver): Promise
  * so a name that resolved to a public address at registration and to a private one now
  * (DNS rebinding) is refused. Sockets skip `lookup` for IP literals; callers check those.
  */
-export function publicOnlyLookup(lookup: LookupFunction): LookupFunction {
+export function publicOnlyLookup(
+  lookup: LookupFunction,
+  policy: AddressPolicy = blockedRangeOf,
+): LookupFunction {
   return (host, options, callback) => {
     lookup(host, options, (error, address, family) => {
       if (error) return callback(error, address, family);
       const addresses = Array.isArray(address) ? address : [{ address, family: family ?? 0 }];
       try {
-        for (const entry of addresses) assertPublic(host, entry.address);
+        for (const entry of addresses) assertPublic(host, entry.address, policy);
       } catch (blocked) {
         return callback(blocked as NodeJS.ErrnoException, address, family);
       }
@@ -120,6 +126,6 @@ export function publicOnlyLookup(lookup: LookupFunction): LookupFunction {
 }
 
 /** For IP-literal URLs, which never reach `lookup`. */
-export function assertPublicLiteral(host: string): void {
-  if (isIP(host) !== 0) assertPublic(host, host);
+export function assertPublicLiteral(host: string, policy: AddressPolicy = blockedRangeOf): void {
+  if (isIP(host) !== 0) assertPublic(host, host, policy);
 }

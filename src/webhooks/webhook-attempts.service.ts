@@ -1,10 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { DataSource } from 'typeorm';
+import { Batcher } from '../common/batching/batcher';
 import type { AllConfig } from '../config';
 import { DeliveryTarget, WebhookDeliveryStore } from './webhook-delivery.store';
 import { WebhookEndpointStore } from './webhook-endpoint.store';
 import type { AttemptResult } from './webhook-sender';
+
+/** The most scheduled attempts whose target lookups, or whose successes, share one statement. */
+const BATCH_SIZE = 100;
 
 export interface FailureOutcome {
   /** no further attempt: the schedule is used up or the endpoint is paused or disabled */
@@ -21,6 +25,17 @@ export interface FailureOutcome {
 @Injectable()
 export class WebhookAttemptsService {
   private readonly retryDelaysMs: number[];
+  private readonly targets = new Batcher(
+    (deliveryIds: string[]) => this.store.loadPendingTargets(deliveryIds),
+    BATCH_SIZE,
+  );
+  private readonly successes = new Batcher(
+    async (successes: { target: DeliveryTarget; result: AttemptResult }[]) => {
+      await this.store.recordSuccesses(successes);
+      return successes.map(() => undefined);
+    },
+    BATCH_SIZE,
+  );
 
   constructor(
     private readonly store: WebhookDeliveryStore,
@@ -35,13 +50,17 @@ export class WebhookAttemptsService {
     return this.retryDelaysMs.length + 1;
   }
 
-  /** undefined when there is nothing left to attempt (a manual retry takes any status). */
+  /**
+   * undefined when there is nothing left to attempt (a manual retry takes any status). Scheduled
+   * attempts running at the same time share one statement (see Batcher).
+   */
   loadTarget(deliveryId: string, anyStatus = false): Promise<DeliveryTarget | undefined> {
-    return this.store.loadTarget(deliveryId, anyStatus);
+    return anyStatus ? this.store.loadTarget(deliveryId, true) : this.targets.add(deliveryId);
   }
 
+  /** Resolves once the success is recorded; successes arriving together share one statement. */
   recordSuccess(target: DeliveryTarget, result: AttemptResult): Promise<void> {
-    return this.store.recordSuccess(target, result);
+    return this.successes.add({ target, result });
   }
 
   recordManualAttempt(target: DeliveryTarget, result: AttemptResult): Promise<void> {

@@ -52,6 +52,12 @@ export interface OwedEvent {
 
 const DISABLED_ERROR = 'Endpoint disabled: a delivery failed all of its attempts';
 
+/** A DeliveryTarget's columns, from `webhook_deliveries d` joined with `webhook_endpoints e`. */
+const TARGET_COLUMNS = `d.id AS "deliveryId", d.event, d.payload, e.id AS "endpointId", e.url,
+  array_remove(ARRAY[e.secret, CASE WHEN e.previous_secret_expires_at > now()
+    THEN e.previous_secret END], NULL) AS secrets,
+  e.is_active AS "endpointActive"`;
+
 /**
  * The one owner of the delivery records' SQL: `webhook_deliveries`, each delivery's attempt log
  * (`webhook_delivery_attempts`) and its pending retry/recover requests
@@ -193,10 +199,7 @@ export class WebhookDeliveryStore {
    */
   async loadTarget(deliveryId: string, anyStatus: boolean): Promise<DeliveryTarget | undefined> {
     const [row] = await this.dataSource.query<DeliveryTarget[]>(
-      `SELECT d.id AS "deliveryId", d.event, d.payload, e.id AS "endpointId", e.url,
-              array_remove(ARRAY[e.secret, CASE WHEN e.previous_secret_expires_at > now()
-                THEN e.previous_secret END], NULL) AS secrets,
-              e.is_active AS "endpointActive"
+      `SELECT ${TARGET_COLUMNS}
        FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
        WHERE d.id = $1 AND ($2 OR d.status = 'pending')`,
       [deliveryId, anyStatus],
@@ -204,33 +207,56 @@ export class WebhookDeliveryStore {
     return row;
   }
 
+  /** `loadTarget` of pending deliveries, many in one statement; in the order asked. */
+  async loadPendingTargets(deliveryIds: string[]): Promise<(DeliveryTarget | undefined)[]> {
+    const rows = await this.dataSource.query<DeliveryTarget[]>(
+      `SELECT ${TARGET_COLUMNS}
+       FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+       WHERE d.id = ANY($1::uuid[]) AND d.status = 'pending'`,
+      [deliveryIds],
+    );
+    const byId = new Map(rows.map((row) => [row.deliveryId, row]));
+    return deliveryIds.map((id) => byId.get(id));
+  }
+
   /**
-   * A 2xx: the delivery is done, its attempt logged and the endpoint's failure streak over, in
-   * one statement (atomic without a transaction's extra round trips). The endpoint row is
-   * written only when its streak was on, so steady successes do not queue up on it. The one
-   * write to `webhook_endpoints` outside WebhookEndpointStore, kept here for that atomicity.
+   * 2xx answers: each delivery is done, its attempt logged and its endpoint's failure streak
+   * over, in one statement for the lot (atomic without a transaction's extra round trips). An
+   * endpoint row is written only when its streak was on, so steady successes do not queue up on
+   * it; such rows are locked in id order, so two workers' batches cannot deadlock on them. The
+   * one write to `webhook_endpoints` outside WebhookEndpointStore, kept here for that atomicity.
    */
-  async recordSuccess(target: DeliveryTarget, result: AttemptResult): Promise<void> {
+  async recordSuccesses(
+    successes: { target: DeliveryTarget; result: AttemptResult }[],
+  ): Promise<void> {
     // Also when an auto-disable just ended it: the receiver did get it, the record says so.
     await this.dataSource.query(
-      `WITH delivered AS (
-         UPDATE webhook_deliveries SET status = 'succeeded', attempts = attempts + 1,
-           first_attempt_at = COALESCE(first_attempt_at, $2), last_attempt_at = $2,
-           succeeded_at = CASE WHEN event_id IS NOT NULL THEN $2::timestamptz END,
-           next_attempt_at = NULL, last_response_status = $3,
-           last_error = NULL, response_body_excerpt = $4
-         WHERE id = $1 RETURNING id, endpoint_id),
+      `WITH attempt AS (
+         SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::int[], $4::text[], $5::int[])
+           AS a(id, at, status, excerpt, duration_ms)),
+       delivered AS (
+         UPDATE webhook_deliveries d SET status = 'succeeded', attempts = d.attempts + 1,
+           first_attempt_at = COALESCE(d.first_attempt_at, a.at), last_attempt_at = a.at,
+           succeeded_at = CASE WHEN d.event_id IS NOT NULL THEN a.at END,
+           next_attempt_at = NULL, last_response_status = a.status,
+           last_error = NULL, response_body_excerpt = a.excerpt
+         FROM attempt a WHERE d.id = a.id
+         RETURNING d.id, d.endpoint_id, a.at, a.status, a.duration_ms),
        logged AS (
          INSERT INTO webhook_delivery_attempts (delivery_id, attempted_at, response_status, duration_ms)
-         SELECT id, $2, $3, $5 FROM delivered)
+         SELECT id, at, status, duration_ms FROM delivered),
+       streak_over AS (
+         SELECT e.id FROM webhook_endpoints e
+         WHERE e.id IN (SELECT endpoint_id FROM delivered) AND e.consecutive_failures <> 0
+         ORDER BY e.id FOR UPDATE)
        UPDATE webhook_endpoints e SET consecutive_failures = 0
-       FROM delivered WHERE e.id = delivered.endpoint_id AND e.consecutive_failures <> 0`,
+       FROM streak_over WHERE e.id = streak_over.id`,
       [
-        target.deliveryId,
-        result.at,
-        result.responseStatus,
-        result.responseBodyExcerpt,
-        result.durationMs,
+        successes.map((s) => s.target.deliveryId),
+        successes.map((s) => s.result.at),
+        successes.map((s) => s.result.responseStatus),
+        successes.map((s) => s.result.responseBodyExcerpt),
+        successes.map((s) => s.result.durationMs),
       ],
     );
   }

@@ -1,10 +1,16 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import http from 'node:http';
 import https from 'node:https';
 import type { AllConfig } from '../config';
 import type { LookupFunction } from './dns-lookup';
-import { assertPublicLiteral, hostOf, publicOnlyLookup } from './ssrf-guard';
+import {
+  AddressPolicy,
+  assertPublicLiteral,
+  blockedRangeOf,
+  hostOf,
+  publicOnlyLookup,
+} from './ssrf-guard';
 import { WebhookDns } from './webhook-dns';
 import { RESPONSE_BODY_LIMIT_BYTES } from './webhook-limits';
 import { signatureHeaders, unixSeconds } from './webhook-signer';
@@ -31,27 +37,70 @@ export interface AttemptResult {
 const USER_AGENT = 'ListingsService-Webhooks/1';
 
 /**
+ * Idle keep-alive connections kept per receiver host (host and port), and for how long at most.
+ * A receiver that announces a shorter keep-alive (`Keep-Alive: timeout=5`, Node's default) gets
+ * its connections dropped a second before that (Node's agent does this).
+ */
+const IDLE_SOCKETS_PER_HOST = 16;
+const IDLE_SOCKET_MS = 4_000;
+
+/** A connection error on a pooled socket before any answer: the receiver had closed it. */
+class StaleSocketError extends Error {
+  constructor(cause: unknown) {
+    super('The receiver closed a pooled connection', { cause });
+  }
+}
+
+/**
  * One HTTP attempt: POST the signed payload, never follow a redirect, give up after the
  * configured time-out, read at most 64 KB of the answer. Success is a 2xx status; everything
  * else, a refused target included, comes back as a failed result rather than a throw.
+ *
+ * Connections are kept alive and reused for the next delivery to the same host and port, which
+ * saves a TCP (and TLS) handshake per delivery on both sides. The SSRF check still covers every
+ * connection: `lookup` checks the addresses a new socket connects to, so a pooled socket is
+ * always one that was connected to a checked address (a name that now resolves elsewhere is
+ * checked again when its next connection is opened), and an IP-literal URL is checked on every
+ * attempt. A pooled socket the receiver closed just as it was reused fails before any answer
+ * (ECONNRESET, EPIPE); that request is sent once more on a new connection, so it does not show
+ * up as a failed attempt.
  */
 @Injectable()
 export class WebhookSender {
   private readonly timeoutMs: number;
   private readonly allowPrivateTargets: boolean;
-  // No keep-alive: each attempt resolves and checks the target again, and a receiver's idle
-  // socket closing under a reused connection would show up as a spurious failed attempt.
-  private readonly agents = {
+  private readonly pooled = {
+    'http:': new http.Agent({
+      keepAlive: true,
+      maxFreeSockets: IDLE_SOCKETS_PER_HOST,
+      timeout: IDLE_SOCKET_MS,
+    }),
+    'https:': new https.Agent({
+      keepAlive: true,
+      maxFreeSockets: IDLE_SOCKETS_PER_HOST,
+      timeout: IDLE_SOCKET_MS,
+    }),
+  };
+  /** For the one repeat after a stale pooled socket: a new connection, not another pooled one. */
+  private readonly fresh = {
     'http:': new http.Agent({ keepAlive: false }),
     'https:': new https.Agent({ keepAlive: false }),
   };
   private readonly lookup: LookupFunction;
+  private readonly policy: AddressPolicy;
 
-  constructor(config: ConfigService<AllConfig, true>, dns: WebhookDns) {
+  constructor(
+    config: ConfigService<AllConfig, true>,
+    dns: WebhookDns,
+    // Never provided in the application; the sender's tests hand in a policy under which the
+    // test receiver's loopback address counts as public.
+    @Optional() policy: AddressPolicy = blockedRangeOf,
+  ) {
     const webhooks = config.get('webhooks', { infer: true });
     this.timeoutMs = webhooks.timeoutMs;
     this.allowPrivateTargets = webhooks.allowPrivateTargets;
-    this.lookup = this.allowPrivateTargets ? dns.lookup : publicOnlyLookup(dns.lookup);
+    this.policy = policy;
+    this.lookup = this.allowPrivateTargets ? dns.lookup : publicOnlyLookup(dns.lookup, policy);
   }
 
   async send(delivery: OutgoingDelivery): Promise<AttemptResult> {
@@ -80,20 +129,38 @@ export class WebhookSender {
     }
   }
 
-  private post(
+  private async post(
     delivery: OutgoingDelivery,
     timestamp: string,
   ): Promise<{ status: number; body: string }> {
     const url = new URL(delivery.url);
-    if (!this.allowPrivateTargets) assertPublicLiteral(hostOf(url));
+    if (!this.allowPrivateTargets) assertPublicLiteral(hostOf(url), this.policy);
+    const protocol = url.protocol as 'http:' | 'https:';
+    // One time-out for the attempt, a repeat on a new connection included.
+    const signal = AbortSignal.timeout(this.timeoutMs);
+    try {
+      return await this.request(url, this.pooled[protocol], signal, delivery, timestamp);
+    } catch (error) {
+      if (!(error instanceof StaleSocketError)) throw error;
+      return this.request(url, this.fresh[protocol], signal, delivery, timestamp);
+    }
+  }
+
+  private request(
+    url: URL,
+    agent: http.Agent,
+    signal: AbortSignal,
+    delivery: OutgoingDelivery,
+    timestamp: string,
+  ): Promise<{ status: number; body: string }> {
     const transport = url.protocol === 'https:' ? https : http;
     const body = Buffer.from(delivery.payload, 'utf8');
     return new Promise((resolve, reject) => {
       const request = transport.request(url, {
         method: 'POST',
-        agent: this.agents[url.protocol as 'http:' | 'https:'],
+        agent,
         lookup: this.lookup,
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal,
         headers: {
           'Content-Type': 'application/json',
           'Content-Length': body.length,
@@ -107,8 +174,17 @@ export class WebhookSender {
           ...signatureHeaders(delivery.secrets, delivery.deliveryId, timestamp, delivery.payload),
         },
       });
-      request.on('error', reject);
+      let answered = false;
+      request.on('error', (error: NodeJS.ErrnoException) => {
+        const stale =
+          request.reusedSocket &&
+          !answered &&
+          !signal.aborted &&
+          (error.code === 'ECONNRESET' || error.code === 'EPIPE');
+        reject(stale ? new StaleSocketError(error) : error);
+      });
       request.on('response', (response) => {
+        answered = true;
         const chunks: Buffer[] = [];
         let size = 0;
         const finish = () =>

@@ -11,6 +11,8 @@ import { Webhook } from 'standardwebhooks';
 
 export interface ReceivedWebhook {
   path: string;
+  /** the sender's port: requests with the same one came over the same connection */
+  remotePort: number;
   headers: IncomingHttpHeaders;
   /** the body exactly as received, which is what the signature covers */
   rawBody: string;
@@ -23,7 +25,13 @@ export interface ReceivedWebhook {
   };
 }
 
+/** Close the connection without answering, as a receiver does that dropped it as idle. */
+export interface DroppedConnection {
+  drop: true;
+}
+
 export interface ScriptedReply {
+  drop?: never;
   status: number;
   body?: string;
   headers?: Record<string, string>;
@@ -33,7 +41,7 @@ export interface ScriptedReply {
   after?: Promise<unknown>;
 }
 
-type Reply = ScriptedReply | ((request: ReceivedWebhook) => ScriptedReply);
+type Reply = ScriptedReply | DroppedConnection | ((request: ReceivedWebhook) => ScriptedReply);
 
 /**
  * A real HTTP receiver on 127.0.0.1 for delivery tests: records every request with its raw
@@ -92,6 +100,11 @@ export class WebhookReceiver {
     return this.at(path);
   }
 
+  /** Closes every connection not in the middle of a request, as a receiver's idle time-out does. */
+  closeIdleConnections(): void {
+    this.server.closeIdleConnections();
+  }
+
   async close(): Promise<void> {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
@@ -107,12 +120,19 @@ export class WebhookReceiver {
     } catch {
       body = { event: '', deliveryId: '', timestamp: '', data: {} };
     }
-    const request: ReceivedWebhook = { path: req.url ?? '', headers: req.headers, rawBody, body };
+    const request: ReceivedWebhook = {
+      path: req.url ?? '',
+      remotePort: req.socket.remotePort ?? 0,
+      headers: req.headers,
+      rawBody,
+      body,
+    };
     this.received.push(request);
     const path = request.path;
     const next = this.scripts.get(path)?.shift() ??
       this.defaults.get(path) ?? { status: 200, body: 'ok' };
     const reply = typeof next === 'function' ? next(request) : next;
+    if (reply.drop) return void req.socket.destroy();
     if (reply.after) await reply.after;
     if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
     res.writeHead(reply.status, reply.headers).end(reply.body ?? '');
