@@ -5,12 +5,14 @@ import { DataSource } from 'typeorm';
 import { PollingLoop } from '../common/scheduling/polling-loop';
 import { FANOUT_QUEUE, FanoutJob, fanoutJobOptions } from '../webhooks/webhook-queues';
 import { OutboxStore } from './outbox.store';
+import { OutboxWake } from './outbox-wake';
 
 /**
- * How often an idle relay looks for new events: an event waits half of it on average. Polling
- * replaced LISTEN/NOTIFY: a NOTIFY on every commit cost the database and the worker CPU on every
- * event (measured in docs/performance.md), where a probe every 50 ms costs
- * little when idle and, under load, each poll carries a batch.
+ * How often an idle relay looks for new events when no wake comes (OutboxWake: a transaction
+ * that wrote events wakes the relays over Redis as it commits). Polling replaced LISTEN/NOTIFY:
+ * a NOTIFY on every commit cost the database and the worker CPU on every event (measured in
+ * docs/performance.md), where a probe every 50 ms costs little when idle and, under load, each
+ * poll carries a batch. The poll is what delivers an event whose wake was lost.
  */
 const POLL_INTERVAL_MS = 50;
 const BATCH_SIZE = 100;
@@ -40,11 +42,13 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(
     private readonly dataSource: DataSource,
     private readonly outbox: OutboxStore,
+    private readonly wake: OutboxWake,
     @InjectQueue(FANOUT_QUEUE) private readonly queue: Queue<FanoutJob>,
   ) {}
 
-  onApplicationBootstrap(): void {
+  async onApplicationBootstrap(): Promise<void> {
     this.loop.start();
+    await this.wake.listen(() => this.loop.wake());
   }
 
   /** Lets an in-flight batch finish (or roll back) before the database closes. */

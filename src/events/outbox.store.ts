@@ -5,6 +5,7 @@ import type { OwnerScope } from '../common/auth/scope';
 import { RawJson } from '../common/http/raw-json';
 import { feedItemSql } from './feed-item.sql';
 import { PreparedReads } from '../database/prepared-reads';
+import { OutboxWake } from './outbox-wake';
 import type { DomainEvent, EventName } from './event-types';
 
 /**
@@ -55,6 +56,7 @@ export class OutboxStore {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly reads: PreparedReads,
+    private readonly wake: OutboxWake,
   ) {}
 
   /**
@@ -150,6 +152,7 @@ export class OutboxStore {
        SELECT x."accountId", x.event, x.data FROM jsonb_to_recordset($1::jsonb) AS x("accountId" uuid, event text, data jsonb)`,
       [JSON.stringify(events)],
     );
+    this.wake.written(em);
   }
 
   /** Events not relayed yet: how many, and how old the oldest is (0 when none); for metrics. */

@@ -4,6 +4,7 @@ import type { EntityManager } from 'typeorm';
 import type { OwnerScope } from '../common/auth/scope';
 import { RawJson } from '../common/http/raw-json';
 import { PreparedReads } from '../database/prepared-reads';
+import { OutboxWake } from '../events/outbox-wake';
 import { LISTING_STATUSES, ListingSort, ListingStatus } from './listing.constants';
 import { CONTENT_COLUMNS, ListingContent, ListingRow } from './listing-row';
 
@@ -85,7 +86,10 @@ export interface ListFilter {
  */
 @Injectable()
 export class ListingsStore {
-  constructor(private readonly reads: PreparedReads) {}
+  constructor(
+    private readonly reads: PreparedReads,
+    private readonly wake: OutboxWake,
+  ) {}
 
   /**
    * Inserts listings, their galleries and their listing.created events in one statement, whatever
@@ -153,6 +157,7 @@ export class ListingsStore {
           : []),
       ],
     );
+    this.wake.written(em);
     const byId = new Map(rows.map((row) => [row.id, row]));
     return withIds.map((listing) => byId.get(listing.id)!);
   }
@@ -307,6 +312,7 @@ export class ListingsStore {
        SELECT count(*)::int AS n FROM events`,
       [limit],
     );
+    if (n > 0) this.wake.written(em);
     return n;
   }
 

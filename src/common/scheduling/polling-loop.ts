@@ -11,6 +11,8 @@ export class PollingLoop {
   private running: Promise<void> | undefined;
   private stopped = false;
   private failing = false;
+  /** A wake came during a run: run again right after it. */
+  private woken = false;
 
   constructor(
     private readonly logger: Logger,
@@ -21,6 +23,17 @@ export class PollingLoop {
   ) {}
 
   start(): void {
+    this.schedule(0);
+  }
+
+  /** Runs the step now rather than at the end of the interval; during a run, again right after. */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.woken = true;
+      return;
+    }
+    clearTimeout(this.timer);
     this.schedule(0);
   }
 
@@ -35,7 +48,8 @@ export class PollingLoop {
     this.timer = setTimeout(() => {
       this.running = this.tick().finally(() => {
         this.running = undefined;
-        this.schedule(this.intervalMs);
+        this.schedule(this.woken ? 0 : this.intervalMs);
+        this.woken = false;
       });
     }, delayMs);
   }

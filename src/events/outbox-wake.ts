@@ -1,0 +1,103 @@
+import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type Redis from 'ioredis';
+import type {
+  DataSource,
+  EntityManager,
+  EntitySubscriberInterface,
+  QueryRunner,
+  TransactionCommitEvent,
+  TransactionRollbackEvent,
+} from 'typeorm';
+import type { AllConfig } from '../config';
+import { REDIS } from '../redis/redis.module';
+
+/**
+ * At most one wake per this many milliseconds from one process: under load the relay is busy
+ * anyway and every poll carries a batch, so more would only cost Redis and the API's CPU.
+ */
+const MIN_GAP_MS = 5;
+
+/**
+ * Wakes the outbox relays, on every host, when a transaction that wrote events commits, so that
+ * an event does not wait for the relay's next poll (half its interval on average: most of a
+ * listing.sold's way to the receiver). The wake is a Redis PUBLISH, not a NOTIFY, so it costs the
+ * database nothing, busy or idle; it is fire-and-forget: a wake lost with Redis away only leaves
+ * the event to the next poll, which still runs on its interval.
+ */
+@Injectable()
+export class OutboxWake implements EntitySubscriberInterface, OnModuleDestroy {
+  private readonly logger = new Logger(OutboxWake.name);
+  private readonly channel: string;
+  private readonly writers = new WeakSet<QueryRunner>();
+  private lastAt = 0;
+  private trailing: NodeJS.Timeout | undefined;
+  private subscriber: Redis | undefined;
+
+  constructor(
+    @InjectDataSource() dataSource: DataSource,
+    @Inject(REDIS) private readonly redis: Redis,
+    config: ConfigService<AllConfig, true>,
+  ) {
+    this.channel = `${config.get('redis.keyPrefix', { infer: true })}:outbox-wake`;
+    dataSource.subscribers.push(this);
+  }
+
+  /** Call after writing events through `em`: the relays are woken once its transaction commits. */
+  written(em: EntityManager): void {
+    const runner = em.queryRunner;
+    if (runner?.isTransactionActive) this.writers.add(runner);
+    // A statement of its own has committed by the time it returns.
+    else this.announce();
+  }
+
+  afterTransactionCommit({ queryRunner }: TransactionCommitEvent): void {
+    // Still active: an inner savepoint was released, the transaction goes on.
+    if (queryRunner.isTransactionActive || !this.writers.has(queryRunner)) return;
+    this.writers.delete(queryRunner);
+    this.announce();
+  }
+
+  afterTransactionRollback({ queryRunner }: TransactionRollbackEvent): void {
+    if (!queryRunner.isTransactionActive) this.writers.delete(queryRunner);
+  }
+
+  /**
+   * Calls `onWake` whenever a process announces events, over a connection of its own (a Redis
+   * connection that subscribes can do nothing else). It subscribes again after a reconnect.
+   */
+  async listen(onWake: () => void): Promise<void> {
+    this.subscriber = this.redis.duplicate({ enableOfflineQueue: true, commandTimeout: undefined });
+    this.subscriber.on('error', () => undefined); // the shared connection already logs outages
+    this.subscriber.on('message', onWake);
+    try {
+      await this.subscriber.subscribe(this.channel);
+    } catch (error) {
+      // Not fatal: the relay still polls; ioredis subscribes once it reconnects.
+      this.logger.warn({ err: error }, 'Could not subscribe to outbox wakes; the relay polls');
+    }
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    clearTimeout(this.trailing);
+    await this.subscriber?.quit().catch(() => this.subscriber?.disconnect());
+  }
+
+  /** Publishes now, or, within MIN_GAP_MS of the last one, once at the end of that gap. */
+  private announce(): void {
+    const wait = this.lastAt + MIN_GAP_MS - Date.now();
+    if (wait <= 0) this.publish();
+    else
+      this.trailing ??= setTimeout(() => {
+        this.trailing = undefined;
+        this.publish();
+      }, wait);
+  }
+
+  private publish(): void {
+    this.lastAt = Date.now();
+    // Failing is harmless (see the class comment); the shared connection logs Redis outages.
+    this.redis.publish(this.channel, '').catch(() => undefined);
+  }
+}
