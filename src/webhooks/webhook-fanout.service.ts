@@ -17,23 +17,28 @@ export class WebhookFanoutService {
 
   /**
    * One delivery per active endpoint of the event's account and mode (its data's `livemode`)
-   * subscribed to the event, its body fixed now. Idempotent: a repeat creates nothing new and
-   * returns the deliveries still pending, so a retried fan-out re-enqueues (deduplicated by job
-   * id) what a failed one may have missed.
+   * subscribed to the event, its body fixed now. Idempotent: a repeat creates nothing new.
+   * `created` are the deliveries this call made, whose first attempt is its caller's; `resumed`
+   * the event's other pending ones (made by an earlier, interrupted fan-out or by recover), for
+   * the caller to enqueue again (deduplicated by job id) in case their job was missed.
    */
-  async createForEvent(eventId: string): Promise<PendingDelivery[]> {
+  async createForEvent(
+    eventId: string,
+  ): Promise<{ created: string[]; resumed: PendingDelivery[] }> {
     const event = await this.outbox.find(eventId);
-    if (!event) return [];
+    if (!event) return { created: [], resumed: [] };
     const subscribers = await this.endpoints.activeSubscribers(
       event.accountId,
       event.data.livemode,
       event.event,
     );
-    await this.store.insertMany(
+    const created = await this.store.insertMany(
       this.dataSource.manager,
       subscribers.map((endpointId) => newEventDelivery(endpointId, event)),
     );
     await this.outbox.markFannedOut(eventId);
-    return this.store.pendingOfEvent(eventId);
+    const fresh = new Set(created);
+    const pending = await this.store.pendingOfEvent(eventId);
+    return { created, resumed: pending.filter(({ id }) => !fresh.has(id)) };
   }
 }

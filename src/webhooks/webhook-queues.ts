@@ -2,7 +2,9 @@ import type { JobOptions, ProcessPromiseFunction, Queue, QueueOptions } from 'bu
 
 /**
  * Every queue, job option and backoff of the webhook pipeline, in one place:
- * outbox relay → FANOUT (one job per event) → DELIVERY (one job per endpoint and event).
+ * outbox relay → FANOUT (one job per event, which also makes each new delivery's first attempt)
+ * → DELIVERY (a job per delivery whose first attempt failed, for the rest of its schedule; manual
+ * retries; deliveries re-queued by recover or the sweep).
  */
 export const FANOUT_QUEUE = 'webhook-fanout';
 export const DELIVERY_QUEUE = 'webhook-delivery';

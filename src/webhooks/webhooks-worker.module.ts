@@ -5,6 +5,7 @@ import { FeedPositioner } from '../events/feed-positioner';
 import { OutboxRelay } from '../events/outbox-relay';
 import { QueuesModule } from '../queues/queues.module';
 import { RedeliveryRelay } from './redelivery-relay';
+import { WebhookAttemptRunner } from './webhook-attempt-runner';
 import { WebhookAttemptsService } from './webhook-attempts.service';
 import { WebhookDeliveryProcessor } from './webhook-delivery.processor';
 import { WebhookDeliverySweeper } from './webhook-delivery.sweeper';
@@ -23,6 +24,7 @@ import { WebhooksModule } from './webhooks.module';
   imports: [WebhooksModule, QueuesModule],
   providers: [
     WebhookAttemptsService,
+    WebhookAttemptRunner,
     WebhookFanoutService,
     FeedPositioner,
     OutboxRelay,

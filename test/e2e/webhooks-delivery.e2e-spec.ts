@@ -347,21 +347,30 @@ describe('Webhook delivery', () => {
     expect(await endpointOf(account, endpoint)).toMatchObject({ isActive: true, disabledAt: null });
   });
 
-  it('a paused endpoint receives nothing; its queued deliveries end without a request', async () => {
+  it('a paused endpoint receives nothing more; its queued retries end without a request', async () => {
     const account = await anAccount(t).build();
     const endpoint = await register(account);
+    receiver.replyWith(endpoint.path, 500);
     await withDeliveriesHeld(async () => {
       await emitEvent(t, account.id, 'listing.created');
-      await eventually(async () => (await deliveriesOf(account, endpoint)).length === 1);
+      // The first attempt (made by the fan-out) failed; its retry waits in the held queue.
+      await eventually(async () => (await deliveriesOf(account, endpoint))[0]?.attempts === 1);
       await as(t, account.liveKey)
         .patch(`/v1/webhooks/${endpoint.id}`)
         .send({ isActive: false })
         .expect(200);
+      await emitEvent(t, account.id, 'listing.created');
     });
     await eventually(async () => (await deliveriesOf(account, endpoint))[0].status === 'failed');
-    const [delivery] = await deliveriesOf(account, endpoint);
-    expect(delivery).toMatchObject({ attempts: 0, lastError: 'Endpoint is disabled' });
-    expect(receiver.at(endpoint.path)).toHaveLength(0);
+    await settle();
+    const deliveries = await deliveriesOf(account, endpoint);
+    // The event after the pause made no delivery at all.
+    expect(deliveries).toHaveLength(1);
+    expect(deliveries[0]).toMatchObject({
+      attempts: 1,
+      lastError: 'HTTP 500; Endpoint is disabled',
+    });
+    expect(receiver.at(endpoint.path)).toHaveLength(1);
   });
 
   it('never doubles a delivery when an event is relayed or fanned out again', async () => {
@@ -393,17 +402,20 @@ describe('Webhook delivery', () => {
   it('re-queues a pending delivery whose job was lost, under the same deliveryId', async () => {
     const account = await anAccount(t).build();
     const endpoint = await register(account);
+    // A failed first attempt leaves a retry job, which is then lost.
+    receiver.replyWith(endpoint.path, 500);
     await withDeliveriesHeld(async (queue) => {
       await emitEvent(t, account.id, 'listing.expired');
-      await eventually(async () => (await deliveriesOf(account, endpoint)).length === 1);
+      await eventually(async () => (await deliveriesOf(account, endpoint))[0]?.attempts === 1);
       const [{ deliveryId }] = await deliveriesOf(account, endpoint);
       await eventually(async () => (await queue.getJob(deliveryId)) !== null);
       // What Redis losing its data looks like from here: the record says pending, no job exists.
       await (await queue.getJob(deliveryId))!.remove();
     });
     const sweeper = t.app.get(WebhookDeliverySweeper);
-    expect(await sweeper.sweep(0)).toBe(1);
-    const [request] = await receiver.waitFor(endpoint.path, 1);
+    // Once the retry falls due, the sweep finds it without a job.
+    await eventually(async () => (await sweeper.sweep(0)) === 1);
+    const [, request] = await receiver.waitFor(endpoint.path, 2);
     expect(request.body.deliveryId).toBe((await deliveriesOf(account, endpoint))[0].deliveryId);
     await eventually(async () => (await deliveriesOf(account, endpoint))[0].status === 'succeeded');
     expect(await sweeper.sweep(0)).toBe(0);

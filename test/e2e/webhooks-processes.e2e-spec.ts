@@ -105,4 +105,29 @@ describe('Webhook processes', () => {
     }
     await eventually(() => receiver.at('/shutdown').length === 1);
   });
+
+  it('has at most WEBHOOK_WORKER_CONCURRENCY requests in flight, though one event fans out to more endpoints', async () => {
+    const t = await createTestApp({ env: { WEBHOOK_WORKER_CONCURRENCY: '2' } });
+    try {
+      let inFlight = 0;
+      let most = 0;
+      const reply = () => {
+        most = Math.max(most, ++inFlight);
+        return { status: 200, after: sleep(300).then(() => inFlight--) };
+      };
+      const account = await anAccount(t).build();
+      for (let i = 0; i < 5; i++) {
+        receiver.byDefault(`/limited-${i}`, reply);
+        await register(t, account, receiver.url(`/limited-${i}`));
+      }
+      await emitEvent(t, account.id, 'listing.sold');
+      await eventually(
+        () => [0, 1, 2, 3, 4].every((i) => receiver.at(`/limited-${i}`).length === 1),
+        15_000,
+      );
+      expect(most).toBe(2);
+    } finally {
+      await t.close();
+    }
+  });
 });

@@ -41,7 +41,7 @@ describe('WebhookAttemptsService bookkeeping', () => {
       `SELECT id FROM outbox_events WHERE data->>'id' = $1`,
       [data.id],
     );
-    return (await ctx.get(WebhookFanoutService).createForEvent(id)).map((d) => d.id);
+    return (await ctx.get(WebhookFanoutService).createForEvent(id)).created;
   };
   const failed = (): AttemptResult => ({
     ok: false,
