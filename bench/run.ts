@@ -89,7 +89,7 @@ function medianRun(runs: Measured[]): Measured {
 
 /**
  * BENCH_PROFILE=<part of a scenario's name>: the API's CPU is profiled during that scenario's
- * service runs (bench/lib/cpu-profile.ts), one .cpuprofile per run in BENCH_PROFILE_DIR
+ * service runs (bench/lib/cpu-profiler.js), one .cpuprofile per run in BENCH_PROFILE_DIR
  * (default bench/results); summarise with bench/lib/profile-summary.ts. The profiler's own cost
  * lowers that scenario's figures, so profile in a run of its own.
  */
@@ -689,27 +689,21 @@ async function main(): Promise<void> {
   // the Dockerfile's heap flag.
   const entry = join(process.env.BENCH_DIST ?? join(__dirname, '..', 'dist'), 'main.js');
   const apiNodeArgs = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  if (PROFILE)
-    apiNodeArgs.push(
-      '-r',
-      'ts-node/register/transpile-only',
-      '-r',
-      join(__dirname, 'lib', 'cpu-profile.ts'),
-    );
+  const profiler = ['-r', join(__dirname, 'lib', 'cpu-profiler.js')];
+  if (PROFILE) apiNodeArgs.push(...profiler);
   const pinHooks = process.env.BENCH_PIN_CORE || undefined;
   const pinApi = process.env.BENCH_PIN_API || pinHooks;
   if (pinApi) console.log(`API pinned to CPU ${pinApi} (taskset)`);
   const service = await startNode(
     [...apiNodeArgs, DEPLOYED_HEAP_FLAG, entry],
-    { ...env, CPU_PROFILE_DIR: process.env.BENCH_PROFILE_DIR ?? join(__dirname, 'results') },
+    PROFILE
+      ? { ...env, BENCH_PROFILE_DIR: process.env.BENCH_PROFILE_DIR ?? join(__dirname, 'results') }
+      : env,
     `${base}/health/ready`,
     pinApi,
   );
-  const profiler = process.env.BENCH_PROFILE_DIR
-    ? ['-r', join(__dirname, 'lib', 'cpu-profiler.js')]
-    : [];
   const worker = await startNode(
-    [DEPLOYED_HEAP_FLAG, ...profiler, entry],
+    [DEPLOYED_HEAP_FLAG, ...(process.env.BENCH_PROFILE_DIR ? profiler : []), entry],
     { ...env, PROCESS_ROLE: 'worker' },
     undefined,
     pinHooks,
