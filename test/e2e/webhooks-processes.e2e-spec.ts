@@ -130,4 +130,23 @@ describe('Webhook processes', () => {
       await t.close();
     }
   });
+
+  it("a failed first attempt (made by the fan-out) is retried only after the schedule's first delay", async () => {
+    const schedule = ['800', ...Array(8).fill('100')].join(',');
+    const t = await createTestApp({ env: { WEBHOOK_RETRY_SCHEDULE: schedule } });
+    try {
+      const arrivals: number[] = [];
+      const account = await anAccount(t).build();
+      receiver.byDefault('/scheduled', () => {
+        arrivals.push(Date.now());
+        return { status: arrivals.length === 1 ? 500 : 200 };
+      });
+      await register(t, account, receiver.url('/scheduled'));
+      await emitEvent(t, account.id, 'listing.sold');
+      await eventually(() => arrivals.length === 2, 15_000);
+      expect(arrivals[1] - arrivals[0]).toBeGreaterThanOrEqual(800);
+    } finally {
+      await t.close();
+    }
+  });
 });
