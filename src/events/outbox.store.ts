@@ -70,9 +70,10 @@ export class OutboxStore {
    *
    * The lock is taken in a statement of its own: in READ COMMITTED each statement takes its
    * snapshot when it starts, so the UPDATE sees everything the previous holder committed. Had the
-   * lock been taken inside the UPDATE, its snapshot could predate that commit. SKIP LOCKED: a row
-   * the relay holds is positioned on the next round rather than waited for (it then takes a
-   * higher position, which the argument above allows).
+   * lock been taken inside the UPDATE, its snapshot could predate that commit. A committed row
+   * the relay (or a fan-out) holds is waited for, not skipped: skipping it would position an
+   * event committed after it first, and the feed would no longer be in commit order. Those locks
+   * are short; the longest is the relay's hand-over to Redis, bounded by its enqueue timeout.
    */
   async assignFeedPositions(batchSize: number): Promise<number> {
     return this.dataSource.transaction(async (em) => {
@@ -83,7 +84,7 @@ export class OutboxStore {
       const [, count] = await em.query(
         `WITH due AS (
            SELECT id, seq FROM outbox_events WHERE feed_position IS NULL
-           ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED),
+           ORDER BY seq LIMIT $1 FOR UPDATE),
          numbered AS (
            SELECT id, nextval('outbox_feed_position_seq') AS position
            FROM (SELECT id FROM due ORDER BY seq) ordered)

@@ -1,7 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import { ExpiryService } from '../../src/expiry/expiry.service';
+import { FeedPositioner } from '../../src/events/feed-positioner';
 import { OutboxService } from '../../src/events/outbox.service';
+import { OutboxStore } from '../../src/events/outbox.store';
 import { expectError, expectMeta, fieldsOf } from '../support/envelope';
 import { sampleEventData } from '../support/events';
 import { anAccount, as, createKey, TestAccount } from '../support/factories';
@@ -285,5 +287,55 @@ describe('GET /v1/events', () => {
       [account.id],
     );
     expect(inversions).toBeGreaterThan(0);
+  });
+});
+
+describe('GET /v1/events: an event the relay holds', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+    // Positioning is driven by hand here, so the moment a row is locked is known.
+    await t.app.get(FeedPositioner).onModuleDestroy();
+  });
+  afterAll(() => t.close());
+
+  it('keeps its place: an event committed after it is not positioned before it', async () => {
+    const seller = await anAccount(t).build();
+    const outbox = t.app.get(OutboxService);
+    const append = () =>
+      t.dataSource.transaction((em) =>
+        outbox.append(em, {
+          accountId: seller.id,
+          event: 'message.received',
+          data: sampleEventData('message.received'),
+        }),
+      );
+    await append();
+    await append();
+    const [first, second] = (
+      await t.dataSource.query(
+        `SELECT id FROM outbox_events WHERE account_id = $1 ORDER BY seq`,
+        [seller.id],
+      )
+    ).map((row: { id: string }) => row.id);
+
+    // What the relay does while it hands a batch to Redis: the row is locked until it commits.
+    const relay = t.dataSource.createQueryRunner();
+    await relay.connect();
+    await relay.startTransaction();
+    try {
+      await relay.query(`SELECT id FROM outbox_events WHERE id = $1 FOR UPDATE`, [first]);
+      const positioning = t.app.get(OutboxStore).assignFeedPositions(100);
+      await sleep(300);
+      const during = await as(t, seller.liveKey).get('/v1/events').expect(200);
+      expect(during.body.data.map((item: FeedItem) => item.id)).toEqual([]);
+      await relay.commitTransaction();
+      await positioning;
+    } finally {
+      if (relay.isTransactionActive) await relay.rollbackTransaction();
+      await relay.release();
+    }
+    const after = await as(t, seller.liveKey).get('/v1/events').expect(200);
+    expect(after.body.data.map((item: FeedItem) => item.id)).toEqual([first, second]);
   });
 });
