@@ -37,7 +37,8 @@ import { load, LoadOptions, LoadResult } from './lib/load';
 import {
   cpuMs,
   DEPLOYED_HEAP_FLAG,
-  postgresCpuMs,
+  postgresCpuMsSince,
+  postgresCpuSample,
   Started,
   startNode,
   withPeakRss,
@@ -106,14 +107,14 @@ const processes = new Map<string, number>();
 /** One load run, with the CPU the process behind its URL and PostgreSQL spent per request. */
 async function measured(options: LoadOptions): Promise<Measured> {
   const pid = [...processes].find(([url]) => options.url.startsWith(url))?.[1];
-  const before = { own: pid ? cpuMs(pid) : 0, db: postgresCpuMs() };
+  const before = { own: pid ? cpuMs(pid) : 0, db: postgresCpuSample() };
   const result = await load(options);
   if (!pid || result.requests === 0) return result;
   const perRequest = (ms: number) => Math.round((ms * 1000) / result.requests);
   return {
     ...result,
     cpuUs: perRequest(cpuMs(pid) - before.own),
-    dbCpuUs: perRequest(postgresCpuMs() - before.db),
+    dbCpuUs: perRequest(postgresCpuMsSince(before.db)),
   };
 }
 

@@ -89,21 +89,30 @@ export function cpuMs(pid: number): number {
 
 const CLOCK_TICKS_PER_SECOND = 100;
 
-/**
- * CPU time of every PostgreSQL process on the machine, in ms. Backends that exit between two
- * samples take their time with them, so use it across runs whose connections stay open.
- * Anything else using the same server (another checkout's tests) counts too.
- */
-export function postgresCpuMs(): number {
-  let total = 0;
+/** CPU time of each PostgreSQL process on the machine, in ms, by pid (a sample for postgresCpuMsSince). */
+export function postgresCpuSample(): Map<number, number> {
+  const sample = new Map<number, number>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const comm = readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
-      if (comm === 'postgres') total += cpuMs(Number(entry));
+      if (comm === 'postgres') sample.set(Number(entry), cpuMs(Number(entry)));
     } catch {
       // gone meanwhile
     }
   }
+  return sample;
+}
+
+/**
+ * CPU time PostgreSQL's processes used since `before`, in ms: per process, so that one that exits
+ * meanwhile (an autovacuum worker, a backend) drops out instead of subtracting all the time it had
+ * ever used, as a difference of two machine-wide sums did (it printed negative figures). Its time
+ * within the window is lost, so use it across runs whose connections stay open. Anything else
+ * using the same server (another checkout's tests) counts too.
+ */
+export function postgresCpuMsSince(before: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, ms] of postgresCpuSample()) total += ms - (before.get(pid) ?? 0);
   return total;
 }
