@@ -6,8 +6,8 @@ const FOLD_BATCH = 50_000;
 
 /**
  * Exact listing totals per account, mode and status without scanning listings. Triggers append
- * deltas (see the Listings migration), `listing_total()` reads base plus deltas (see the
- * SqlFunctions migration), and `fold` moves deltas into the base counts atomically.
+ * deltas (see the Listings migration), list pages read base plus deltas (listingTotalSql), and
+ * `fold` moves deltas into the base counts atomically.
  */
 @Injectable()
 export class ListingCountsService {

@@ -7,6 +7,7 @@ import { PreparedReads } from '../database/prepared-reads';
 import { OutboxWake } from '../events/outbox-wake';
 import { LISTING_STATUSES, ListingSort, ListingStatus } from './listing.constants';
 import { CONTENT_COLUMNS, ListingContent, ListingRow } from './listing-row';
+import { listingTotalSql } from './listing-total.sql';
 
 /**
  * Every column of ListingRow, named rather than `l.*`: a prepared statement must keep its result
@@ -410,8 +411,11 @@ export interface PageStatement {
 export function pageStatement(scope: OwnerScope, filter: ListFilter): PageStatement {
   const filterParams: unknown[] = [scope.accountId, scope.livemode];
   const where = ['l.account_id = $1', 'l.livemode = $2'];
-  const status = filter.status ? statusLiteral(filter.status) : 'NULL';
-  where.push(filter.status ? `l.status = ${status}` : `l.status <> 'REMOVED'`);
+  const statusCondition = (row: string) =>
+    filter.status
+      ? `${row}status = ${statusLiteral(filter.status)}`
+      : `${row}status <> 'REMOVED'`;
+  where.push(statusCondition('l.'));
   if (filter.externalId !== undefined) {
     filterParams.push(filter.externalId);
     where.push(`l.external_id = $${filterParams.length}`);
@@ -429,7 +433,7 @@ export function pageStatement(scope: OwnerScope, filter: ListFilter): PageStatem
   const filterSql = where.join(' AND ');
   // A scalar subquery, so the total is computed once per statement, not once per row.
   const total = generic
-    ? `(SELECT listing_total($1, $2, ${status}))`
+    ? listingTotalSql('$1', '$2', statusCondition(''))
     : `(SELECT count(*) FROM listings l WHERE ${filterSql})`;
   const order = filter.updatedSince ? ORDER_BY.updated : ORDER_BY[filter.sort];
   const n = filterParams.length;
