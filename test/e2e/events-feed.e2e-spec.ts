@@ -120,6 +120,14 @@ describe('GET /v1/events', () => {
     ).expect(200);
     expect(rest.body.data.map((i: FeedItem) => i.event)).toEqual(['listing.sold']);
     expect(rest.body.pagination.hasMore).toBe(false);
+    // A page that holds exactly what is left: nothing more follows, the cursor is its last item.
+    const exact = await feed('?limit=4', account.liveKey).expect(200);
+    expect(exact.body.data).toHaveLength(4);
+    expect(exact.body.pagination).toEqual({
+      limit: 4,
+      hasMore: false,
+      nextCursor: exact.body.data[3].id,
+    });
     const end = await feed(`?after=${rest.body.data[0].id}`, account.liveKey).expect(200);
     expect(end.body).toMatchObject({
       data: [],
@@ -313,10 +321,9 @@ describe('GET /v1/events: an event the relay holds', () => {
     await append();
     await append();
     const [first, second] = (
-      await t.dataSource.query(
-        `SELECT id FROM outbox_events WHERE account_id = $1 ORDER BY seq`,
-        [seller.id],
-      )
+      await t.dataSource.query(`SELECT id FROM outbox_events WHERE account_id = $1 ORDER BY seq`, [
+        seller.id,
+      ])
     ).map((row: { id: string }) => row.id);
 
     // What the relay does while it hands a batch to Redis: the row is locked until it commits.
@@ -325,8 +332,16 @@ describe('GET /v1/events: an event the relay holds', () => {
     await relay.startTransaction();
     try {
       await relay.query(`SELECT id FROM outbox_events WHERE id = $1 FOR UPDATE`, [first]);
+      const [{ pid }] = await relay.query(`SELECT pg_backend_pid() AS pid`);
       const positioning = t.app.get(OutboxStore).assignFeedPositions(100);
-      await sleep(300);
+      // The positioner waits for the relay's lock (skipping the row would not wait at all).
+      await eventually(async () => {
+        const blocked = await t.dataSource.query(
+          `SELECT 1 FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))`,
+          [pid],
+        );
+        return blocked.length > 0;
+      });
       const during = await as(t, seller.liveKey).get('/v1/events').expect(200);
       expect(during.body.data.map((item: FeedItem) => item.id)).toEqual([]);
       await relay.commitTransaction();
