@@ -66,9 +66,9 @@ async function eventsPageVsGetById(ctx: SyncBenchContext) {
     return rows[0].n === 0;
   }, 120_000);
   // A table filled seconds ago in a new database has no statistics yet (reltuples -1), and
-  // autovacuum did not reach it during the runs: a page could then be planned for an empty table
-  // (a bitmap scan that sorts every later event). Measure the steady state, with statistics as
-  // autovacuum keeps them on a live table.
+  // autovacuum would not reach it within the runs (on this bench machine's server it is off): a
+  // page could then be planned for an empty table (a bitmap scan that sorts every later event).
+  // Measure the steady state, with statistics as autovacuum keeps them on a live table.
   await ctx.db.query('ANALYZE outbox_events');
   const { rows } = await ctx.db.query<{ id: string }>(
     `SELECT id FROM outbox_events WHERE account_id = $1 ORDER BY feed_position LIMIT 19000`,
