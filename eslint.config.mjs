@@ -13,5 +13,5 @@ export default tseslint.config(
       'no-console': ['error', { allow: ['error'] }],
     },
   },
-  { files: ['src/cli.ts', 'src/database/migrate.ts', 'bench/**/*.ts'], rules: { 'no-console': 'off' } },
+  { files: ['src/cli.ts', 'src/migrate.ts', 'bench/**/*.ts'], rules: { 'no-console': 'off' } },
 );

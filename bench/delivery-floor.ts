@@ -12,7 +12,7 @@
  */
 import http from 'node:http';
 import { Client, Pool } from 'pg';
-import { signatureHeaders, unixSeconds } from '../src/webhooks/webhook-signer';
+import { signatureHeaders, unixSeconds } from '../src/webhooks/transport/webhook-signer';
 
 const CONCURRENCY = Number(process.env.WEBHOOK_WORKER_CONCURRENCY ?? 50);
 const CLAIM_BATCH = 100;

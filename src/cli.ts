@@ -11,8 +11,8 @@ import { ApiKeysService } from './accounts/api-keys.service';
 import { CreateAccountDto } from './admin/dto/create-account.dto';
 import { CreateKeyDto } from './admin/dto/create-key.dto';
 import { flattenValidationErrors } from './common/http/validation.pipe';
-import { CONFIG_LOADERS } from './config';
-import { DatabaseModule } from './database/database.module';
+import { CONFIG_LOADERS } from './platform/config';
+import { DatabaseModule } from './platform/database/database.module';
 
 const USAGE = `Usage: npm run cli -- <command>
   account:create --name "Bilhallen AB" [--approve]   prints the account id

@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
-import { appConfig } from './config/app.config';
+import { appConfig } from './platform/config/app.config';
 import { configureApp } from './configure-app';
 
 async function bootstrap(): Promise<void> {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, Repository } from 'typeorm';
-import type { Principal } from '../common/auth/principal';
+import type { Principal } from '../auth/principal';
 import { NotFoundError } from '../common/errors/domain-error';
 import { Account } from './account.entity';
 import { ApiKey, ApiKeyKind, Scope, SCOPES } from './api-key.entity';

@@ -1,7 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { CurrentPrincipal, Scopes } from '../common/auth/auth.decorators';
-import type { Principal } from '../common/auth/principal';
+import { CurrentPrincipal, Scopes } from '../auth/auth.decorators';
+import type { Principal } from '../auth/principal';
 import { MeResponse } from './dto/me.response';
 import { MeService } from './me.service';
 

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import type { Principal } from '../common/auth/principal';
+import type { Principal } from '../auth/principal';
 import { BULK_MAX_ITEMS } from '../bulk/bulk.constants';
-import type { AllConfig } from '../config';
-import { MAX_IMAGES } from '../images/gallery-order';
+import type { AllConfig } from '../platform/config';
+import { MAX_IMAGES } from '../listings/gallery/gallery-order';
 import { toAccountSummary, toApiKeySummary } from './accounts.mapper';
 import { AccountsService } from './accounts.service';
 import { ApiKeysService } from './api-keys.service';

@@ -9,9 +9,9 @@ import {
 import { ConfigService } from '@nestjs/config';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { assertAdminToken } from '../common/auth/admin-token';
-import { IS_ADMIN_ROUTE } from '../common/auth/auth.decorators';
-import type { AllConfig } from '../config';
+import { assertAdminToken } from '../auth/admin-token';
+import { IS_ADMIN_ROUTE } from '../auth/auth.decorators';
+import type { AllConfig } from '../platform/config';
 
 /**
  * Without ADMIN_TOKEN the admin API does not exist (404); with it, the token must match exactly.

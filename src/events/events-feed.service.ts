@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import type { OwnerScope } from '../common/auth/scope';
+import type { OwnerScope } from '../auth/scope';
 import { ValidationError } from '../common/errors/domain-error';
 import { CursorPage } from '../common/pagination/cursor-page';
-import type { AllConfig } from '../config';
+import type { AllConfig } from '../platform/config';
 import type { ListEventsQueryDto } from './dto/list-events.query.dto';
 import type { EventResponse } from './dto/event.response';
 import { OutboxStore } from './outbox.store';

@@ -1,8 +1,8 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { CurrentPrincipal, Scopes } from '../common/auth/auth.decorators';
-import type { Principal } from '../common/auth/principal';
-import { ownerScopeOf } from '../common/auth/scope';
+import { CurrentPrincipal, Scopes } from '../auth/auth.decorators';
+import type { Principal } from '../auth/principal';
+import { ownerScopeOf } from '../auth/scope';
 import type { CursorPage } from '../common/pagination/cursor-page';
 import { ListEventsQueryDto } from './dto/list-events.query.dto';
 import { EventResponse } from './dto/event.response';

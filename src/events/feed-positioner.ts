@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { PollingLoop } from '../common/scheduling/polling-loop';
+import { PollingLoop } from '../platform/scheduling/polling-loop';
 import { OutboxStore } from './outbox.store';
 
 /** An event enters the feed at most about this long after its commit (plus one batch's work). */

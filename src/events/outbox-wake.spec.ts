@@ -1,7 +1,7 @@
 import { ConfigService } from '@nestjs/config';
 import type Redis from 'ioredis';
 import type { DataSource, EntityManager } from 'typeorm';
-import type { AllConfig } from '../config';
+import type { AllConfig } from '../platform/config';
 import { OutboxWake } from './outbox-wake';
 
 describe('OutboxWake', () => {

@@ -10,8 +10,8 @@ import type {
   TransactionCommitEvent,
   TransactionRollbackEvent,
 } from 'typeorm';
-import type { AllConfig } from '../config';
-import { REDIS } from '../redis/redis.module';
+import type { AllConfig } from '../platform/config';
+import { REDIS } from '../platform/redis/redis.module';
 
 /**
  * At most one wake per this many milliseconds from one process: under load the relay is busy

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { OwnerScope } from '../common/auth/scope';
+import type { OwnerScope } from '../auth/scope';
 import { RawJson } from '../common/http/raw-json';
 import { feedItemSql } from './feed-item.sql';
-import { PreparedReads } from '../database/prepared-reads';
+import { PreparedReads } from '../platform/database/prepared-reads';
 import { OutboxWake } from './outbox-wake';
 import type { DomainEvent, EventName } from './event-types';
 

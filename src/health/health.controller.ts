@@ -16,11 +16,11 @@ import {
 } from '@nestjs/terminus';
 import type { Request, Response } from 'express';
 import Redis from 'ioredis';
-import { Public } from '../common/auth/auth.decorators';
+import { Public } from '../auth/auth.decorators';
 import { ErrorCode } from '../common/errors/error-code';
 import { errorEnvelope, metaFor } from '../common/http/envelope';
-import { PreparedReads } from '../database/prepared-reads';
-import { REDIS } from '../redis/redis.module';
+import { PreparedReads } from '../platform/database/prepared-reads';
+import { REDIS } from '../platform/redis/redis.module';
 import { ShutdownDrain } from './shutdown-drain.service';
 
 /** How long a database probe may take before readiness says down. */

@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import type { AllConfig } from '../config';
+import type { AllConfig } from '../platform/config';
 
 /**
  * On SIGTERM, keeps serving for SHUTDOWN_DRAIN_MS while /health/ready answers 503, so load

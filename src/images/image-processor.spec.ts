@@ -1,5 +1,5 @@
 import type { ConfigService } from '@nestjs/config';
-import type { AllConfig } from '../config';
+import type { AllConfig } from '../platform/config';
 import { ImageProcessor } from './image-processor';
 
 describe('ImageProcessor', () => {

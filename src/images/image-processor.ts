@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import sharp, { Metadata } from 'sharp';
 import pLimit, { type Limit } from 'p-limit';
 import { ValidationError } from '../common/errors/domain-error';
-import type { AllConfig } from '../config';
+import type { AllConfig } from '../platform/config';
 
 export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
 const MAX_DIMENSION = 4096;

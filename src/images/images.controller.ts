@@ -11,9 +11,9 @@ import {
 import { FileInterceptor } from '@nestjs/platform-express';
 import { ApiBearerAuth, ApiConsumes, ApiTags } from '@nestjs/swagger';
 import { memoryStorage } from 'multer';
-import { CurrentPrincipal, Scopes } from '../common/auth/auth.decorators';
-import type { Principal } from '../common/auth/principal';
-import { ownerScopeOf } from '../common/auth/scope';
+import { CurrentPrincipal, Scopes } from '../auth/auth.decorators';
+import type { Principal } from '../auth/principal';
+import { ownerScopeOf } from '../auth/scope';
 import { UuidParam } from '../common/http/uuid-param.decorator';
 import type { ImageResponse } from '../listings/dto/listing.response';
 import { AddImageDto } from './dto/add-image.dto';

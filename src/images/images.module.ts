@@ -1,11 +1,11 @@
 import { Inject, MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
 import { ListingsModule } from '../listings/listings.module';
-import { GalleryModule } from './gallery.module';
+import { GalleryModule } from '../listings/gallery/gallery.module';
 import { ImageProcessor } from './image-processor';
 import { ImagesController } from './images.controller';
 import { ImagesService } from './images.service';
-import { MEDIA_ROUTE, STORAGE_DRIVER, StorageDriver } from './storage/storage-driver';
-import { StorageModule } from './storage/storage.module';
+import { MEDIA_ROUTE, STORAGE_DRIVER, StorageDriver } from '../storage/storage-driver';
+import { StorageModule } from '../storage/storage.module';
 
 @Module({
   imports: [ListingsModule, StorageModule, GalleryModule],

@@ -13,9 +13,9 @@ import {
 } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { CurrentPrincipal, Scopes } from '../common/auth/auth.decorators';
-import type { Principal } from '../common/auth/principal';
-import { ownerScopeOf } from '../common/auth/scope';
+import { CurrentPrincipal, Scopes } from '../auth/auth.decorators';
+import type { Principal } from '../auth/principal';
+import { ownerScopeOf } from '../auth/scope';
 import { UuidParam } from '../common/http/uuid-param.decorator';
 import { Paginated } from '../common/pagination/paginated';
 import { ApiIdempotencyKey, IdempotencyKey } from '../idempotency/idempotency-key.decorator';

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
-import { GalleryModule } from '../images/gallery.module';
-import { StorageModule } from '../images/storage/storage.module';
+import { GalleryModule } from './gallery/gallery.module';
+import { StorageModule } from '../storage/storage.module';
 import { ReferenceModule } from '../reference/reference.module';
 import { ListingCountsService } from './listing-counts.service';
 import { ListingValidator } from './listing-validator';

@@ -3,7 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import type { OwnerScope } from '../common/auth/scope';
+import type { OwnerScope } from '../auth/scope';
 import { isUniqueViolation } from '../common/db/pg-errors';
 import { withSavepoint } from '../common/db/savepoint';
 import {
@@ -13,13 +13,13 @@ import {
   WrongStateError,
 } from '../common/errors/domain-error';
 import { Paginated } from '../common/pagination/paginated';
-import type { AllConfig } from '../config';
+import type { AllConfig } from '../platform/config';
 import { OutboxService } from '../events/outbox.service';
 import { requestFingerprint } from '../idempotency/fingerprint';
 import { IdempotencyService, IdempotentOutcome } from '../idempotency/idempotency.service';
-import { orderPayloadImages } from '../images/gallery-order';
-import { GalleryStore } from '../images/gallery.store';
-import { ImageFileCleanup } from '../images/storage/image-file-cleanup';
+import { orderPayloadImages } from './gallery/gallery-order';
+import { GalleryStore } from './gallery/gallery.store';
+import { ImageFileCleanup } from '../storage/image-file-cleanup';
 import type { CreateListingDto } from './dto/create-listing.dto';
 import { EXTERNAL_ID_PATTERN } from './dto/create-listing.dto';
 import type { ListListingsQueryDto } from './dto/list-listings.query.dto';

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
-import type { OwnerScope } from '../common/auth/scope';
+import type { OwnerScope } from '../auth/scope';
 import { RawJson } from '../common/http/raw-json';
-import { PreparedReads } from '../database/prepared-reads';
+import { PreparedReads } from '../platform/database/prepared-reads';
 import { OutboxWake } from '../events/outbox-wake';
 import { LISTING_STATUSES, ListingSort, ListingStatus } from './listing.constants';
 import { CONTENT_COLUMNS, ListingContent, ListingRow } from './listing-row';

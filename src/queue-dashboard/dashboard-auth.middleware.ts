@@ -1,11 +1,11 @@
 import type { ConfigService } from '@nestjs/config';
 import type { NextFunction, Request, Response } from 'express';
-import { tokenMatches } from '../common/auth/admin-token';
+import { tokenMatches } from '../auth/admin-token';
 import { RateLimitedError } from '../common/errors/domain-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { errorEnvelope } from '../common/http/envelope';
-import type { AllConfig } from '../config';
-import type { AuthFailureLimiter } from '../rate-limit/auth-failure.limiter';
+import type { AllConfig } from '../platform/config';
+import type { AuthFailureLimiter } from '../auth/auth-failure.limiter';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 const BASIC = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i;

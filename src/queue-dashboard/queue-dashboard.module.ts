@@ -3,11 +3,11 @@ import { ExpressAdapter } from '@bull-board/express';
 import { BullBoardModule } from '@bull-board/nestjs';
 import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import type { AllConfig } from '../config';
-import { AuthFailureLimiter } from '../rate-limit/auth-failure.limiter';
+import type { AllConfig } from '../platform/config';
+import { AuthFailureLimiter } from '../auth/auth-failure.limiter';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
-import { QueuesModule } from '../queues/queues.module';
-import { DELIVERY_QUEUE, FANOUT_QUEUE } from '../webhooks/webhook-queues';
+import { QueuesModule } from '../platform/queues/queues.module';
+import { DELIVERY_QUEUE, FANOUT_QUEUE } from '../webhooks/dispatch/webhook-queues';
 import { dashboardAuth } from './dashboard-auth.middleware';
 
 /** Outside the versioned API (configure-app leaves it out of the /v1 prefix): a page, not an API. */

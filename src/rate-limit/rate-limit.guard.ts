@@ -1,7 +1,7 @@
 import { ExecutionContext, Injectable } from '@nestjs/common';
 import { ThrottlerGuard, ThrottlerRequest } from '@nestjs/throttler';
 import type { Response } from 'express';
-import type { AuthenticatedRequest } from '../common/auth/auth.decorators';
+import type { AuthenticatedRequest } from '../auth/auth.decorators';
 import { RateLimitedError } from '../common/errors/domain-error';
 import { rateLimitHeaders } from './rate-limit.headers';
 import type { ThrottlerStorageRecord } from './redis-throttler.storage';

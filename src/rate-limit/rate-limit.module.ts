@@ -3,10 +3,10 @@ import { ConfigService } from '@nestjs/config';
 import { ThrottlerModule, ThrottlerModuleOptions } from '@nestjs/throttler';
 import type { Request } from 'express';
 import Redis from 'ioredis';
-import type { AllConfig } from '../config';
-import { REDIS } from '../redis/redis.module';
-import { AuthFailureLimiter } from './auth-failure.limiter';
-import { RATE_LIMIT_WINDOW_MS } from './rate-limit.constants';
+import type { AllConfig } from '../platform/config';
+import { REDIS } from '../platform/redis/redis.module';
+import { AuthFailureLimiter } from '../auth/auth-failure.limiter';
+import { RATE_LIMIT_WINDOW_MS } from '../common/api-limits';
 import { RedisThrottlerStorage } from './redis-throttler.storage';
 
 const isRead = (context: ExecutionContext) => {

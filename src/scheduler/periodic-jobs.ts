@@ -1,13 +1,13 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import type { AllConfig } from '../config';
+import type { AllConfig } from '../platform/config';
 import { OutboxStore } from '../events/outbox.store';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { ListingCountsService } from '../listings/listing-counts.service';
-import { ExpiryService } from '../expiry/expiry.service';
+import { ExpiryService } from '../listings/expiry/expiry.service';
 import { UsageService } from '../usage/usage.service';
-import { WebhookDeliveryStore } from '../webhooks/webhook-delivery.store';
+import { WebhookDeliveryStore } from '../webhooks/deliveries/webhook-delivery.store';
 import { inBatches } from './in-batches';
 
 const FOLD_COUNTS_EVERY_MS = 5_000;

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
-import { ExpiryModule } from '../expiry/expiry.module';
+import { ExpiryModule } from '../listings/expiry/expiry.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { ListingsModule } from '../listings/listings.module';
 import { UsageModule } from '../usage/usage.module';

@@ -1,7 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { CurrentPrincipal, Scopes } from '../common/auth/auth.decorators';
-import type { Principal } from '../common/auth/principal';
+import { CurrentPrincipal, Scopes } from '../auth/auth.decorators';
+import type { Principal } from '../auth/principal';
 import { UsageQueryDto } from './dto/usage-query.dto';
 import { UsageResponse } from './dto/usage.response';
 import { UsageService } from './usage.service';

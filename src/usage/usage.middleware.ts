@@ -1,6 +1,6 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Response } from 'express';
-import type { AuthenticatedRequest } from '../common/auth/auth.decorators';
+import type { AuthenticatedRequest } from '../auth/auth.decorators';
 import { UsageRecorder } from './usage.recorder';
 
 /**

@@ -2,16 +2,16 @@ import { InjectQueue } from '@nestjs/bull';
 import { BeforeApplicationShutdown, Module } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { FeedPositioner } from '../events/feed-positioner';
-import { OutboxRelay } from '../events/outbox-relay';
-import { QueuesModule } from '../queues/queues.module';
-import { RedeliveryRelay } from './redelivery-relay';
-import { WebhookAttemptRunner } from './webhook-attempt-runner';
-import { WebhookAttemptsService } from './webhook-attempts.service';
-import { WebhookDeliveryProcessor } from './webhook-delivery.processor';
-import { WebhookDeliverySweeper } from './webhook-delivery.sweeper';
-import { WebhookFanoutProcessor } from './webhook-fanout.processor';
-import { WebhookFanoutService } from './webhook-fanout.service';
-import { DELIVERY_QUEUE, FANOUT_QUEUE, settleWorkerNaming } from './webhook-queues';
+import { OutboxRelay } from './dispatch/outbox-relay';
+import { QueuesModule } from '../platform/queues/queues.module';
+import { RedeliveryRelay } from './dispatch/redelivery-relay';
+import { WebhookAttemptRunner } from './dispatch/webhook-attempt-runner';
+import { WebhookAttemptsService } from './dispatch/webhook-attempts.service';
+import { WebhookDeliveryProcessor } from './dispatch/webhook-delivery.processor';
+import { WebhookDeliverySweeper } from './dispatch/webhook-delivery.sweeper';
+import { WebhookFanoutProcessor } from './dispatch/webhook-fanout.processor';
+import { WebhookFanoutService } from './dispatch/webhook-fanout.service';
+import { DELIVERY_QUEUE, FANOUT_QUEUE, settleWorkerNaming } from './dispatch/webhook-queues';
 import { WebhooksModule } from './webhooks.module';
 
 /**

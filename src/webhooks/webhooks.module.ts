@@ -1,14 +1,14 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { WebhookDeliveriesService } from './webhook-deliveries.service';
-import { WebhookDns } from './webhook-dns';
-import { WebhookDelivery } from './webhook-delivery.entity';
-import { WebhookDeliveryStore } from './webhook-delivery.store';
-import { WebhookEndpoint } from './webhook-endpoint.entity';
-import { WebhookEndpointStore } from './webhook-endpoint.store';
-import { WebhookEndpointsService } from './webhook-endpoints.service';
-import { WebhookSender } from './webhook-sender';
-import { WebhooksController } from './webhooks.controller';
+import { WebhookDeliveriesService } from './deliveries/webhook-deliveries.service';
+import { WebhookDns } from './transport/webhook-dns';
+import { WebhookDelivery } from './deliveries/webhook-delivery.entity';
+import { WebhookDeliveryStore } from './deliveries/webhook-delivery.store';
+import { WebhookEndpoint } from './endpoints/webhook-endpoint.entity';
+import { WebhookEndpointStore } from './endpoints/webhook-endpoint.store';
+import { WebhookEndpointsService } from './endpoints/webhook-endpoints.service';
+import { WebhookSender } from './transport/webhook-sender';
+import { WebhooksController } from './endpoints/webhook-endpoints.controller';
 
 /**
  * The endpoints API, and the stores of endpoints and of delivery records. It needs no queue: the one outbound call an

@@ -1,5 +1,5 @@
 import { EVENT_NAMES, payloadProblems } from '../../src/events/event-types';
-import { ExpiryService } from '../../src/expiry/expiry.service';
+import { ExpiryService } from '../../src/listings/expiry/expiry.service';
 import { admin, anAccount, as, TestAccount } from '../support/factories';
 import { aListing } from '../support/listing-builder';
 import { createTestApp, TestApp } from '../support/test-app';

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
-import { ExpiryService } from '../../src/expiry/expiry.service';
+import { ExpiryService } from '../../src/listings/expiry/expiry.service';
 import { FeedPositioner } from '../../src/events/feed-positioner';
 import { OutboxService } from '../../src/events/outbox.service';
 import { OutboxStore } from '../../src/events/outbox.store';

@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { storageConfig } from '../../src/config/storage.config';
+import { storageConfig } from '../../src/platform/config/storage.config';
 import { expectError } from '../support/envelope';
 import { anAccount, as, TestAccount } from '../support/factories';
 import { jpegWithGps, png, rawBytes } from '../support/images';

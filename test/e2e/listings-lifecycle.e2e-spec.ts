@@ -2,7 +2,7 @@ import { anAccount, admin, as, TestAccount } from '../support/factories';
 import { expectError, fieldsOf } from '../support/envelope';
 import { aListing } from '../support/listing-builder';
 import { createTestApp, TestApp } from '../support/test-app';
-import { ExpiryService } from '../../src/expiry/expiry.service';
+import { ExpiryService } from '../../src/listings/expiry/expiry.service';
 
 describe('Listings: states and transitions', () => {
   let t: TestApp;

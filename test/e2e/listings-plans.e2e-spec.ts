@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { PreparedReads, READ_SESSION_SETTINGS } from '../../src/database/prepared-reads';
+import { PreparedReads, READ_SESSION_SETTINGS } from '../../src/platform/database/prepared-reads';
 import { LISTING_SORTS, LISTING_STATUSES } from '../../src/listings/listing.constants';
 import { pageStatement } from '../../src/listings/listings.store';
 import { anAccount, as, TestAccount } from '../support/factories';

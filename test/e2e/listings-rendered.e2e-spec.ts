@@ -1,5 +1,5 @@
-import { ExpiryService } from '../../src/expiry/expiry.service';
-import { RenderedListings1763940000000 } from '../../src/database/migrations/1763940000000-RenderedListings';
+import { ExpiryService } from '../../src/listings/expiry/expiry.service';
+import { RenderedListings1763940000000 } from '../../src/platform/database/migrations/1763940000000-RenderedListings';
 import { admin, anAccount, as, TestAccount } from '../support/factories';
 import { aListing } from '../support/listing-builder';
 import { createTestApp, TestApp } from '../support/test-app';

@@ -1,6 +1,6 @@
 import { OutboxStore } from '../../src/events/outbox.store';
 import { inBatches } from '../../src/scheduler/in-batches';
-import { WebhookDeliveryStore } from '../../src/webhooks/webhook-delivery.store';
+import { WebhookDeliveryStore } from '../../src/webhooks/deliveries/webhook-delivery.store';
 import { emitEvent } from '../support/events';
 import { anAccount, as, TestAccount } from '../support/factories';
 import { aListing } from '../support/listing-builder';

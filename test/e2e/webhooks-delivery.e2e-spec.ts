@@ -1,9 +1,9 @@
 import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
 import { EVENT_NAMES, EventName } from '../../src/events/event-types';
-import { WebhookDeliverySweeper } from '../../src/webhooks/webhook-delivery.sweeper';
-import { WebhookFanoutProcessor } from '../../src/webhooks/webhook-fanout.processor';
-import { DELIVERY_QUEUE } from '../../src/webhooks/webhook-queues';
+import { WebhookDeliverySweeper } from '../../src/webhooks/dispatch/webhook-delivery.sweeper';
+import { WebhookFanoutProcessor } from '../../src/webhooks/dispatch/webhook-fanout.processor';
+import { DELIVERY_QUEUE } from '../../src/webhooks/dispatch/webhook-queues';
 import { emitEvent, sampleEventData } from '../support/events';
 import { anAccount, as, TestAccount } from '../support/factories';
 import { createTestApp, TestApp } from '../support/test-app';

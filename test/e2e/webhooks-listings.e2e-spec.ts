@@ -1,4 +1,4 @@
-import { ExpiryService } from '../../src/expiry/expiry.service';
+import { ExpiryService } from '../../src/listings/expiry/expiry.service';
 import { anAccount, admin, as, TestAccount } from '../support/factories';
 import { aListing } from '../support/listing-builder';
 import { startServiceProcess } from '../support/service-process';

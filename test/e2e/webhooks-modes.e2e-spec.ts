@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import type { QueryRunner } from 'typeorm';
-import { WebhookEndpointModes1763900000000 } from '../../src/database/migrations/1763900000000-WebhookEndpointModes';
+import { WebhookEndpointModes1763900000000 } from '../../src/platform/database/migrations/1763900000000-WebhookEndpointModes';
 import { expectError, fieldsOf } from '../support/envelope';
 import { anAccount, as } from '../support/factories';
 import { aListing } from '../support/listing-builder';

@@ -2,7 +2,7 @@ import { BulkModule } from '../../src/bulk/bulk.module';
 import { BulkService } from '../../src/bulk/bulk.service';
 import type { BulkCreateDto } from '../../src/bulk/dto/bulk-create.dto';
 import type { BulkItemResult } from '../../src/bulk/dto/bulk-item-result.response';
-import type { OwnerScope } from '../../src/common/auth/scope';
+import type { OwnerScope } from '../../src/auth/scope';
 import { createIntegrationContext, IntegrationContext } from '../support/integration';
 import { aListing } from '../support/listing-builder';
 

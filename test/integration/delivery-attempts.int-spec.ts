@@ -1,9 +1,9 @@
-import type { OwnerScope } from '../../src/common/auth/scope';
+import type { OwnerScope } from '../../src/auth/scope';
 import { OutboxService } from '../../src/events/outbox.service';
-import { WebhookAttemptsService } from '../../src/webhooks/webhook-attempts.service';
-import { WebhookEndpointsService } from '../../src/webhooks/webhook-endpoints.service';
-import { WebhookFanoutService } from '../../src/webhooks/webhook-fanout.service';
-import type { AttemptResult } from '../../src/webhooks/webhook-sender';
+import { WebhookAttemptsService } from '../../src/webhooks/dispatch/webhook-attempts.service';
+import { WebhookEndpointsService } from '../../src/webhooks/endpoints/webhook-endpoints.service';
+import { WebhookFanoutService } from '../../src/webhooks/dispatch/webhook-fanout.service';
+import type { AttemptResult } from '../../src/webhooks/transport/webhook-sender';
 import { WebhooksModule } from '../../src/webhooks/webhooks.module';
 import { sampleEventData } from '../support/events';
 import { createIntegrationContext, IntegrationContext } from '../support/integration';

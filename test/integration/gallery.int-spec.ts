@@ -1,4 +1,4 @@
-import type { OwnerScope } from '../../src/common/auth/scope';
+import type { OwnerScope } from '../../src/auth/scope';
 import { ValidationError } from '../../src/common/errors/domain-error';
 import { ImagesModule } from '../../src/images/images.module';
 import { ImagesService } from '../../src/images/images.service';

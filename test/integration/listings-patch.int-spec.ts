@@ -1,5 +1,5 @@
 import { ValidationError } from '../../src/common/errors/domain-error';
-import type { OwnerScope } from '../../src/common/auth/scope';
+import type { OwnerScope } from '../../src/auth/scope';
 import type { CreateListingDto } from '../../src/listings/dto/create-listing.dto';
 import type { UpdateListingDto } from '../../src/listings/dto/update-listing.dto';
 import { ListingsModule } from '../../src/listings/listings.module';

@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { dataSourceOptions } from '../../src/database/data-source-options';
-import { prepareDatabase } from '../../src/database/prepare-database';
+import { dataSourceOptions } from '../../src/platform/database/data-source-options';
+import { prepareDatabase } from '../../src/platform/database/prepare-database';
 import { databaseUrl, templateName, withAdminClient } from './test-database';
 
 /**

@@ -6,7 +6,7 @@ import { DataSource } from 'typeorm';
 import { AccountsModule } from '../../src/accounts/accounts.module';
 import { AccountsService } from '../../src/accounts/accounts.service';
 import { CoreModule } from '../../src/app.module';
-import type { OwnerScope } from '../../src/common/auth/scope';
+import type { OwnerScope } from '../../src/auth/scope';
 import { createTestDatabase, newRedisPrefix } from './test-database';
 import { testEnv, withEnv } from './test-app';
 

@@ -6,7 +6,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module';
-import type { ProcessRole } from '../../src/config/app.config';
+import type { ProcessRole } from '../../src/platform/config/app.config';
 import { configureApp } from '../../src/configure-app';
 import { createTestDatabase, databaseUrl, newRedisPrefix } from './test-database';
 

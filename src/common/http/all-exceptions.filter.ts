@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import { DomainError, FieldError, RateLimitedError } from '../errors/domain-error';
 import { ERROR_HTTP_STATUS, ErrorCode } from '../errors/error-code';
 import { errorEnvelope } from './envelope';
-import { requestIdOf } from './request-id';
+import { requestIdOf } from '../../platform/logging/request-id';
 
 interface Mapped {
   code: ErrorCode;

@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import { ErrorCode } from '../errors/error-code';
 import type { CursorPaginationMeta } from '../pagination/cursor-page';
 import type { FieldError } from '../errors/domain-error';
-import { requestIdOf } from './request-id';
+import { requestIdOf } from '../../platform/logging/request-id';
 
 export interface Meta {
   requestId: string;

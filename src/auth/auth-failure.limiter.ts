@@ -1,0 +1,77 @@
+import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { InjectThrottlerStorage, normalizeIp, ThrottlerStorage } from '@nestjs/throttler';
+import { RateLimitedError } from '../common/errors/domain-error';
+import type { AllConfig } from '../platform/config';
+import { RATE_LIMIT_WINDOW_MS } from '../common/api-limits';
+
+const MAX_REMEMBERED_ADDRESSES = 10_000;
+
+/**
+ * The brute-force guard: failed authentications (401) count per client address in the shared
+ * Redis window; past the limit the address gets 429 instead, for any key, until a slot frees.
+ * Only failures touch Redis, so an honest integration pays nothing for it.
+ */
+@Injectable()
+export class AuthFailureLimiter {
+  /** addresses this instance has seen go over the limit, and until when (epoch ms) */
+  private readonly blockedUntil = new Map<string, number>();
+  private readonly limit: number;
+
+  constructor(
+    @InjectThrottlerStorage() private readonly storage: ThrottlerStorage,
+    config: ConfigService<AllConfig, true>,
+  ) {
+    this.limit = config.get('rateLimit.authFailuresPerMin', { infer: true });
+  }
+
+  /**
+   * A blocked address is refused from memory, without a Redis round trip. Another instance learns
+   * of the block on the address's next failure there.
+   */
+  private assertNotBlocked(ip: string | undefined): void {
+    // The usual case, checked on every request: nobody is blocked, no address to normalise.
+    if (this.blockedUntil.size === 0) return;
+    const address = addressOf(ip);
+    const until = this.blockedUntil.get(address);
+    if (until === undefined) return;
+    const left = until - Date.now();
+    if (left > 0) throw new RateLimitedError(Math.ceil(left / 1000));
+    this.blockedUntil.delete(address);
+  }
+
+  /**
+   * Counts one failed authentication. Throws RateLimitedError when the address is already blocked
+   * (nothing more is counted then) or this failure takes it over the limit; the caller refuses the
+   * request either way. Only failures come here: valid credentials are never refused for their
+   * address.
+   */
+  async recordFailure(ip: string | undefined): Promise<void> {
+    this.assertNotBlocked(ip);
+    const address = addressOf(ip);
+    let blockedFor: number;
+    try {
+      const record = await this.storage.increment(
+        `auth:${address}`,
+        RATE_LIMIT_WINDOW_MS,
+        this.limit,
+        RATE_LIMIT_WINDOW_MS,
+        'auth',
+      );
+      if (!record.isBlocked) return;
+      blockedFor = record.timeToBlockExpire;
+    } catch {
+      return; // Redis failing: fail open, the storage logged it
+    }
+    if (this.blockedUntil.size >= MAX_REMEMBERED_ADDRESSES) {
+      this.blockedUntil.delete(this.blockedUntil.keys().next().value!);
+    }
+    this.blockedUntil.set(address, Date.now() + blockedFor * 1000);
+    throw new RateLimitedError(blockedFor);
+  }
+}
+
+/** An IPv6 client owns a whole /64, so it counts as one address. */
+function addressOf(ip: string | undefined): string {
+  return ip ? normalizeIp(ip) : 'unknown';
+}

@@ -1,0 +1,69 @@
+import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { NextFunction, Response } from 'express';
+import { ApiKeysService } from '../accounts/api-keys.service';
+import type { AllConfig } from '../platform/config';
+import { AuthFailureLimiter } from './auth-failure.limiter';
+import { NotFoundError, UnauthorizedError } from '../common/errors/domain-error';
+import { isAdminToken } from './admin-token';
+import type { AuthenticatedRequest } from './auth.decorators';
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+/** Express matches routes case-insensitively, so the admin API is recognised the same way. */
+const ADMIN_PATH = /^\/admin(\/|$)/i;
+
+/**
+ * Authenticates every request under the API prefix before its body is read: mounted ahead of the
+ * body parsers, so a caller without a valid key (or admin token on the admin API) is answered
+ * without the server reading, buffering or parsing what it sent. Every route under the prefix
+ * needs one or the other; @Public() routes (health) live outside it.
+ *
+ * Only failures are limited, per client address: a request with a valid key or token always gets
+ * through, even from a blocked address, so one integrator's typos behind a shared proxy cannot
+ * lock out the others. ApiKeyGuard then checks the account's status and the route's scopes.
+ */
+@Injectable()
+export class AuthenticateMiddleware {
+  private readonly adminToken: string | undefined;
+
+  constructor(
+    private readonly apiKeys: ApiKeysService,
+    private readonly authFailures: AuthFailureLimiter,
+    config: ConfigService<AllConfig, true>,
+  ) {
+    this.adminToken = config.get('app.adminToken', { infer: true });
+  }
+
+  readonly handle = (req: AuthenticatedRequest, _res: Response, next: NextFunction): void => {
+    const authenticated = ADMIN_PATH.test(req.path) ? this.admin(req) : this.apiKey(req);
+    authenticated.then(() => next(), next);
+  };
+
+  private async apiKey(req: AuthenticatedRequest): Promise<void> {
+    const token = BEARER.exec(req.headers.authorization ?? '')?.[1];
+    const principal = token ? await this.apiKeys.authenticate(token) : null;
+    if (principal) {
+      req.principal = principal;
+      return;
+    }
+    await this.refuse(
+      req,
+      token
+        ? new UnauthorizedError('The API key is invalid or has been revoked.')
+        : new UnauthorizedError(),
+    );
+  }
+
+  private async admin(req: AuthenticatedRequest): Promise<void> {
+    // Without ADMIN_TOKEN the admin API does not exist; nothing to guess, nothing to count.
+    if (!this.adminToken) throw new NotFoundError();
+    if (isAdminToken(this.adminToken, req.headers.authorization)) return;
+    await this.refuse(req, new UnauthorizedError('A valid admin token is required.'));
+  }
+
+  /** The failure is counted (a blocked address gets 429 instead), then refused. */
+  private async refuse(req: AuthenticatedRequest, error: UnauthorizedError): Promise<never> {
+    await this.authFailures.recordFailure(req.ip);
+    throw error;
+  }
+}

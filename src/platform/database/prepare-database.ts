@@ -1,0 +1,28 @@
+import { DataSource, MigrationExecutor } from 'typeorm';
+import { seedReferenceData } from '../../reference/reference-seed';
+
+/** Any constant works; it only has to be the same in every instance of this service. */
+const MIGRATION_LOCK_KEY = 0x4c_53_56_43;
+
+/**
+ * Applies pending migrations, then refreshes the reference data; used at start and by
+ * `migration:run`. An advisory lock makes instances that start together take turns. Migrations
+ * run on the lock's connection without the pool's statement time-out: one that rewrites a large
+ * table (outbox_events, listings) must not be cancelled half-way and stop the service starting.
+ */
+export async function prepareDatabase(dataSource: DataSource): Promise<void> {
+  const lock = dataSource.createQueryRunner();
+  await lock.connect();
+  try {
+    await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    await lock.query('SET statement_timeout = 0');
+    const migrations = new MigrationExecutor(dataSource, lock);
+    migrations.transaction = 'each';
+    await migrations.executePendingMigrations();
+    await lock.query('RESET statement_timeout');
+    await dataSource.transaction((em) => seedReferenceData(em));
+  } finally {
+    await lock.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
+    await lock.release();
+  }
+}

@@ -1,0 +1,55 @@
+import type { Request, RequestHandler, Response } from 'express';
+import { PinoLogger } from 'nestjs-pino';
+import { requestIdOf } from './request-id';
+
+/**
+ * One log line per answered request (health checks aside), with its request id, method, path,
+ * status and response time, written through the application's root logger, so level and
+ * redaction are shared. Mount it after the request-id middleware and after `app.get(Logger)`,
+ * which creates that root logger.
+ *
+ * Not pino-http: it builds two child loggers per request, serialising and redacting their
+ * bindings whether or not the line is ever written (its cost is in docs/performance.md). Here a
+ * request costs a start time and two
+ * listeners, and its line is built only when its level is on.
+ */
+export function requestLogger(): RequestHandler {
+  // The root logger's own `req` and `res` serialisers (pino-http's) would write the headers.
+  const logger = PinoLogger.root.child(
+    {},
+    {
+      serializers: {
+        req: (req: Request) => ({ method: req.method, url: req.originalUrl }),
+        res: (res: Response) => ({ statusCode: res.statusCode }),
+      },
+    },
+  );
+  return (req, res, next) => {
+    if (req.originalUrl.startsWith('/health')) return next();
+    const startedAt = Date.now();
+    const onEnd = () => {
+      res.off('finish', onEnd);
+      res.off('close', onEnd);
+      const level = res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info';
+      if (!logger.isLevelEnabled(level)) return;
+      logger[level](
+        {
+          requestId: requestIdOf(req),
+          req,
+          res,
+          responseTime: Date.now() - startedAt,
+        },
+        outcome(req, res),
+      );
+    };
+    res.on('finish', onEnd);
+    res.on('close', onEnd);
+    next();
+  };
+}
+
+/** pino-http's messages, which log queries may already look for. */
+function outcome(req: Request, res: Response): string {
+  if (res.statusCode >= 500) return 'request errored';
+  return !req.readableAborted && res.writableEnded ? 'request completed' : 'request aborted';
+}

@@ -1,0 +1,72 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import type { Pool } from 'pg';
+import { DataSource } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import { poolUsage, PoolUsage } from '../database/pool-usage';
+import { PreparedReads } from '../database/prepared-reads';
+import { OutboxStore } from '../../events/outbox.store';
+import { Metrics } from './metrics';
+
+/**
+ * Gauges read from the database side when Prometheus scrapes: both connection pools (TypeORM's,
+ * which takes every write, and the prepared-read pool) and the outbox backlog. The outbox query
+ * runs on the pending-events index, once per scrape.
+ */
+@Injectable()
+export class DatabaseGauges implements OnModuleInit {
+  constructor(
+    private readonly metrics: Metrics,
+    private readonly dataSource: DataSource,
+    private readonly reads: PreparedReads,
+    private readonly outbox: OutboxStore,
+  ) {}
+
+  onModuleInit(): void {
+    const pools = (): [string, PoolUsage][] => [
+      ['write', poolUsage((this.dataSource.driver as PostgresDriver).master as Pool)],
+      ['read', this.reads.usage()],
+    ];
+    this.metrics.scrapedGauge(
+      'db_pool_connections_in_use',
+      'Database connections checked out, per pool (write: TypeORM, read: prepared reads)',
+      ['pool'],
+      function () {
+        for (const [pool, usage] of pools()) this.set({ pool }, usage.inUse);
+      },
+    );
+    this.metrics.scrapedGauge(
+      'db_pool_waiting_clients',
+      'Callers waiting for a database connection, per pool',
+      ['pool'],
+      function () {
+        for (const [pool, usage] of pools()) this.set({ pool }, usage.waiting);
+      },
+    );
+    // One query feeds both gauges. With the database away the scrape still answers (process and
+    // pool figures matter most then); these two keep their last value.
+    let backlog: Promise<{ count: number; oldestAgeSeconds: number } | undefined> | undefined;
+    const readBacklog = () =>
+      (backlog ??= this.outbox
+        .backlog()
+        .catch(() => undefined)
+        .finally(() => (backlog = undefined)));
+    this.metrics.scrapedGauge(
+      'outbox_backlog_events',
+      'Events committed but not yet relayed to the queue',
+      [],
+      async function () {
+        const read = await readBacklog();
+        if (read) this.set(read.count);
+      },
+    );
+    this.metrics.scrapedGauge(
+      'outbox_lag_seconds',
+      'Age of the oldest event not yet relayed (0 when none)',
+      [],
+      async function () {
+        const read = await readBacklog();
+        if (read) this.set(read.oldestAgeSeconds);
+      },
+    );
+  }
+}

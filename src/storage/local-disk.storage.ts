@@ -1,0 +1,54 @@
+import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { RequestHandler, static as serveStatic } from 'express';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { AllConfig } from '../platform/config';
+import { MEDIA_CACHE_MAX_AGE_S, MEDIA_PATH, mediaKey, StorageDriver } from './storage-driver';
+
+/** Files under STORAGE_DIR, served publicly at {PUBLIC_BASE_URL}/media/<key>. */
+@Injectable()
+export class LocalDiskStorage implements StorageDriver {
+  private readonly dir: string;
+  private readonly baseUrl: string;
+
+  constructor(config: ConfigService<AllConfig, true>) {
+    this.dir = config.get('storage.dir', { infer: true });
+    this.baseUrl = `${config.get('app.publicBaseUrl', { infer: true })}${MEDIA_PATH}`;
+  }
+
+  async put(key: string, data: Buffer): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+    // Write then rename, so a reader never sees half a file.
+    const temporary = join(this.dir, `.${key}.tmp`);
+    await writeFile(temporary, data);
+    await rename(temporary, join(this.dir, key));
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(join(this.dir, key), { force: true });
+  }
+
+  publicUrl(key: string): string {
+    return `${this.baseUrl}/${key}`;
+  }
+
+  mediaHandler(): RequestHandler {
+    const serve = serveStatic(this.dir, {
+      immutable: true,
+      maxAge: MEDIA_CACHE_MAX_AGE_S * 1000,
+      index: false,
+      dotfiles: 'ignore',
+    });
+    // serve-static resolves req.url under the directory; it is given the key alone, and the
+    // request its own URL back if the file is missing.
+    return (req, res, next) => {
+      const url = req.url;
+      req.url = `/${encodeURIComponent(mediaKey(req.originalUrl))}`;
+      serve(req, res, (error?: unknown) => {
+        req.url = url;
+        next(error);
+      });
+    };
+  }
+}

@@ -1,0 +1,168 @@
+import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { NotFoundError, ValidationError } from '../../common/errors/domain-error';
+import { Paginated } from '../../common/pagination/paginated';
+import type { AllConfig } from '../../platform/config';
+import { deliveryPayload, newEventDelivery, TEST_EVENT } from './delivery-payload';
+import type { ListDeliveriesQueryDto } from './dto/list-deliveries.query.dto';
+import type { WebhookDelivery } from './webhook-delivery.entity';
+import { DeliveryAttempt, WebhookDeliveryStore } from './webhook-delivery.store';
+import type { WebhookEndpoint } from '../endpoints/webhook-endpoint.entity';
+import type { OwnerScope } from '../../auth/scope';
+import { WebhookEndpointsService } from '../endpoints/webhook-endpoints.service';
+import { liveSecrets } from '../endpoints/webhook-secrets';
+import { WebhookSender } from '../transport/webhook-sender';
+
+/** Retry and recover need the endpoint switched on: while it is off nothing is delivered. */
+function assertActive(endpoint: WebhookEndpoint): void {
+  if (!endpoint.isActive) {
+    throw ValidationError.field(
+      'isActive',
+      'The endpoint is disabled; re-enable it first (PATCH isActive: true).',
+    );
+  }
+}
+
+/**
+ * What the API does with deliveries: the history and one delivery's detail, the test delivery,
+ * manual retry and recover. Retry and recover only write requests; the worker queues them
+ * (RedeliveryRelay), so they work while Redis or the workers are down.
+ */
+@Injectable()
+export class WebhookDeliveriesService {
+  private readonly eventRetentionMs: number;
+
+  constructor(
+    private readonly store: WebhookDeliveryStore,
+    private readonly dataSource: DataSource,
+    private readonly endpoints: WebhookEndpointsService,
+    private readonly sender: WebhookSender,
+    config: ConfigService<AllConfig, true>,
+  ) {
+    this.eventRetentionMs = config.get('events.eventRetentionMs', { infer: true });
+  }
+
+  async history(
+    owner: OwnerScope,
+    endpointId: string,
+    query: ListDeliveriesQueryDto,
+  ): Promise<Paginated<WebhookDelivery>> {
+    await this.endpoints.get(owner, endpointId);
+    const [items, total] = await this.store.page(endpointId, query);
+    return new Paginated(items, query.page, query.limit, total);
+  }
+
+  /** One delivery of the endpoint with its attempt log, oldest attempt first. */
+  async detail(
+    owner: OwnerScope,
+    endpointId: string,
+    deliveryId: string,
+  ): Promise<{ delivery: WebhookDelivery; attempts: DeliveryAttempt[] }> {
+    await this.endpoints.get(owner, endpointId);
+    const delivery = await this.store.findOfEndpoint(endpointId, deliveryId);
+    if (!delivery) throw new NotFoundError('Webhook delivery');
+    return { delivery, attempts: await this.store.attemptLog(deliveryId) };
+  }
+
+  /**
+   * One signed `webhook.test` delivery, made now and recorded in the history. It is never
+   * retried and does not touch the failure count: it exists to debug a receiver.
+   */
+  async sendTest(owner: OwnerScope, endpointId: string): Promise<WebhookDelivery> {
+    const endpoint = await this.endpoints.get(owner, endpointId);
+    const id = randomUUID();
+    const payload = deliveryPayload({
+      event: TEST_EVENT,
+      eventId: null,
+      deliveryId: id,
+      timestamp: new Date().toISOString(),
+      data: { id: endpoint.id, externalId: null, livemode: endpoint.livemode },
+    });
+    const result = await this.sender.send({
+      url: endpoint.url,
+      secrets: liveSecrets(endpoint),
+      event: TEST_EVENT,
+      deliveryId: id,
+      payload,
+    });
+    return this.store.saveTest(
+      {
+        id,
+        endpointId,
+        eventId: null,
+        event: TEST_EVENT,
+        payload,
+        status: result.ok ? 'succeeded' : 'failed',
+        attempts: 1,
+        firstAttemptAt: result.at,
+        lastAttemptAt: result.at,
+        nextAttemptAt: null,
+        lastResponseStatus: result.responseStatus,
+        lastError: result.error,
+        responseBodyExcerpt: result.responseBodyExcerpt,
+      },
+      result,
+    );
+  }
+
+  /** Manual retry: asks the worker for one attempt now, outside the schedule, in any status. */
+  async requestRetry(
+    owner: OwnerScope,
+    endpointId: string,
+    deliveryId: string,
+  ): Promise<WebhookDelivery> {
+    assertActive(await this.endpoints.get(owner, endpointId));
+    if (!(await this.store.requestManualRetry(endpointId, deliveryId))) {
+      throw new NotFoundError('Webhook delivery');
+    }
+    return (await this.store.findOfEndpoint(endpointId, deliveryId))!;
+  }
+
+  /**
+   * Recover: every event since `since` (not before the endpoint existed) that the endpoint
+   * subscribes to and has no succeeded or pending delivery to it is delivered again on the normal
+   * schedule: a failed delivery starts over (same deliveryId and body), an event that never got
+   * one (the endpoint was disabled) gets one. Overlapping calls queue each delivery once: the
+   * restart only takes rows still failed (a concurrent call's restart makes it wait, then skip),
+   * and the insert yields to the (endpoint, event) unique key. Returns how many were queued.
+   */
+  async recover(owner: OwnerScope, endpointId: string, sinceIso: string): Promise<number> {
+    const endpoint = await this.endpoints.get(owner, endpointId);
+    assertActive(endpoint);
+    const since = this.recoverableSince(sinceIso);
+    const from = since > endpoint.createdAt ? since : endpoint.createdAt;
+    return this.dataSource.transaction(async (em) => {
+      const owed = await this.store.owedEvents(em, endpoint, from);
+      const restarted = await this.store.restartFailed(
+        em,
+        owed.flatMap((event) => (event.deliveryId ? [event.deliveryId] : [])),
+      );
+      const created = await this.store.insertMany(
+        em,
+        owed
+          .filter((event) => !event.deliveryId)
+          .map((event) => newEventDelivery(endpointId, event)),
+      );
+      const queued = [...restarted, ...created];
+      await this.store.requestRedeliveries(em, queued);
+      return queued.length;
+    });
+  }
+
+  /** `since` names a moment the events feed still holds, and not one in the future. */
+  private recoverableSince(iso: string): Date {
+    const since = new Date(iso);
+    const now = Date.now();
+    if (since.getTime() > now)
+      throw ValidationError.field('since', 'since must not be in the future.');
+    if (since.getTime() < now - this.eventRetentionMs) {
+      throw ValidationError.field(
+        'since',
+        'since lies beyond the event retention; events that old are no longer kept.',
+      );
+    }
+    return since;
+  }
+}

@@ -1,0 +1,380 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { DataSource, EntityManager, Repository } from 'typeorm';
+import type { ListDeliveriesQueryDto } from './dto/list-deliveries.query.dto';
+import { DeliveryStatus, WebhookDelivery } from './webhook-delivery.entity';
+import type { AttemptResult, OutgoingDelivery } from '../transport/webhook-sender';
+
+/** A delivery still owed, with the attempts it has already had. */
+export interface PendingDelivery {
+  id: string;
+  attempts: number;
+}
+
+/** What the delivery worker needs for one attempt. */
+export interface DeliveryTarget extends OutgoingDelivery {
+  endpointId: string;
+  endpointActive: boolean;
+}
+
+export interface DeliveryAttempt {
+  attemptedAt: Date;
+  responseStatus: number | null;
+  error: string | null;
+  durationMs: number;
+  manual: boolean;
+}
+
+export interface RedeliveryRequest {
+  deliveryId: string;
+  manual: boolean;
+  status: DeliveryStatus;
+  attempts: number;
+}
+
+/** A delivery to create, its body already fixed. */
+export interface NewDelivery {
+  id: string;
+  endpointId: string;
+  eventId: string;
+  event: string;
+  payload: string;
+}
+
+/** An event the endpoint is owed: no delivery yet, or a failed one (`deliveryId`). */
+export interface OwedEvent {
+  id: string;
+  event: string;
+  data: unknown;
+  createdAt: Date;
+  deliveryId: string | null;
+}
+
+const DISABLED_ERROR = 'Endpoint disabled: a delivery failed all of its attempts';
+
+/** A DeliveryTarget's columns, from `webhook_deliveries d` joined with `webhook_endpoints e`. */
+const TARGET_COLUMNS = `d.id AS "deliveryId", d.event, d.payload, e.id AS "endpointId", e.url,
+  array_remove(ARRAY[e.secret, CASE WHEN e.previous_secret_expires_at > now()
+    THEN e.previous_secret END], NULL) AS secrets,
+  e.is_active AS "endpointActive"`;
+
+/**
+ * The one owner of the delivery records' SQL: `webhook_deliveries`, each delivery's attempt log
+ * (`webhook_delivery_attempts`) and its pending retry/recover requests
+ * (`webhook_redelivery_requests`). Counters change in single guarded UPDATEs, never
+ * read-modify-write, so concurrent attempts against one endpoint count every failure once.
+ */
+@Injectable()
+export class WebhookDeliveryStore {
+  constructor(
+    @InjectRepository(WebhookDelivery) private readonly deliveries: Repository<WebhookDelivery>,
+    private readonly dataSource: DataSource,
+  ) {}
+
+  /** An endpoint's deliveries, newest first, optionally of one status or event. */
+  page(endpointId: string, query: ListDeliveriesQueryDto): Promise<[WebhookDelivery[], number]> {
+    const { page, limit, status, event } = query;
+    return this.deliveries.findAndCount({
+      where: { endpointId, ...(status && { status }), ...(event && { event }) },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      skip: (page - 1) * limit,
+      take: limit,
+    });
+  }
+
+  findOfEndpoint(endpointId: string, deliveryId: string): Promise<WebhookDelivery | null> {
+    return this.deliveries.findOneBy({ id: deliveryId, endpointId });
+  }
+
+  attemptLog(deliveryId: string): Promise<DeliveryAttempt[]> {
+    return this.dataSource.query(
+      `SELECT attempted_at AS "attemptedAt", response_status AS "responseStatus", error,
+              duration_ms AS "durationMs", manual
+       FROM webhook_delivery_attempts WHERE delivery_id = $1 ORDER BY id`,
+      [deliveryId],
+    );
+  }
+
+  /** A test delivery made by the API, with its one attempt. */
+  async saveTest(
+    delivery: Partial<WebhookDelivery>,
+    result: AttemptResult,
+  ): Promise<WebhookDelivery> {
+    const saved = await this.deliveries.save(this.deliveries.create(delivery));
+    await this.logAttempt(this.dataSource.manager, saved.id, result, false);
+    return saved;
+  }
+
+  /** Creates deliveries; one per endpoint and event at most (a repeat creates nothing). Returns the ids created. */
+  async insertMany(em: EntityManager, rows: NewDelivery[]): Promise<string[]> {
+    if (rows.length === 0) return [];
+    const inserted: { id: string }[] = await em.query(
+      `INSERT INTO webhook_deliveries (id, endpoint_id, event_id, event, payload, next_attempt_at)
+       SELECT x.id, x."endpointId", x."eventId", x.event, x.payload, now()
+       FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, "endpointId" uuid, "eventId" uuid, event text, payload text)
+       ON CONFLICT (endpoint_id, event_id) DO NOTHING RETURNING id`,
+      [JSON.stringify(rows)],
+    );
+    return inserted.map((row) => row.id);
+  }
+
+  pendingOfEvent(eventId: string): Promise<PendingDelivery[]> {
+    return this.dataSource.query(
+      `SELECT id, attempts FROM webhook_deliveries WHERE event_id = $1 AND status = 'pending'`,
+      [eventId],
+    );
+  }
+
+  /** The account's events of the mode since `from` (of the given names; none = all) that the endpoint has no succeeded or pending delivery of. */
+  owedEvents(
+    em: EntityManager,
+    endpoint: { id: string; accountId: string; livemode: boolean; events: string[] },
+    from: Date,
+  ): Promise<OwedEvent[]> {
+    return em.query(
+      `SELECT o.id, o.event, o.data, o.created_at AS "createdAt", d.id AS "deliveryId"
+       FROM outbox_events o
+       LEFT JOIN webhook_deliveries d ON d.endpoint_id = $2 AND d.event_id = o.id
+       WHERE o.account_id = $1 AND o.livemode = $5 AND o.created_at >= $3
+         AND (cardinality($4::text[]) = 0 OR o.event = ANY($4))
+         AND (d.id IS NULL OR d.status = 'failed')`,
+      [endpoint.accountId, endpoint.id, from, endpoint.events, endpoint.livemode],
+    );
+  }
+
+  /**
+   * Failed deliveries start their schedule over (and the auto-disable judgement, with
+   * first_attempt_at). Only rows still failed: a concurrent restart makes this wait, then skip.
+   */
+  async restartFailed(em: EntityManager, deliveryIds: string[]): Promise<string[]> {
+    const [rows]: [{ id: string }[]] = await em.query(
+      `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = now(),
+         first_attempt_at = NULL
+       WHERE id = ANY($1) AND status = 'failed' RETURNING id`,
+      [deliveryIds],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /** Asks the worker to queue these deliveries again (see RedeliveryRelay). */
+  async requestRedeliveries(em: EntityManager, deliveryIds: string[]): Promise<void> {
+    await em.query(
+      `INSERT INTO webhook_redelivery_requests (delivery_id, manual)
+       SELECT unnest($1::uuid[]), false ON CONFLICT (delivery_id) DO NOTHING`,
+      [deliveryIds],
+    );
+  }
+
+  /** Asks the worker for one manual attempt; false when the endpoint has no such delivery. */
+  async requestManualRetry(endpointId: string, deliveryId: string): Promise<boolean> {
+    const requested = await this.dataSource.query(
+      `INSERT INTO webhook_redelivery_requests (delivery_id, manual)
+       SELECT id, true FROM webhook_deliveries WHERE id = $1 AND endpoint_id = $2
+       ON CONFLICT (delivery_id) DO UPDATE SET manual = true
+       RETURNING delivery_id`,
+      [deliveryId, endpointId],
+    );
+    return requested.length > 0;
+  }
+
+  /** The worker's side of retry and recover: a batch of requests, locked until settled. */
+  claimRedeliveries(em: EntityManager, limit: number): Promise<RedeliveryRequest[]> {
+    return em.query(
+      `SELECT r.delivery_id AS "deliveryId", r.manual, d.status, d.attempts
+       FROM webhook_redelivery_requests r JOIN webhook_deliveries d ON d.id = r.delivery_id
+       ORDER BY r.requested_at LIMIT $1 FOR UPDATE OF r SKIP LOCKED`,
+      [limit],
+    );
+  }
+
+  async settleRedeliveries(em: EntityManager, deliveryIds: string[]): Promise<void> {
+    await em.query(`DELETE FROM webhook_redelivery_requests WHERE delivery_id = ANY($1)`, [
+      deliveryIds,
+    ]);
+  }
+
+  /**
+   * undefined when there is nothing left to attempt: endpoint deleted, or delivery already ended
+   * (a manual retry attempts a delivery in any status).
+   */
+  async loadTarget(deliveryId: string, anyStatus: boolean): Promise<DeliveryTarget | undefined> {
+    const [row] = await this.dataSource.query<DeliveryTarget[]>(
+      `SELECT ${TARGET_COLUMNS}
+       FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+       WHERE d.id = $1 AND ($2 OR d.status = 'pending')`,
+      [deliveryId, anyStatus],
+    );
+    return row;
+  }
+
+  /** `loadTarget` of pending deliveries, many in one statement; in the order asked. */
+  async loadPendingTargets(deliveryIds: string[]): Promise<(DeliveryTarget | undefined)[]> {
+    const rows = await this.dataSource.query<DeliveryTarget[]>(
+      `SELECT ${TARGET_COLUMNS}
+       FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+       WHERE d.id = ANY($1::uuid[]) AND d.status = 'pending'`,
+      [deliveryIds],
+    );
+    const byId = new Map(rows.map((row) => [row.deliveryId, row]));
+    return deliveryIds.map((id) => byId.get(id));
+  }
+
+  /**
+   * 2xx answers: each delivery is done, its attempt logged and its endpoint's failure streak
+   * over, in one statement for the lot (atomic without a transaction's extra round trips). An
+   * endpoint row is written only when its streak was on, so steady successes do not queue up on
+   * it; such rows are locked in id order, so two workers' batches cannot deadlock on them. The
+   * one write to `webhook_endpoints` outside WebhookEndpointStore, kept here for that atomicity.
+   */
+  async recordSuccesses(
+    successes: { target: DeliveryTarget; result: AttemptResult }[],
+  ): Promise<void> {
+    // Also when an auto-disable just ended it: the receiver did get it, the record says so.
+    await this.dataSource.query(
+      `WITH attempt AS (
+         SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::int[], $4::text[], $5::int[])
+           AS a(id, at, status, excerpt, duration_ms)),
+       delivered AS (
+         UPDATE webhook_deliveries d SET status = 'succeeded', attempts = d.attempts + 1,
+           first_attempt_at = COALESCE(d.first_attempt_at, a.at), last_attempt_at = a.at,
+           succeeded_at = CASE WHEN d.event_id IS NOT NULL THEN a.at END,
+           next_attempt_at = NULL, last_response_status = a.status,
+           last_error = NULL, response_body_excerpt = a.excerpt
+         FROM attempt a WHERE d.id = a.id
+         RETURNING d.id, d.endpoint_id, a.at, a.status, a.duration_ms),
+       logged AS (
+         INSERT INTO webhook_delivery_attempts (delivery_id, attempted_at, response_status, duration_ms)
+         SELECT id, at, status, duration_ms FROM delivered),
+       streak_over AS (
+         SELECT e.id FROM webhook_endpoints e
+         WHERE e.id IN (SELECT endpoint_id FROM delivered) AND e.consecutive_failures <> 0
+         ORDER BY e.id FOR UPDATE)
+       UPDATE webhook_endpoints e SET consecutive_failures = 0
+       FROM streak_over WHERE e.id = streak_over.id`,
+      [
+        successes.map((s) => s.target.deliveryId),
+        successes.map((s) => s.result.at),
+        successes.map((s) => s.result.responseStatus),
+        successes.map((s) => s.result.responseBodyExcerpt),
+        successes.map((s) => s.result.durationMs),
+      ],
+    );
+  }
+
+  /**
+   * A failed scheduled attempt, logged: the next one is due after `retryDelaysMs[attempts]`, or
+   * the delivery ends as failed when the schedule is used up or the endpoint is off.
+   */
+  async recordFailedAttempt(
+    em: EntityManager,
+    target: DeliveryTarget,
+    result: AttemptResult,
+    schedule: { endpointActive: boolean; maxAttempts: number; retryDelaysMs: number[] },
+  ): Promise<{ status: DeliveryStatus; attempts: number; first_attempt_at: Date } | undefined> {
+    const [[delivery]] = await em.query(
+      `UPDATE webhook_deliveries SET attempts = attempts + 1,
+         first_attempt_at = COALESCE(first_attempt_at, $2), last_attempt_at = $2,
+         last_response_status = $3, last_error = $4, response_body_excerpt = $5,
+         status = CASE WHEN NOT $6 OR attempts + 1 >= $7 THEN 'failed' ELSE 'pending' END,
+         next_attempt_at = CASE WHEN NOT $6 OR attempts + 1 >= $7 THEN NULL
+           ELSE $2::timestamptz + ($8::float8[])[attempts + 1] * interval '1 millisecond' END
+       WHERE id = $1 RETURNING status, attempts, first_attempt_at`,
+      [
+        target.deliveryId,
+        result.at,
+        result.responseStatus,
+        result.error,
+        result.responseBodyExcerpt,
+        schedule.endpointActive,
+        schedule.maxAttempts,
+        schedule.retryDelaysMs,
+      ],
+    );
+    if (delivery) await this.logAttempt(em, target.deliveryId, result, false);
+    return delivery;
+  }
+
+  /** A manual retry's attempt: logged and shown, but neither the schedule nor the failure count moves. */
+  async recordManualAttempt(target: DeliveryTarget, result: AttemptResult): Promise<void> {
+    await this.dataSource.query(
+      `WITH tried AS (
+         UPDATE webhook_deliveries SET last_attempt_at = $2, last_response_status = $3,
+           last_error = $4, response_body_excerpt = $5,
+           status = CASE WHEN $6 THEN 'succeeded' ELSE status END,
+           next_attempt_at = CASE WHEN $6 THEN NULL ELSE next_attempt_at END
+         WHERE id = $1 RETURNING id)
+       INSERT INTO webhook_delivery_attempts (delivery_id, attempted_at, response_status, error, duration_ms, manual)
+       SELECT id, $2, $3, $4, $7, true FROM tried`,
+      [
+        target.deliveryId,
+        result.at,
+        result.responseStatus,
+        result.error,
+        result.responseBodyExcerpt,
+        result.ok,
+        result.durationMs,
+      ],
+    );
+  }
+
+  /** A job for a paused or disabled endpoint: nothing is sent, the delivery ends. */
+  async endWithoutAttempt(deliveryId: string, reason: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL,
+         last_error = COALESCE(last_error || '; ', '') || $2
+       WHERE id = $1 AND status = 'pending'`,
+      [deliveryId, reason],
+    );
+  }
+
+  /** The pending deliveries of an endpoint just disabled, in the disabling transaction: ended as failed. */
+  async endPendingOfDisabledEndpoint(em: EntityManager, endpointId: string): Promise<void> {
+    await em.query(
+      `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL,
+         last_error = COALESCE(last_error || '; ', '') || $2
+       WHERE endpoint_id = $1 AND status = 'pending'`,
+      [endpointId, DISABLED_ERROR],
+    );
+  }
+
+  /** Deliveries owed for a while with no attempt made: their job may have been lost. */
+  overdue(graceMs: number, limit: number): Promise<PendingDelivery[]> {
+    return this.dataSource.query(
+      `SELECT id, attempts FROM webhook_deliveries
+       WHERE status = 'pending' AND next_attempt_at < now() - $1 * interval '1 millisecond'
+       ORDER BY next_attempt_at LIMIT $2`,
+      [graceMs, limit],
+    );
+  }
+
+  /**
+   * Deletes one batch of ended deliveries older than the cut-off (their attempt logs go with
+   * them); returns how many. SKIP LOCKED and the pending-request check keep it from waiting on
+   * any writer: rows in use are left for a later batch.
+   */
+  async purgeBatch(olderThanMs: number, batchSize: number): Promise<number> {
+    const [, count] = await this.dataSource.query(
+      `WITH due AS (
+         SELECT id FROM webhook_deliveries d
+         WHERE created_at < now() - $1 * interval '1 millisecond' AND status <> 'pending'
+           AND NOT EXISTS (SELECT 1 FROM webhook_redelivery_requests r WHERE r.delivery_id = d.id)
+         ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+       DELETE FROM webhook_deliveries d USING due WHERE d.id = due.id`,
+      [olderThanMs, batchSize],
+    );
+    return count as number;
+  }
+
+  private async logAttempt(
+    em: EntityManager,
+    deliveryId: string,
+    result: AttemptResult,
+    manual: boolean,
+  ): Promise<void> {
+    await em.query(
+      `INSERT INTO webhook_delivery_attempts (delivery_id, attempted_at, response_status, error, duration_ms, manual)
+       VALUES ($1, $2, $3, $4, $5, $6)`,
+      [deliveryId, result.at, result.responseStatus, result.error, result.durationMs, manual],
+    );
+  }
+}

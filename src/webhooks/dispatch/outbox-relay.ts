@@ -1,0 +1,93 @@
+import { InjectQueue } from '@nestjs/bull';
+import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import type { Queue } from 'bull';
+import { DataSource } from 'typeorm';
+import { PollingLoop } from '../../platform/scheduling/polling-loop';
+import { FANOUT_QUEUE, FanoutJob, fanoutJobOptions } from './webhook-queues';
+import { OutboxStore } from '../../events/outbox.store';
+import { OutboxWake } from '../../events/outbox-wake';
+
+/**
+ * How often an idle relay looks for new events when no wake comes (OutboxWake: a transaction
+ * that wrote events wakes the relays over Redis as it commits). Polling replaced LISTEN/NOTIFY:
+ * a NOTIFY on every commit cost the database and the worker CPU on every event (measured in
+ * docs/performance.md), where a probe every 50 ms costs little when idle and, under load, each
+ * poll carries a batch. The poll is what delivers an event whose wake was lost.
+ */
+const POLL_INTERVAL_MS = 50;
+const BATCH_SIZE = 100;
+/** Bull queues commands while Redis is away; past this, the batch is rolled back and retried. */
+const ENQUEUE_TIMEOUT_MS = 3_000;
+
+/**
+ * Moves committed events from the outbox into the fan-out queue, polling. Rows are claimed with
+ * FOR UPDATE SKIP LOCKED, so any number of workers share the work, and marked relayed in the
+ * same transaction only after Bull has accepted their jobs. When Redis is down the enqueue
+ * fails, the transaction rolls back and the rows wait for the next tick: an event is delayed,
+ * never lost. Enqueueing twice is harmless: the job id is the event id.
+ */
+@Injectable()
+export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly loop = new PollingLoop(
+    new Logger(OutboxRelay.name),
+    POLL_INTERVAL_MS,
+    'Outbox relay failed; events wait in the outbox',
+    async (stopped) => {
+      // While Redis is away there is nothing to do but wait; do not hold row locks meanwhile.
+      if (this.queue.client.status !== 'ready') return;
+      while (!stopped() && (await this.relayBatch()) === BATCH_SIZE);
+    },
+  );
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly outbox: OutboxStore,
+    private readonly wake: OutboxWake,
+    @InjectQueue(FANOUT_QUEUE) private readonly queue: Queue<FanoutJob>,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.loop.start();
+    await this.wake.listen(() => this.loop.wake());
+  }
+
+  /** Lets an in-flight batch finish (or roll back) before the database closes. */
+  onModuleDestroy(): Promise<void> {
+    return this.loop.stop();
+  }
+
+  private async relayBatch(): Promise<number> {
+    // The idle case, most polls: one cheap read on the pending index instead of a transaction.
+    if (!(await this.outbox.hasUnrelayed())) return 0;
+    return this.dataSource.transaction(async (em) => {
+      // Events of accounts with no active endpoint have nobody to tell: they are settled here,
+      // without a fan-out job. An endpoint hears of events relayed after it exists.
+      const rows = await this.outbox.claimUnrelayed(em, BATCH_SIZE);
+      if (rows.length === 0) return 0;
+      const toFanOut = rows.filter((row) => row.subscribed).map((row) => row.id);
+      if (toFanOut.length > 0) {
+        await withTimeout(
+          // One round trip for the whole batch; job ids still deduplicate each event.
+          this.queue.addBulk(
+            toFanOut.map((id) => ({ data: { eventId: id }, opts: fanoutJobOptions(id) })),
+          ),
+          ENQUEUE_TIMEOUT_MS,
+        );
+      }
+      await this.outbox.markRelayed(
+        em,
+        rows.map((row) => row.id),
+        toFanOut,
+      );
+      return rows.length;
+    });
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Queue did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

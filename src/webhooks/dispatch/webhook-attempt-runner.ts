@@ -1,0 +1,80 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import pLimit, { type Limit } from 'p-limit';
+import type { AllConfig } from '../../platform/config';
+import { Metrics } from '../../platform/metrics/metrics';
+import { WebhookAttemptsService } from './webhook-attempts.service';
+import { AttemptResult, WebhookSender } from '../transport/webhook-sender';
+
+/** What a scheduled attempt did; `failed` carries what Bull needs to schedule the next one. */
+export type AttemptOutcome =
+  { failed: false } | { failed: true; error: string; final: boolean; retryDelayMs?: number };
+
+/**
+ * One HTTP attempt of a delivery and its bookkeeping, wherever it runs: the fan-out job makes a
+ * new delivery's first attempt itself, a delivery job every later one (webhook-queues.ts).
+ */
+@Injectable()
+export class WebhookAttemptRunner {
+  private readonly logger = new Logger(WebhookAttemptRunner.name);
+  /**
+   * At most WEBHOOK_WORKER_CONCURRENCY requests at once per worker, whichever job makes them: a
+   * fan-out job attempts all of an event's endpoints, and fan-out and delivery jobs run side by
+   * side. A request waiting for its turn has not started its time-out yet.
+   */
+  private readonly sending: Limit;
+
+  constructor(
+    private readonly deliveries: WebhookAttemptsService,
+    private readonly sender: WebhookSender,
+    private readonly metrics: Metrics,
+    config: ConfigService<AllConfig, true>,
+  ) {
+    this.sending = pLimit(config.get('webhooks.workerConcurrency', { infer: true }));
+  }
+
+  /** A scheduled attempt: nothing is sent for a delivery that already ended or a disabled endpoint. */
+  async attemptScheduled(deliveryId: string): Promise<AttemptOutcome> {
+    const target = await this.deliveries.loadTarget(deliveryId);
+    if (!target) return { failed: false }; // endpoint deleted, or the delivery already ended
+    if (!target.endpointActive) {
+      await this.deliveries.endWithoutAttempt(deliveryId, 'Endpoint is disabled');
+      return { failed: false };
+    }
+    const result = await this.sending(() => this.sender.send(target));
+    this.countAttempt(result);
+    if (result.ok) {
+      await this.deliveries.recordSuccess(target, result);
+      return { failed: false };
+    }
+    const outcome = await this.deliveries.recordFailure(target, result);
+    if (outcome.endpointDisabled) this.metrics.endpointsAutoDisabled.inc();
+    this.logger.warn(
+      { deliveryId, endpointId: target.endpointId, error: result.error, final: outcome.final },
+      'Webhook attempt failed',
+    );
+    return {
+      failed: true,
+      error: result.error ?? 'Delivery failed',
+      final: outcome.final,
+      retryDelayMs: outcome.retryDelayMs,
+    };
+  }
+
+  /**
+   * One attempt, whatever the delivery's status; never retried, never counted toward
+   * auto-disable. It is an HTTP attempt all the same, so the metric counts it.
+   */
+  async attemptManually(deliveryId: string): Promise<void> {
+    const target = await this.deliveries.loadTarget(deliveryId, true);
+    // Switched off since the retry was asked for: nothing is sent to a disabled endpoint.
+    if (!target?.endpointActive) return;
+    const result = await this.sending(() => this.sender.send(target));
+    this.countAttempt(result);
+    await this.deliveries.recordManualAttempt(target, result);
+  }
+
+  private countAttempt(result: AttemptResult): void {
+    this.metrics.deliveryAttempts.inc({ outcome: result.ok ? 'success' : 'failure' });
+  }
+}

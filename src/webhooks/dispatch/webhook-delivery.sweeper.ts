@@ -1,0 +1,76 @@
+import { InjectQueue } from '@nestjs/bull';
+import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import type { Queue } from 'bull';
+import { OutboxStore } from '../../events/outbox.store';
+import { WebhookAttemptsService } from './webhook-attempts.service';
+import { WebhookDeliveryStore } from '../deliveries/webhook-delivery.store';
+import {
+  DELIVERY_QUEUE,
+  DeliveryJob,
+  requeueDelivery,
+  FANOUT_QUEUE,
+  FanoutJob,
+  fanoutJobOptions,
+} from './webhook-queues';
+
+const SWEEP_EVERY_MS = 60_000;
+/** A delivery this far past its due time with no live job has lost it. */
+const OVERDUE_GRACE_MS = 5 * 60_000;
+const SWEEP_BATCH = 500;
+
+/**
+ * The safety net under Redis: the delivery records in PostgreSQL are the truth. A pending
+ * delivery whose job is gone (Redis restarted without its data, or the job ended while the
+ * record could not be written) gets a new job with the same id; so does a relayed event whose
+ * fan-out job was lost before it ran; fan-outs that used up their
+ * retries (PostgreSQL was away for long) are retried. Safe on every worker at once: job ids
+ * deduplicate.
+ */
+@Injectable()
+export class WebhookDeliverySweeper implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(WebhookDeliverySweeper.name);
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> | undefined;
+
+  constructor(
+    @InjectQueue(DELIVERY_QUEUE) private readonly deliveryQueue: Queue<DeliveryJob>,
+    @InjectQueue(FANOUT_QUEUE) private readonly fanoutQueue: Queue<FanoutJob>,
+    private readonly deliveries: WebhookDeliveryStore,
+    private readonly attempts: WebhookAttemptsService,
+    private readonly outbox: OutboxStore,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => {
+      if (this.running || this.deliveryQueue.client.status !== 'ready') return;
+      this.running = this.sweep()
+        .catch((error: unknown) => this.logger.warn({ err: error }, 'Webhook sweep failed'))
+        .finally(() => (this.running = undefined));
+    }, SWEEP_EVERY_MS);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** Returns how many deliveries got a new job. */
+  async sweep(graceMs = OVERDUE_GRACE_MS): Promise<number> {
+    for (const job of await this.fanoutQueue.getFailed()) {
+      // Another worker's sweep may have retried it first.
+      await job.retry().catch(() => undefined);
+    }
+    // A relayed event never fanned out lost its job: the same job id queues it again, once.
+    for (const eventId of await this.outbox.unfannedEvents(graceMs, SWEEP_BATCH)) {
+      await this.fanoutQueue.add({ eventId }, fanoutJobOptions(eventId));
+    }
+    let requeued = 0;
+    const maxAttempts = this.attempts.maxAttempts;
+    for (const { id, attempts } of await this.deliveries.overdue(graceMs, SWEEP_BATCH)) {
+      if (await requeueDelivery(this.deliveryQueue, id, maxAttempts - attempts)) requeued++;
+    }
+    if (requeued > 0)
+      this.logger.warn({ requeued }, 'Re-queued webhook deliveries whose job was lost');
+    return requeued;
+  }
+}

@@ -1,0 +1,44 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { OutboxStore } from '../../events/outbox.store';
+import { newEventDelivery } from '../deliveries/delivery-payload';
+import { PendingDelivery, WebhookDeliveryStore } from '../deliveries/webhook-delivery.store';
+import { WebhookEndpointStore } from '../endpoints/webhook-endpoint.store';
+
+/** Fan-out: one event becomes one delivery per subscribed endpoint. */
+@Injectable()
+export class WebhookFanoutService {
+  constructor(
+    private readonly outbox: OutboxStore,
+    private readonly endpoints: WebhookEndpointStore,
+    private readonly store: WebhookDeliveryStore,
+    private readonly dataSource: DataSource,
+  ) {}
+
+  /**
+   * One delivery per active endpoint of the event's account and mode (its data's `livemode`)
+   * subscribed to the event, its body fixed now. Idempotent: a repeat creates nothing new.
+   * `created` are the deliveries this call made, whose first attempt is its caller's; `resumed`
+   * the event's other pending ones (made by an earlier, interrupted fan-out or by recover), for
+   * the caller to enqueue again (deduplicated by job id) in case their job was missed.
+   */
+  async createForEvent(
+    eventId: string,
+  ): Promise<{ created: string[]; resumed: PendingDelivery[] }> {
+    const event = await this.outbox.find(eventId);
+    if (!event) return { created: [], resumed: [] };
+    const subscribers = await this.endpoints.activeSubscribers(
+      event.accountId,
+      event.data.livemode,
+      event.event,
+    );
+    const created = await this.store.insertMany(
+      this.dataSource.manager,
+      subscribers.map((endpointId) => newEventDelivery(endpointId, event)),
+    );
+    await this.outbox.markFannedOut(eventId);
+    const fresh = new Set(created);
+    const pending = await this.store.pendingOfEvent(eventId);
+    return { created, resumed: pending.filter(({ id }) => !fresh.has(id)) };
+  }
+}

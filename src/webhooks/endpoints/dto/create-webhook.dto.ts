@@ -1,0 +1,58 @@
+import { applyDecorators } from '@nestjs/common';
+import { Transform } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayUnique,
+  IsArray,
+  IsIn,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Length,
+  MaxLength,
+} from 'class-validator';
+import { EVENT_NAMES, EventName } from '../../../events/event-types';
+import { IsPlainText } from '../../../common/http/plain-text.validator';
+
+const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+
+/** Syntax only: the scheme and target rules depend on configuration, so the service checks them. */
+export const WebhookUrl = () =>
+  applyDecorators(
+    Transform(trim),
+    IsString(),
+    IsPlainText(),
+    MaxLength(2048),
+    IsUrl(
+      { require_tld: false, require_protocol: true, protocols: ['http', 'https'] },
+      { message: 'url must be an absolute http(s) URL' },
+    ),
+  );
+
+export const WebhookEvents = () =>
+  applyDecorators(
+    IsArray(),
+    ArrayMaxSize(EVENT_NAMES.length),
+    ArrayUnique(),
+    IsIn(EVENT_NAMES, {
+      each: true,
+      message: `events must contain only: ${EVENT_NAMES.join(', ')}`,
+    }),
+  );
+
+export const WebhookDescription = () =>
+  applyDecorators(Transform(trim), IsString(), IsPlainText(), Length(0, 500));
+
+export class CreateWebhookDto {
+  @WebhookUrl()
+  url: string;
+
+  /** the events to receive; empty or omitted means every event */
+  @IsOptional()
+  @WebhookEvents()
+  events?: EventName[];
+
+  @IsOptional()
+  @WebhookDescription()
+  description?: string | null;
+}

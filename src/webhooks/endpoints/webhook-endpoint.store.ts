@@ -1,0 +1,178 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { DataSource, EntityManager, Repository } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import type { OwnerScope } from '../../auth/scope';
+import type { EventName } from '../../events/event-types';
+import { WebhookEndpoint } from './webhook-endpoint.entity';
+
+export interface NewEndpoint {
+  url: string;
+  description: string | null;
+  events: EventName[];
+  secret: string;
+}
+
+/** The fields an owner may change; `isActive` true re-enables, false pauses. */
+export interface EndpointChanges {
+  url?: string;
+  events?: EventName[];
+  description?: string | null;
+  isActive?: boolean;
+}
+
+/**
+ * The one owner of `webhook_endpoints`' SQL, with three exceptions on purpose, each saving a
+ * round trip on a worker's path: the delivery worker's target lookup joins it
+ * (WebhookDeliveryStore.loadTarget), the outbox relay's claim asks whether an account has an
+ * active endpoint (OutboxStore.claimUnrelayed), and a successful attempt ends the endpoint's
+ * failure streak in the statement that records it (WebhookDeliveryStore.recordSuccess: one
+ * atomic statement, no transaction).
+ */
+@Injectable()
+export class WebhookEndpointStore {
+  constructor(
+    @InjectRepository(WebhookEndpoint) private readonly endpoints: Repository<WebhookEndpoint>,
+    private readonly dataSource: DataSource,
+  ) {}
+
+  list({ accountId, livemode }: OwnerScope): Promise<WebhookEndpoint[]> {
+    return this.endpoints.find({
+      where: { accountId, livemode },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
+  }
+
+  async find({ accountId, livemode }: OwnerScope, id: string): Promise<WebhookEndpoint | null> {
+    return this.endpoints.findOneBy({ id, accountId, livemode });
+  }
+
+  /**
+   * Inserts the endpoint unless the account already has `limit` (both modes counted); undefined
+   * when it has. Creates of one account take turns on the account row, so two at once cannot
+   * both be the last one allowed.
+   */
+  async insertWithinLimit(
+    { accountId, livemode }: OwnerScope,
+    endpoint: NewEndpoint,
+    limit: number,
+  ): Promise<WebhookEndpoint | undefined> {
+    return this.dataSource.transaction(async (em) => {
+      await em.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
+      const count = await em.countBy(WebhookEndpoint, { accountId });
+      if (count >= limit) return undefined;
+      return em.save(
+        em.create(WebhookEndpoint, {
+          ...endpoint,
+          accountId,
+          livemode,
+          isActive: true,
+          consecutiveFailures: 0,
+          disabledAt: null,
+        }),
+      );
+    });
+  }
+
+  /**
+   * One UPDATE of only the fields given, so it never writes back a failure count the delivery
+   * worker changed in the meantime. Re-enabling starts the count afresh. False when not found.
+   */
+  async update(owner: OwnerScope, id: string, changes: EndpointChanges): Promise<boolean> {
+    const set: QueryDeepPartialEntity<WebhookEndpoint> = {};
+    if (changes.url !== undefined) set.url = changes.url;
+    if (changes.events !== undefined) set.events = changes.events;
+    if (changes.description !== undefined) set.description = changes.description;
+    if (changes.isActive === true)
+      Object.assign(set, { isActive: true, consecutiveFailures: 0, disabledAt: null });
+    if (changes.isActive === false)
+      Object.assign(set, { isActive: false, disabledAt: () => 'COALESCE(disabled_at, now())' });
+    if (Object.keys(set).length === 0) return (await this.find(owner, id)) !== null;
+    const result = await this.endpoints
+      .createQueryBuilder()
+      .update()
+      .set(set)
+      .where('id = :id AND account_id = :accountId AND livemode = :livemode', { id, ...owner })
+      .execute();
+    return result.affected !== 0;
+  }
+
+  /**
+   * `secret` becomes the current one; the current one becomes the previous one, signing beside
+   * it for `keepCurrentHours` (with 0 it is dropped at once). One UPDATE: a concurrent rotation
+   * cannot lose a secret half-way. False when not found.
+   */
+  async rotateSecret(
+    owner: OwnerScope,
+    id: string,
+    secret: string,
+    keepCurrentHours: number,
+  ): Promise<boolean> {
+    const result = await this.endpoints
+      .createQueryBuilder()
+      .update()
+      .set({
+        previousSecret: () => (keepCurrentHours > 0 ? 'secret' : 'NULL'),
+        previousSecretExpiresAt: () =>
+          keepCurrentHours > 0 ? `now() + :hours * interval '1 hour'` : 'NULL',
+        secret,
+      })
+      .where('id = :id AND account_id = :accountId AND livemode = :livemode', {
+        id,
+        accountId: owner.accountId,
+        livemode: owner.livemode,
+        hours: keepCurrentHours,
+      })
+      .execute();
+    return result.affected !== 0;
+  }
+
+  async delete(owner: OwnerScope, id: string): Promise<void> {
+    await this.endpoints.delete({ id, accountId: owner.accountId, livemode: owner.livemode });
+  }
+
+  /** The active endpoints of an account and mode that subscribe to the event. */
+  async activeSubscribers(accountId: string, livemode: boolean, event: string): Promise<string[]> {
+    const rows: { id: string }[] = await this.dataSource.query(
+      `SELECT id FROM webhook_endpoints
+       WHERE account_id = $1 AND livemode = $3 AND is_active
+         AND (cardinality(events) = 0 OR $2 = ANY(events))`,
+      [accountId, event, livemode],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /**
+   * One more failed attempt in the endpoint's streak, inside the caller's transaction; locks the
+   * row so concurrent failures take turns. false (nothing counted) when it is paused or disabled.
+   */
+  async countFailure(em: EntityManager, endpointId: string): Promise<boolean> {
+    const [rows] = await em.query(
+      `UPDATE webhook_endpoints SET consecutive_failures = consecutive_failures + 1
+       WHERE id = $1 AND is_active RETURNING id`,
+      [endpointId],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * Disables the endpoint, in the caller's transaction, unless an event delivery to it succeeded
+   * since `since` (test deliveries and manual retries are not part of the schedule and do not
+   * count: only `succeeded_at`, which a scheduled success sets). True when
+   * this call disabled it.
+   */
+  async disableUnlessDeliveredSince(
+    em: EntityManager,
+    endpointId: string,
+    since: Date,
+  ): Promise<boolean> {
+    const [rows] = await em.query(
+      `UPDATE webhook_endpoints SET is_active = false, disabled_at = now()
+       WHERE id = $1 AND is_active AND NOT EXISTS (
+         SELECT 1 FROM webhook_deliveries WHERE endpoint_id = $1 AND succeeded_at >= $2)
+       RETURNING id`,
+      [endpointId, since],
+    );
+    return rows.length > 0;
+  }
+}

@@ -1,0 +1,121 @@
+import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { randomBase62 } from '../../accounts/api-key-secret';
+import { NotFoundError, ValidationError } from '../../common/errors/domain-error';
+import type { AllConfig } from '../../platform/config';
+import { CreateWebhookDto } from './dto/create-webhook.dto';
+import { UpdateWebhookDto } from './dto/update-webhook.dto';
+import { assertPublicHost, BlockedTargetError, hostOf } from '../transport/ssrf-guard';
+import { WebhookDns } from '../transport/webhook-dns';
+import { WebhookEndpoint } from './webhook-endpoint.entity';
+import type { OwnerScope } from '../../auth/scope';
+import { WebhookEndpointStore } from './webhook-endpoint.store';
+import { MAX_ENDPOINTS_PER_ACCOUNT } from './webhook-limits';
+
+export function generateWebhookSecret(): string {
+  return `whsec_${randomBase62(32)}`;
+}
+
+/** The endpoints API: who may point where, the per-account limit, secrets. */
+@Injectable()
+export class WebhookEndpointsService {
+  private readonly allowHttp: boolean;
+  private readonly allowPrivateTargets: boolean;
+
+  constructor(
+    private readonly store: WebhookEndpointStore,
+    private readonly dns: WebhookDns,
+    config: ConfigService<AllConfig, true>,
+  ) {
+    const webhooks = config.get('webhooks', { infer: true });
+    this.allowHttp = webhooks.allowHttp;
+    this.allowPrivateTargets = webhooks.allowPrivateTargets;
+  }
+
+  list(owner: OwnerScope): Promise<WebhookEndpoint[]> {
+    return this.store.list(owner);
+  }
+
+  /** Another account's endpoint, or the other mode's, is NOT_FOUND, like one that does not exist. */
+  async get(owner: OwnerScope, id: string): Promise<WebhookEndpoint> {
+    const endpoint = await this.store.find(owner, id);
+    if (!endpoint) throw new NotFoundError('Webhook endpoint');
+    return endpoint;
+  }
+
+  /** The limit of 5 counts the endpoints of both modes together. */
+  async create(owner: OwnerScope, dto: CreateWebhookDto): Promise<WebhookEndpoint> {
+    await this.assertAllowedUrl(dto.url);
+    const endpoint = await this.store.insertWithinLimit(
+      owner,
+      {
+        url: dto.url,
+        description: dto.description ?? null,
+        events: dto.events ?? [],
+        secret: generateWebhookSecret(),
+      },
+      MAX_ENDPOINTS_PER_ACCOUNT,
+    );
+    if (!endpoint) {
+      throw ValidationError.field(
+        'url',
+        `An account can have at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints; delete one first.`,
+      );
+    }
+    return endpoint;
+  }
+
+  /** Only the fields sent change; isActive true re-enables and starts the failure count afresh. */
+  async update(owner: OwnerScope, id: string, dto: UpdateWebhookDto): Promise<WebhookEndpoint> {
+    if (dto.url !== undefined) await this.assertAllowedUrl(dto.url);
+    const { url, events, description, isActive } = dto;
+    if (!(await this.store.update(owner, id, { url, events, description, isActive })))
+      throw new NotFoundError('Webhook endpoint');
+    return this.get(owner, id);
+  }
+
+  /**
+   * A new secret; the current one becomes the previous one, signing beside it until it expires
+   * (with 0 hours it is dropped at once). Only the latest replaced secret is kept.
+   */
+  async rotateSecret(
+    owner: OwnerScope,
+    id: string,
+    expireCurrentAfterHours: number,
+  ): Promise<WebhookEndpoint> {
+    const rotated = await this.store.rotateSecret(
+      owner,
+      id,
+      generateWebhookSecret(),
+      expireCurrentAfterHours,
+    );
+    if (!rotated) throw new NotFoundError('Webhook endpoint');
+    return this.get(owner, id);
+  }
+
+  /** Its deliveries go with it; their queued jobs find nothing to send and end. */
+  async remove(owner: OwnerScope, id: string): Promise<WebhookEndpoint> {
+    const endpoint = await this.get(owner, id);
+    await this.store.delete(owner, id);
+    return endpoint;
+  }
+
+  /** https unless WEBHOOK_ALLOW_HTTP; a public target unless WEBHOOK_ALLOW_PRIVATE_TARGETS. */
+  private async assertAllowedUrl(url: string): Promise<void> {
+    const parsed = new URL(url);
+    if (parsed.protocol !== 'https:' && !this.allowHttp) {
+      throw ValidationError.field('url', 'url must use https.');
+    }
+    if (this.allowPrivateTargets) return;
+    const host = hostOf(parsed);
+    try {
+      await assertPublicHost(host, this.dns.resolve);
+    } catch (error) {
+      // Never the address it resolved to: a refusal must not tell what internal names point at.
+      if (error instanceof BlockedTargetError) {
+        throw ValidationError.field('url', 'url must resolve to a public address.');
+      }
+      throw ValidationError.field('url', `The host ${host} could not be resolved.`);
+    }
+  }
+}
