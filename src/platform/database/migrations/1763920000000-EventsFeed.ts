@@ -1,5 +1,4 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { feedItemSql } from '../../../events/feed-item.sql';
 
 /**
  * The events feed and retention.
@@ -9,8 +8,9 @@ import { feedItemSql } from '../../../events/feed-item.sql';
  *   is taken at insert, and transactions commit out of their start order, so a reader polling
  *   "after seq N" would skip a row with a lower seq that commits later.
  * - `feed_item`: the event as GET /events shows it, rendered as JSON text once, when it is
- *   positioned (see feedItemSql), so that a page is a concatenation rather than 100 objects
- *   built per read.
+ *   positioned, so that a page is a concatenation rather than 100 objects built per read. The
+ *   rendering is spelled out here rather than imported from feedItemSql, so that later changes
+ *   to the live code cannot change what this migration does.
  * - `livemode`: a key reads only its mode's events; derived from the payload every writer fills.
  * - The foreign key from deliveries to events goes: both tables are purged on their own clock,
  *   and a key check would make the event purge wait on delivery writers (and fail on deliveries
@@ -26,8 +26,10 @@ export class EventsFeed1763920000000 implements MigrationInterface {
       ADD COLUMN feed_position bigint,
       ADD COLUMN feed_item text,
       ADD COLUMN livemode boolean GENERATED ALWAYS AS ((data->>'livemode')::boolean) STORED`);
-    // Events written before the feed existed join it in their insert order.
-    await q.query(`UPDATE outbox_events o SET feed_position = n.position, feed_item = ${feedItemSql('o')}
+    // Events written before the feed existed join it in their insert order, rendered as feed items.
+    await q.query(`UPDATE outbox_events o SET feed_position = n.position, feed_item = '{"id":' || to_json(o.id)::text || ',"event":' || to_json(o.event)::text
+  || ',"timestamp":"' || api_timestamp(o.created_at) || '","livemode":' || o.livemode::text
+  || ',"data":' || o.data::text || '}'
       FROM (SELECT id, row_number() OVER (ORDER BY seq) AS position FROM outbox_events) n
       WHERE o.id = n.id`);
     await q.query(`SELECT setval('outbox_feed_position_seq',

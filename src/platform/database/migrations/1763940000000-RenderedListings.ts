@@ -1,10 +1,9 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { galleryJsonSql, listingJsonSql } from '../../../listings/listing-json.sql';
 
 /**
- * `listings.rendered`: each listing as GET /listings shows it, as JSON text (listingJsonSql), so
- * that a list page is a concatenation the API sends without parsing rows, mapping them or
- * serialising them again (see docs/performance.md).
+ * `listings.rendered`: each listing as GET /listings shows it, as JSON text, so that a list page
+ * is a concatenation the API sends without parsing rows, mapping them or serialising them again
+ * (see docs/performance.md).
  *
  * Triggers keep it current, so no write path can forget it:
  * - `listings_render`, before every insert and update of a listing, renders the row with its
@@ -16,49 +15,72 @@ import { galleryJsonSql, listingJsonSql } from '../../../listings/listing-json.s
  *   here (ListingsStore.insertCreated leaves the gallery out of its statement then).
  *
  * Existing rows are rendered here, with their galleries.
+ *
+ * The rendering is spelled out here rather than imported from listingJsonSql and galleryJsonSql,
+ * so that later changes to the live code cannot change what this migration does.
  */
 export class RenderedListings1763940000000 implements MigrationInterface {
   name = 'RenderedListings1763940000000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE listings ADD COLUMN rendered text`);
+    // The listing as the API shows it; the gallery is read on update only (a new one has none).
     await q.query(`CREATE FUNCTION listings_render() RETURNS trigger LANGUAGE plpgsql AS $$
       DECLARE
         gallery text := '[]';
       BEGIN
         IF TG_OP = 'UPDATE' THEN
-          SELECT ${galleryJsonSql('i')} INTO gallery FROM listing_images i WHERE i.listing_id = NEW.id;
+          SELECT COALESCE('[' || string_agg('{"id":"' || i.id || '","url":' || to_json(i.url)::text
+    || ',"order":' || i.position || '}', ',' ORDER BY i.position) || ']', '[]') INTO gallery FROM listing_images i WHERE i.listing_id = NEW.id;
         END IF;
-        NEW.rendered := ${listingJsonSql('NEW', 'gallery')};
+        NEW.rendered := '{"id":"' || NEW.id
+  || '","externalId":' || COALESCE(to_json(NEW.external_id)::text, 'null')
+  || ',"title":' || to_json(NEW.title)::text
+  || ',"description":' || to_json(NEW.description)::text
+  || ',"price":' || NEW.price
+  || ',"currency":' || to_json(NEW.currency)::text
+  || ',"condition":"' || NEW.condition
+  || '","categorySlug":' || to_json(NEW.category_slug)::text
+  || ',"locationLan":' || to_json(NEW.location_lan)::text
+  || ',"locationKommun":' || to_json(NEW.location_kommun)::text
+  || ',"phone":' || COALESCE(to_json(NEW.phone)::text, 'null')
+  || ',"attributes":' || NEW.attributes::text
+  || ',"images":' || gallery
+  || ',"status":"' || NEW.status
+  || '","livemode":' || NEW.livemode::text
+  || ',"createdAt":"' || api_timestamp(NEW.created_at)
+  || '","updatedAt":"' || api_timestamp(NEW.updated_at)
+  || '","publishedAt":' || COALESCE('"' || api_timestamp(NEW.published_at) || '"', 'null')
+  || ',"expiresAt":' || COALESCE('"' || api_timestamp(NEW.expires_at) || '"', 'null')
+  || ',"soldAt":' || COALESCE('"' || api_timestamp(NEW.sold_at) || '"', 'null')
+  || ',"removedAt":' || COALESCE('"' || api_timestamp(NEW.removed_at) || '"', 'null')
+  || '}';
         RETURN NEW;
       END $$`);
     await q.query(`CREATE TRIGGER listings_render BEFORE INSERT OR UPDATE ON listings
       FOR EACH ROW EXECUTE FUNCTION listings_render()`);
-    // The update is only there to fire listings_render, which sets the value.
-    const rerender = (table: string) =>
-      `UPDATE listings l SET rendered = NULL WHERE l.id IN (SELECT listing_id FROM ${table})`;
+    // The updates are only there to fire listings_render, which sets the value.
     await q.query(`CREATE FUNCTION listing_images_render() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        IF TG_OP IN ('INSERT', 'UPDATE') THEN ${rerender('new_images')}; END IF;
-        IF TG_OP IN ('UPDATE', 'DELETE') THEN ${rerender('old_images')}; END IF;
+        IF TG_OP IN ('INSERT', 'UPDATE') THEN UPDATE listings l SET rendered = NULL WHERE l.id IN (SELECT listing_id FROM new_images); END IF;
+        IF TG_OP IN ('UPDATE', 'DELETE') THEN UPDATE listings l SET rendered = NULL WHERE l.id IN (SELECT listing_id FROM old_images); END IF;
         RETURN NULL;
       END $$`);
-    for (const [op, referencing] of [
-      ['insert', 'NEW TABLE AS new_images'],
-      ['update', 'OLD TABLE AS old_images NEW TABLE AS new_images'],
-      ['delete', 'OLD TABLE AS old_images'],
-    ]) {
-      await q.query(`CREATE TRIGGER listing_images_render_${op} AFTER ${op.toUpperCase()} ON listing_images
-        REFERENCING ${referencing} FOR EACH STATEMENT EXECUTE FUNCTION listing_images_render()`);
-    }
+    await q.query(`CREATE TRIGGER listing_images_render_insert AFTER INSERT ON listing_images
+        REFERENCING NEW TABLE AS new_images FOR EACH STATEMENT EXECUTE FUNCTION listing_images_render()`);
+    await q.query(`CREATE TRIGGER listing_images_render_update AFTER UPDATE ON listing_images
+        REFERENCING OLD TABLE AS old_images NEW TABLE AS new_images FOR EACH STATEMENT EXECUTE FUNCTION listing_images_render()`);
+    await q.query(`CREATE TRIGGER listing_images_render_delete AFTER DELETE ON listing_images
+        REFERENCING OLD TABLE AS old_images FOR EACH STATEMENT EXECUTE FUNCTION listing_images_render()`);
     // Every existing row, with its gallery, through the same trigger.
     await q.query(`UPDATE listings SET rendered = NULL`);
     await q.query(`ALTER TABLE listings ALTER COLUMN rendered SET NOT NULL`);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const op of ['insert', 'update', 'delete'])
-      await q.query(`DROP TRIGGER listing_images_render_${op} ON listing_images`);
+    await q.query(`DROP TRIGGER listing_images_render_insert ON listing_images`);
+    await q.query(`DROP TRIGGER listing_images_render_update ON listing_images`);
+    await q.query(`DROP TRIGGER listing_images_render_delete ON listing_images`);
     await q.query(`DROP FUNCTION listing_images_render()`);
     await q.query(`DROP TRIGGER listings_render ON listings`);
     await q.query(`DROP FUNCTION listings_render()`);
