@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { IsNull, Repository } from 'typeorm';
+import { EntityManager, IsNull, Repository } from 'typeorm';
 import type { Principal } from '../auth/principal';
 import { NotFoundError } from '../common/errors/domain-error';
 import { Account } from './account.entity';
@@ -79,6 +79,23 @@ export class ApiKeysService {
     if (this.cache.size >= CACHE_MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(hash, { principal, expiresAt: now + CACHE_TTL_MS });
     return principal;
+  }
+
+  /**
+   * Records the latest use of each key (epoch ms), in the caller's transaction: one statement
+   * for the lot. GREATEST keeps the latest time when several instances write theirs.
+   */
+  async touchLastUsed(em: EntityManager, lastUsed: ReadonlyMap<string, number>): Promise<void> {
+    const touches = [...lastUsed].map(([keyId, at]) => ({
+      key_id: keyId,
+      used_at: new Date(at).toISOString(),
+    }));
+    await em.query(
+      `UPDATE api_keys k SET last_used_at = GREATEST(k.last_used_at, x.used_at)
+       FROM jsonb_to_recordset($1::jsonb) AS x(key_id uuid, used_at timestamptz)
+       WHERE k.id = x.key_id`,
+      [JSON.stringify(touches)],
+    );
   }
 
   forgetAccount(accountId: string): void {

@@ -3,30 +3,17 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { OwnerScope } from '../auth/scope';
 import { withSavepoint } from '../common/db/savepoint';
-import { DomainError, FieldError, ValidationError } from '../common/errors/domain-error';
-import { ERROR_HTTP_STATUS, ErrorCode } from '../common/errors/error-code';
+import { ValidationError } from '../common/errors/domain-error';
+import {
+  decideClaimedKey,
+  errorOutcome,
+  IdempotentOutcome,
+  storedResponse,
+  successOutcome,
+} from './idempotency-outcome';
+import { IdempotencyStore } from './idempotency.store';
 
-const RETENTION = `interval '24 hours'`;
-
-export interface StoredError {
-  code: ErrorCode;
-  message: string;
-  details?: FieldError[];
-}
-
-/** What to answer: a first execution's result, or the replay of an earlier one. */
-export interface IdempotentOutcome<T> {
-  status: number;
-  data?: T;
-  error?: StoredError;
-  replayed: boolean;
-}
-
-interface KeyRow {
-  fingerprint: string;
-  status_code: number | null;
-  response: { data?: unknown; error?: StoredError } | null;
-}
+export type { IdempotentOutcome, StoredError } from './idempotency-outcome';
 
 /**
  * Idempotency-Key: the key row is claimed in the same transaction as the work, so the work
@@ -35,7 +22,10 @@ interface KeyRow {
  */
 @Injectable()
 export class IdempotencyService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly store: IdempotencyStore,
+  ) {}
 
   async execute<T>(
     scope: OwnerScope,
@@ -45,50 +35,25 @@ export class IdempotencyService {
     work: (em: EntityManager) => Promise<T>,
   ): Promise<IdempotentOutcome<T>> {
     return this.dataSource.transaction(async (em) => {
-      const claimed = await em.query(
-        `INSERT INTO idempotency_keys AS k (account_id, livemode, key, fingerprint) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (account_id, livemode, key) DO UPDATE
-           SET fingerprint = EXCLUDED.fingerprint, status_code = NULL, response = NULL, created_at = now()
-           WHERE k.created_at < now() - ${RETENTION}
-         RETURNING 1`,
-        [scope.accountId, scope.livemode, key, fingerprint],
-      );
-      if (claimed.length === 0) return this.replay<T>(em, scope, key, fingerprint);
-
+      if (!(await this.store.claim(em, scope, key, fingerprint))) {
+        return this.replay<T>(em, scope, key, fingerprint);
+      }
       let outcome: IdempotentOutcome<T>;
       try {
-        const data = await withSavepoint(em, () => work(em));
-        outcome = { status: successStatus, data, replayed: false };
+        outcome = successOutcome(successStatus, await withSavepoint(em, () => work(em)));
       } catch (error) {
-        // Client errors are answers too and are kept; anything else rolls the claim back with it.
-        if (!(error instanceof DomainError) || error.code === ErrorCode.SERVER_ERROR) throw error;
-        const stored: StoredError = {
-          code: error.code,
-          message: error.message,
-          details: error.details,
-        };
-        outcome = { status: ERROR_HTTP_STATUS[error.code], error: stored, replayed: false };
+        const kept = errorOutcome(error);
+        if (!kept) throw error;
+        outcome = kept;
       }
-      await em.query(
-        `UPDATE idempotency_keys SET status_code = $4, response = $5
-         WHERE account_id = $1 AND livemode = $2 AND key = $3`,
-        [
-          scope.accountId,
-          scope.livemode,
-          key,
-          outcome.status,
-          JSON.stringify({ data: outcome.data, error: outcome.error }),
-        ],
-      );
+      await this.store.saveResponse(em, scope, key, outcome.status, storedResponse(outcome));
       return outcome;
     });
   }
 
   /** Drops keys past their 24 hours. */
-  async purgeExpired(): Promise<void> {
-    await this.dataSource.query(
-      `DELETE FROM idempotency_keys WHERE created_at < now() - ${RETENTION}`,
-    );
+  purgeExpired(): Promise<void> {
+    return this.store.purgeExpired();
   }
 
   private async replay<T>(
@@ -97,22 +62,17 @@ export class IdempotencyService {
     key: string,
     fingerprint: string,
   ): Promise<IdempotentOutcome<T>> {
-    const [row]: KeyRow[] = await em.query(
-      `SELECT fingerprint, status_code, response FROM idempotency_keys
-       WHERE account_id = $1 AND livemode = $2 AND key = $3`,
-      [scope.accountId, scope.livemode, key],
-    );
-    if (!row || row.fingerprint !== fingerprint) {
-      throw ValidationError.field(
-        'Idempotency-Key',
-        'This Idempotency-Key was already used with a different request.',
-      );
+    const decision = decideClaimedKey<T>(await this.store.find(em, scope, key), fingerprint);
+    switch (decision.kind) {
+      case 'replay':
+        return decision.outcome;
+      case 'conflict':
+        throw ValidationError.field(
+          'Idempotency-Key',
+          'This Idempotency-Key was already used with a different request.',
+        );
+      case 'in-progress':
+        throw new Error('An idempotency key was claimed without its answer being stored');
     }
-    return {
-      status: row.status_code!,
-      data: row.response?.data as T | undefined,
-      error: row.response?.error,
-      replayed: true,
-    };
   }
 }

@@ -1,30 +1,16 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { UsageBatch, UsageTally } from './usage-tally';
+import { ApiKeysService } from '../accounts/api-keys.service';
+import { UsageTally } from './usage-tally';
+import { UsageStore } from './usage.store';
 
 /** Keeps /me/usage and lastUsedAt within the promised 5 s, with room for the write itself. */
 export const USAGE_FLUSH_INTERVAL_MS = 2_000;
 
-/** Adds the batch to the stored counts; a key deleted meanwhile is skipped, not an error. */
-const UPSERT_COUNTS = `
-  INSERT INTO api_usage AS u (key_id, day, method, route, status_class, rate_limited, requests)
-  SELECT x.key_id, x.day, x.method, x.route, x.status_class, x.rate_limited, x.requests
-  FROM jsonb_to_recordset($1::jsonb) AS x(key_id uuid, day date, method text, route text,
-    status_class smallint, rate_limited boolean, requests bigint)
-  WHERE EXISTS (SELECT 1 FROM api_keys k WHERE k.id = x.key_id)
-  ORDER BY x.key_id, x.day, x.method, x.route, x.status_class, x.rate_limited
-  ON CONFLICT (key_id, day, method, route, status_class, rate_limited)
-  DO UPDATE SET requests = u.requests + EXCLUDED.requests`;
-
-/** GREATEST keeps the latest time when several instances write theirs. */
-const TOUCH_KEYS = `
-  UPDATE api_keys k SET last_used_at = GREATEST(k.last_used_at, x.used_at)
-  FROM jsonb_to_recordset($1::jsonb) AS x(key_id uuid, used_at timestamptz)
-  WHERE k.id = x.key_id`;
-
 /**
  * Counts every request made with a key in memory and writes the counts in batches: one upsert of
- * usage rows and one update of api_keys.last_used_at per flush, never a write per request.
+ * usage rows (UsageStore) and one update of api_keys.last_used_at (ApiKeysService) per flush,
+ * in one transaction, never a write per request.
  * Flushes every USAGE_FLUSH_INTERVAL_MS and once more at shutdown, after the HTTP server closed.
  */
 @Injectable()
@@ -36,7 +22,11 @@ export class UsageRecorder implements OnModuleInit, OnApplicationShutdown {
   private flushing: Promise<void> = Promise.resolve();
   private failing = false;
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly store: UsageStore,
+    private readonly apiKeys: ApiKeysService,
+  ) {}
 
   onModuleInit(): void {
     this.timer = setInterval(
@@ -67,8 +57,8 @@ export class UsageRecorder implements OnModuleInit, OnApplicationShutdown {
     const batch = this.tally.drain();
     try {
       await this.dataSource.transaction(async (em) => {
-        await em.query(UPSERT_COUNTS, [JSON.stringify(rowsOf(batch))]);
-        await em.query(TOUCH_KEYS, [JSON.stringify(touchesOf(batch))]);
+        await this.store.addCounts(em, batch.counts);
+        await this.apiKeys.touchLastUsed(em, batch.lastUsed);
       });
       if (this.failing) this.logger.log('Usage counts are being written again');
       this.failing = false;
@@ -81,23 +71,4 @@ export class UsageRecorder implements OnModuleInit, OnApplicationShutdown {
       throw error;
     }
   }
-}
-
-function rowsOf(batch: UsageBatch) {
-  return batch.counts.map((c) => ({
-    key_id: c.keyId,
-    day: c.day,
-    method: c.method,
-    route: c.route,
-    status_class: c.statusClass,
-    rate_limited: c.rateLimited,
-    requests: c.requests,
-  }));
-}
-
-function touchesOf(batch: UsageBatch) {
-  return [...batch.lastUsed].map(([keyId, at]) => ({
-    key_id: keyId,
-    used_at: new Date(at).toISOString(),
-  }));
 }

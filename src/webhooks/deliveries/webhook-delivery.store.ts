@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
 import type { ListDeliveriesQueryDto } from './dto/list-deliveries.query.dto';
 import { DeliveryStatus, WebhookDelivery } from './webhook-delivery.entity';
+import { EndpointSecrets, liveSecrets } from '../endpoints/webhook-secrets';
 import type { AttemptResult, OutgoingDelivery } from '../transport/webhook-sender';
 
 /** A delivery still owed, with the attempts it has already had. */
@@ -52,11 +53,24 @@ export interface OwedEvent {
 
 const DISABLED_ERROR = 'Endpoint disabled: a delivery failed all of its attempts';
 
-/** A DeliveryTarget's columns, from `webhook_deliveries d` joined with `webhook_endpoints e`. */
+/**
+ * A TargetRow's columns, from `webhook_deliveries d` joined with `webhook_endpoints e`. Every
+ * stored secret is read: which of them still sign is liveSecrets' decision alone.
+ */
 const TARGET_COLUMNS = `d.id AS "deliveryId", d.event, d.payload, e.id AS "endpointId", e.url,
-  array_remove(ARRAY[e.secret, CASE WHEN e.previous_secret_expires_at > now()
-    THEN e.previous_secret END], NULL) AS secrets,
-  e.is_active AS "endpointActive"`;
+  e.secret, e.previous_secret AS "previousSecret",
+  e.previous_secret_expires_at AS "previousSecretExpiresAt", e.is_active AS "endpointActive"`;
+
+type TargetRow = Omit<DeliveryTarget, 'secrets'> & EndpointSecrets;
+
+function toTarget({
+  secret,
+  previousSecret,
+  previousSecretExpiresAt,
+  ...target
+}: TargetRow): DeliveryTarget {
+  return { ...target, secrets: liveSecrets({ secret, previousSecret, previousSecretExpiresAt }) };
+}
 
 /**
  * The one owner of the delivery records' SQL: `webhook_deliveries`, each delivery's attempt log
@@ -198,24 +212,24 @@ export class WebhookDeliveryStore {
    * (a manual retry attempts a delivery in any status).
    */
   async loadTarget(deliveryId: string, anyStatus: boolean): Promise<DeliveryTarget | undefined> {
-    const [row] = await this.dataSource.query<DeliveryTarget[]>(
+    const [row] = await this.dataSource.query<TargetRow[]>(
       `SELECT ${TARGET_COLUMNS}
        FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
        WHERE d.id = $1 AND ($2 OR d.status = 'pending')`,
       [deliveryId, anyStatus],
     );
-    return row;
+    return row && toTarget(row);
   }
 
   /** `loadTarget` of pending deliveries, many in one statement; in the order asked. */
   async loadPendingTargets(deliveryIds: string[]): Promise<(DeliveryTarget | undefined)[]> {
-    const rows = await this.dataSource.query<DeliveryTarget[]>(
+    const rows = await this.dataSource.query<TargetRow[]>(
       `SELECT ${TARGET_COLUMNS}
        FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
        WHERE d.id = ANY($1::uuid[]) AND d.status = 'pending'`,
       [deliveryIds],
     );
-    const byId = new Map(rows.map((row) => [row.deliveryId, row]));
+    const byId = new Map(rows.map((row) => [row.deliveryId, toTarget(row)]));
     return deliveryIds.map((id) => byId.get(id));
   }
 

@@ -1,8 +1,16 @@
-/** The secrets an endpoint signs with now: the current one, then a rotated-out one still valid. */
-export function liveSecrets(
-  endpoint: { secret: string; previousSecret: string | null; previousSecretExpiresAt: Date | null },
-  now = new Date(),
-): string[] {
+/** The secrets an endpoint has stored: the current one and the one its last rotation replaced. */
+export interface EndpointSecrets {
+  secret: string;
+  previousSecret: string | null;
+  /** when the replaced secret stops signing; null when there is none */
+  previousSecretExpiresAt: Date | null;
+}
+
+/**
+ * The one definition of which secrets sign: the current one, then the replaced one until its
+ * expiry (exclusive). SQL reads every stored secret and leaves the choice to this function.
+ */
+export function liveSecrets(endpoint: EndpointSecrets, now = new Date()): string[] {
   const previousLive =
     endpoint.previousSecret !== null &&
     endpoint.previousSecretExpiresAt !== null &&

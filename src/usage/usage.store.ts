@@ -1,0 +1,86 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import type { UsageRow } from './usage-summary';
+import type { UsageCount } from './usage-tally';
+
+/** Adds the batch to the stored counts; a key deleted meanwhile is skipped, not an error. */
+const ADD_COUNTS = `
+  INSERT INTO api_usage AS u (key_id, day, method, route, status_class, rate_limited, requests)
+  SELECT x.key_id, x.day, x.method, x.route, x.status_class, x.rate_limited, x.requests
+  FROM jsonb_to_recordset($1::jsonb) AS x(key_id uuid, day date, method text, route text,
+    status_class smallint, rate_limited boolean, requests bigint)
+  WHERE EXISTS (SELECT 1 FROM api_keys k WHERE k.id = x.key_id)
+  ORDER BY x.key_id, x.day, x.method, x.route, x.status_class, x.rate_limited
+  ON CONFLICT (key_id, day, method, route, status_class, rate_limited)
+  DO UPDATE SET requests = u.requests + EXCLUDED.requests`;
+
+/** Reads one key's stored counts (api_usage's primary key serves the range scan). */
+const USAGE_BY_DAY_AND_ENDPOINT = `
+  SELECT to_char(day, 'YYYY-MM-DD') AS day, method, route,
+         sum(requests) AS requests,
+         coalesce(sum(requests) FILTER (WHERE status_class >= 4), 0) AS errors,
+         coalesce(sum(requests) FILTER (WHERE rate_limited), 0) AS "rateLimited"
+  FROM api_usage
+  WHERE key_id = $1 AND day BETWEEN $2 AND $3
+  GROUP BY day, method, route`;
+
+interface RawUsageRow {
+  day: string;
+  method: string;
+  route: string;
+  /** bigint sums arrive as strings */
+  requests: string;
+  errors: string;
+  rateLimited: string;
+}
+
+/**
+ * The one owner of `api_usage`' SQL. Its upsert reads `api_keys` (does the key still exist) in
+ * the same statement, so a batch never fails on a key deleted since it was counted.
+ */
+@Injectable()
+export class UsageStore {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** One statement for the whole batch, in the caller's transaction. */
+  async addCounts(em: EntityManager, counts: UsageCount[]): Promise<void> {
+    await em.query(ADD_COUNTS, [JSON.stringify(counts.map(rowOf))]);
+  }
+
+  /** One key's counts per UTC day and endpoint, `from` to `to` (YYYY-MM-DD) inclusive. */
+  async byDayAndEndpoint(keyId: string, from: string, to: string): Promise<UsageRow[]> {
+    const raw: RawUsageRow[] = await this.dataSource.query(USAGE_BY_DAY_AND_ENDPOINT, [
+      keyId,
+      from,
+      to,
+    ]);
+    return raw.map((r) => ({
+      day: r.day,
+      method: r.method,
+      route: r.route,
+      requests: Number(r.requests),
+      errors: Number(r.errors),
+      rateLimited: Number(r.rateLimited),
+    }));
+  }
+
+  /** Deletes the counts of UTC days more than `days` days before today. */
+  async purgeOlderThan(days: number): Promise<void> {
+    await this.dataSource.query(
+      `DELETE FROM api_usage WHERE day < (now() AT TIME ZONE 'UTC')::date - $1::int`,
+      [days],
+    );
+  }
+}
+
+function rowOf(c: UsageCount) {
+  return {
+    key_id: c.keyId,
+    day: c.day,
+    method: c.method,
+    route: c.route,
+    status_class: c.statusClass,
+    rate_limited: c.rateLimited,
+    requests: c.requests,
+  };
+}
