@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, IsNull, Repository } from 'typeorm';
 import type { Principal } from '../auth/principal';
+import type { AllConfig } from '../platform/config';
 import { NotFoundError } from '../common/errors/domain-error';
 import { Account } from './account.entity';
 import { ApiKey, ApiKeyKind, Scope, SCOPES } from './api-key.entity';
@@ -9,9 +11,9 @@ import { API_KEY_PATTERN, displayPrefix, generateApiKey, hashApiKey } from './ap
 
 /**
  * Revocation and suspension must take effect on every instance within 5 s, so a cached
- * answer lives a little less than that. Only hashes are used as cache keys.
+ * answer lives a little less than that (API_KEY_CACHE_TTL_MS, at most 4 s). Only hashes are
+ * used as cache keys.
  */
-const CACHE_TTL_MS = 4_000;
 const CACHE_MAX_ENTRIES = 10_000;
 
 interface CacheEntry {
@@ -28,11 +30,15 @@ export interface CreateKeyInput {
 @Injectable()
 export class ApiKeysService {
   private readonly cache = new Map<string, CacheEntry>();
+  private readonly cacheTtlMs: number;
 
   constructor(
     @InjectRepository(ApiKey) private readonly keys: Repository<ApiKey>,
     @InjectRepository(Account) private readonly accounts: Repository<Account>,
-  ) {}
+    config: ConfigService<AllConfig, true>,
+  ) {
+    this.cacheTtlMs = config.get('app.apiKeyCacheTtlMs', { infer: true });
+  }
 
   /** Returns the stored record and the key itself, which is never available again. */
   async create(accountId: string, input: CreateKeyInput): Promise<{ record: ApiKey; key: string }> {
@@ -77,7 +83,7 @@ export class ApiKeysService {
     if (cached && cached.expiresAt > now) return cached.principal;
     const principal = await this.lookup(hash);
     if (this.cache.size >= CACHE_MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value!);
-    this.cache.set(hash, { principal, expiresAt: now + CACHE_TTL_MS });
+    this.cache.set(hash, { principal, expiresAt: now + this.cacheTtlMs });
     return principal;
   }
 

@@ -115,39 +115,13 @@ export class OutboxStore {
    * the arrays sliced instead of the probe, 0.167 ms.
    */
   async feedPage(scope: OwnerScope, filter: FeedFilter): Promise<FeedPage | undefined> {
-    const after = `(SELECT feed_position FROM outbox_events
-         WHERE id = $3 AND account_id = $1 AND livemode = $2 AND feed_position IS NOT NULL
-           AND created_at >= now() - $4 * interval '1 millisecond')`;
-    const candidates = `FROM outbox_events
-         WHERE account_id = $1 AND livemode = $2 AND feed_position IS NOT NULL
-           AND feed_position > COALESCE(${after}, 0)
-           AND created_at >= now() - $4 * interval '1 millisecond'
-           AND ($5::text[] IS NULL OR event = ANY($5))
-           AND ($6::text IS NULL OR data->>'id' = lower($6))
-         ORDER BY feed_position`;
+    const statement = feedPageStatement(scope, filter);
     const [row] = await this.reads.query<{
       cursorFound: boolean;
       hasMore: boolean;
       nextCursor: string | null;
       items: string;
-    }>(
-      this.dataSource.manager,
-      `SELECT ($3::uuid IS NULL OR EXISTS ${after}) AS "cursorFound",
-         EXISTS (SELECT 1 ${candidates} OFFSET $7 LIMIT 1) AS "hasMore",
-         page."nextCursor", page.items
-       FROM (SELECT '[' || COALESCE(string_agg(feed_item, ','), '') || ']' AS items,
-               (array_agg(id))[count(*)] AS "nextCursor"
-             FROM (SELECT id, feed_item ${candidates} LIMIT $7) ordered) page`,
-      [
-        scope.accountId,
-        scope.livemode,
-        filter.after ?? null,
-        filter.retentionMs,
-        filter.types ?? null,
-        filter.listingId ?? null,
-        filter.limit,
-      ],
-    );
+    }>(this.dataSource.manager, statement.text, statement.params);
     if (!row.cursorFound) return undefined;
     return { items: new RawJson(row.items), hasMore: row.hasMore, nextCursor: row.nextCursor };
   }
@@ -247,4 +221,41 @@ export class OutboxStore {
     );
     return count as number;
   }
+}
+
+/**
+ * The statement behind GET /events (OutboxStore.feedPage): the cursor is found only among the
+ * scope's positioned events within retention; `hasMore` is a probe one row past the page.
+ */
+export function feedPageStatement(
+  scope: OwnerScope,
+  filter: FeedFilter,
+): { text: string; params: unknown[] } {
+  const after = `(SELECT feed_position FROM outbox_events
+         WHERE id = $3 AND account_id = $1 AND livemode = $2 AND feed_position IS NOT NULL
+           AND created_at >= now() - $4 * interval '1 millisecond')`;
+  const candidates = `FROM outbox_events
+         WHERE account_id = $1 AND livemode = $2 AND feed_position IS NOT NULL
+           AND feed_position > COALESCE(${after}, 0)
+           AND created_at >= now() - $4 * interval '1 millisecond'
+           AND ($5::text[] IS NULL OR event = ANY($5))
+           AND ($6::text IS NULL OR data->>'id' = lower($6))
+         ORDER BY feed_position`;
+  return {
+    text: `SELECT ($3::uuid IS NULL OR EXISTS ${after}) AS "cursorFound",
+         EXISTS (SELECT 1 ${candidates} OFFSET $7 LIMIT 1) AS "hasMore",
+         page."nextCursor", page.items
+       FROM (SELECT '[' || COALESCE(string_agg(feed_item, ','), '') || ']' AS items,
+               (array_agg(id))[count(*)] AS "nextCursor"
+             FROM (SELECT id, feed_item ${candidates} LIMIT $7) ordered) page`,
+    params: [
+      scope.accountId,
+      scope.livemode,
+      filter.after ?? null,
+      filter.retentionMs,
+      filter.types ?? null,
+      filter.listingId ?? null,
+      filter.limit,
+    ],
+  };
 }

@@ -39,6 +39,28 @@ const UPSERT_ATTEMPTS = 3;
 type ImageList = { url: string }[];
 
 /**
+ * How a PATCH body merges into a listing's content: an absent field keeps its value, a sent one
+ * replaces it, null clears an optional field (attributes to {}). A required field sent as null
+ * is refused, all of them named. Fields outside the content (images) are not merged here.
+ */
+export function mergePatch(current: ListingContent, dto: UpdateListingDto): ListingContent {
+  const cleared = REQUIRED_LISTING_FIELDS.filter((field) => dto[field] === null);
+  if (cleared.length > 0) {
+    throw new ValidationError(
+      cleared.map((field) => ({ field, message: `${field} cannot be null` })),
+    );
+  }
+  const next = { ...current };
+  for (const field of Object.keys(current) as (keyof ListingContent)[]) {
+    const value = dto[field];
+    if (value === undefined) continue;
+    (next as Record<string, unknown>)[field] =
+      value === null ? (field === 'attributes' ? {} : null) : value;
+  }
+  return next;
+}
+
+/**
  * The listing lifecycle: create, edit, upsert, sell, renew, remove; every change with its event.
  *
  * One transaction convention: a method that can join a caller's transaction (bulk items,
@@ -221,7 +243,7 @@ export class ListingsService {
     const current = await this.store.find(em, scope, id, true);
     if (!current) throw new NotFoundError('Listing');
     this.assertEditable(current, 'update');
-    const next = this.mergePatch(contentOf(current), dto);
+    const next = mergePatch(contentOf(current), dto);
     return this.applyContent(em, scope, current, next, this.imagesFromDto(dto.images));
   }
 
@@ -468,23 +490,6 @@ export class ListingsService {
       phone: dto.phone ?? null,
       attributes: dto.attributes ?? {},
     };
-  }
-
-  private mergePatch(current: ListingContent, dto: UpdateListingDto): ListingContent {
-    const cleared = REQUIRED_LISTING_FIELDS.filter((field) => dto[field] === null);
-    if (cleared.length > 0) {
-      throw new ValidationError(
-        cleared.map((field) => ({ field, message: `${field} cannot be null` })),
-      );
-    }
-    const next = { ...current };
-    for (const field of Object.keys(current) as (keyof ListingContent)[]) {
-      const value = dto[field];
-      if (value === undefined) continue;
-      (next as Record<string, unknown>)[field] =
-        value === null ? (field === 'attributes' ? {} : null) : value;
-    }
-    return next;
   }
 
   /** Absent keeps the gallery (undefined); null clears it, like any optional field. */

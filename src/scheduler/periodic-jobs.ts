@@ -1,6 +1,11 @@
-import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import {
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+} from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { SchedulerRegistry } from '@nestjs/schedule';
+import { PollingLoop } from '../platform/scheduling/polling-loop';
 import type { AllConfig } from '../platform/config';
 import { OutboxStore } from '../events/outbox.store';
 import { IdempotencyService } from '../idempotency/idempotency.service';
@@ -24,12 +29,11 @@ const USAGE_RETENTION_DAYS = 92;
  * module: they run only while Bull's queues are up and are stopped in order with them.)
  */
 @Injectable()
-export class PeriodicJobs implements OnApplicationBootstrap {
+export class PeriodicJobs implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(PeriodicJobs.name);
-  private readonly running = new Set<string>();
+  private readonly loops: PollingLoop[] = [];
 
   constructor(
-    private readonly registry: SchedulerRegistry,
     private readonly expiry: ExpiryService,
     private readonly counts: ListingCountsService,
     private readonly idempotency: IdempotencyService,
@@ -66,14 +70,24 @@ export class PeriodicJobs implements OnApplicationBootstrap {
     );
   }
 
+  /**
+   * Stops the timers without waiting for a run in progress: a purge with a large backlog would
+   * otherwise hold shutdown for as long as it takes.
+   */
+  onApplicationShutdown(): void {
+    for (const loop of this.loops) void loop.stop();
+  }
+
+  /** First run one interval after start; every failure is logged, each run retries the job. */
   private every(name: string, ms: number, job: () => Promise<unknown>): void {
-    const timer = setInterval(() => {
-      if (this.running.has(name)) return;
-      this.running.add(name);
-      job()
-        .catch((error: unknown) => this.logger.error({ err: error }, `${name} failed`))
-        .finally(() => this.running.delete(name));
-    }, ms);
-    this.registry.addInterval(name, timer);
+    const loop = new PollingLoop(
+      this.logger,
+      ms,
+      (error) => this.logger.error({ err: error }, `${name} failed`),
+      job,
+      { runAtStart: false },
+    );
+    this.loops.push(loop);
+    loop.start();
   }
 }

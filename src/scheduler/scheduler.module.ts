@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { ScheduleModule } from '@nestjs/schedule';
 import { ExpiryModule } from '../listings/expiry/expiry.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { ListingsModule } from '../listings/listings.module';
@@ -13,7 +12,6 @@ import { PeriodicJobs } from './periodic-jobs';
  */
 @Module({
   imports: [
-    ScheduleModule.forRoot(),
     ExpiryModule,
     ListingsModule,
     IdempotencyModule,

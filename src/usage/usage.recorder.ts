@@ -1,7 +1,8 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ApiKeysService } from '../accounts/api-keys.service';
-import { UsageTally } from './usage-tally';
+import { PollingLoop } from '../platform/scheduling/polling-loop';
+import { UsageBatch, UsageTally } from './usage-tally';
 import { UsageStore } from './usage.store';
 
 /** Keeps /me/usage and lastUsedAt within the promised 5 s, with room for the write itself. */
@@ -17,7 +18,14 @@ export const USAGE_FLUSH_INTERVAL_MS = 2_000;
 export class UsageRecorder implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('Usage');
   private readonly tally = new UsageTally();
-  private timer?: NodeJS.Timeout;
+  /** unref'd: pending counts alone do not keep the process up; shutdown flushes them */
+  private readonly loop = new PollingLoop(
+    this.logger,
+    USAGE_FLUSH_INTERVAL_MS,
+    () => undefined, // write() logs a failure once per outage itself
+    () => this.flush(),
+    { runAtStart: false, unref: true },
+  );
   /** the flush in progress; the next one waits for it, so batches never overlap */
   private flushing: Promise<void> = Promise.resolve();
   private failing = false;
@@ -29,15 +37,11 @@ export class UsageRecorder implements OnModuleInit, OnApplicationShutdown {
   ) {}
 
   onModuleInit(): void {
-    this.timer = setInterval(
-      () => void this.flush().catch(() => undefined),
-      USAGE_FLUSH_INTERVAL_MS,
-    );
-    this.timer.unref();
+    this.loop.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
+    await this.loop.stop();
     await this.flush().catch(() => undefined);
   }
 

@@ -19,6 +19,8 @@ class AppEnv {
   @ToInt() @IsInt() @Min(0) @Max(120_000) SHUTDOWN_DRAIN_MS: number = 3000;
   /** Express `trust proxy`: hops (e.g. 1) or proxy addresses; the client address the 401 guard counts */
   @IsTrustProxy() TRUST_PROXY: string = '0';
+  /** at most 4 s: a revoked key or suspended account must be refused everywhere within 5 s */
+  @ToInt() @IsInt() @Min(0) @Max(4_000) API_KEY_CACHE_TTL_MS: number = 4_000;
 }
 
 export interface AppConfig {
@@ -31,6 +33,8 @@ export interface AppConfig {
   processRole: ProcessRole;
   adminToken: string | undefined;
   logLevel: string;
+  /** how long an API key's answer (principal, or unknown/revoked) is cached per process */
+  apiKeyCacheTtlMs: number;
 }
 
 export const appConfig = registerAs('app', (): AppConfig => {
@@ -43,5 +47,6 @@ export const appConfig = registerAs('app', (): AppConfig => {
     logLevel: env.LOG_LEVEL,
     shutdownDrainMs: env.SHUTDOWN_DRAIN_MS,
     trustProxy: parseTrustProxy(env.TRUST_PROXY)!,
+    apiKeyCacheTtlMs: env.API_KEY_CACHE_TTL_MS,
   };
 });

@@ -29,13 +29,20 @@ describe('config validation', () => {
 
   it('fills sensible defaults for local use', () => {
     const saved = { ...process.env };
-    for (const k of ['PORT', 'PROCESS_ROLE', 'LISTING_VALIDITY', 'DATABASE_URL'])
+    for (const k of [
+      'PORT',
+      'PROCESS_ROLE',
+      'LISTING_VALIDITY',
+      'DATABASE_URL',
+      'API_KEY_CACHE_TTL_MS',
+    ])
       delete process.env[k];
     try {
       expect(appConfig()).toMatchObject({
         port: 3000,
         processRole: 'all',
         publicBaseUrl: 'http://localhost:3000',
+        apiKeyCacheTtlMs: 4_000,
       });
       expect(listingsConfig().validityMs).toBe(30 * 24 * 3600 * 1000);
       expect(databaseConfig().url).toBe('postgres://postgres@127.0.0.1:5432/listings');
@@ -64,6 +71,9 @@ describe('config validation', () => {
     ['TRUST_PROXY', 'false', appConfig],
     ['TRUST_PROXY', '10.0.0.1, example.com', appConfig],
     ['TRUST_PROXY', '10.0.0.0/33', appConfig],
+    ['API_KEY_CACHE_TTL_MS', '5000', appConfig],
+    ['API_KEY_CACHE_TTL_MS', '-1', appConfig],
+    ['API_KEY_CACHE_TTL_MS', '2s', appConfig],
   ] as [string, string, () => unknown][])(
     'rejects %s=%s, naming the variable',
     (name, value, loader) => {

@@ -1,10 +1,18 @@
 import type { Logger } from '@nestjs/common';
 
+export interface PollingLoopOptions {
+  /** false: the first run comes one interval after start(), as with setInterval; default true */
+  runAtStart?: boolean;
+  /** Lets the process exit while the loop only waits for its next run. */
+  unref?: boolean;
+}
+
 /**
- * Runs `step` again `intervalMs` after the previous run ended, so runs never overlap on one
- * instance; `stop()` waits for a run in progress (it may finish or roll back before the database
- * closes). A failure is logged once per outage, since the loop retries every interval and would
- * otherwise flood the log, and the recovery once. `step` gets `stopped` to end a long drain early.
+ * The one timer for periodic work. Runs `step` again `intervalMs` after the previous run ended,
+ * so runs never overlap on one instance; `stop()` waits for a run in progress (it may finish or
+ * roll back before the database closes). A failure is logged once per outage, since the loop
+ * retries every interval and would otherwise flood the log, and the recovery once; a `failure`
+ * function instead handles every failure itself. `step` gets `stopped` to end a long drain early.
  */
 export class PollingLoop {
   private timer: NodeJS.Timeout | undefined;
@@ -17,13 +25,14 @@ export class PollingLoop {
   constructor(
     private readonly logger: Logger,
     private readonly intervalMs: number,
-    /** logged as `<failure>` on the first failure of an outage */
-    private readonly failure: string,
-    private readonly step: (stopped: () => boolean) => Promise<void>,
+    /** logged as `<failure>` on the first failure of an outage, or called on every failure */
+    private readonly failure: string | ((error: unknown) => void),
+    private readonly step: (stopped: () => boolean) => Promise<unknown>,
+    private readonly options: PollingLoopOptions = {},
   ) {}
 
   start(): void {
-    this.schedule(0);
+    this.schedule(this.options.runAtStart === false ? this.intervalMs : 0);
   }
 
   /** Runs the step now rather than at the end of the interval; during a run, again right after. */
@@ -52,6 +61,7 @@ export class PollingLoop {
         this.woken = false;
       });
     }, delayMs);
+    if (this.options.unref) this.timer.unref();
   }
 
   private async tick(): Promise<void> {
@@ -60,6 +70,7 @@ export class PollingLoop {
       if (this.failing) this.logger.log('Recovered');
       this.failing = false;
     } catch (error) {
+      if (typeof this.failure === 'function') return this.failure(error);
       if (!this.failing) this.logger.warn({ err: error }, this.failure);
       this.failing = true;
     }

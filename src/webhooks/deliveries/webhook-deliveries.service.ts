@@ -26,6 +26,23 @@ function assertActive(endpoint: WebhookEndpoint): void {
 }
 
 /**
+ * Recover's `since`: a moment the events feed still holds (within `eventRetentionMs` of `now`),
+ * and not one in the future; both bounds are inclusive.
+ */
+export function recoverableSince(iso: string, eventRetentionMs: number, now = Date.now()): Date {
+  const since = new Date(iso);
+  if (since.getTime() > now)
+    throw ValidationError.field('since', 'since must not be in the future.');
+  if (since.getTime() < now - eventRetentionMs) {
+    throw ValidationError.field(
+      'since',
+      'since lies beyond the event retention; events that old are no longer kept.',
+    );
+  }
+  return since;
+}
+
+/**
  * What the API does with deliveries: the history and one delivery's detail, the test delivery,
  * manual retry and recover. Retry and recover only write requests; the worker queues them
  * (RedeliveryRelay), so they work while Redis or the workers are down.
@@ -131,7 +148,7 @@ export class WebhookDeliveriesService {
   async recover(owner: OwnerScope, endpointId: string, sinceIso: string): Promise<number> {
     const endpoint = await this.endpoints.get(owner, endpointId);
     assertActive(endpoint);
-    const since = this.recoverableSince(sinceIso);
+    const since = recoverableSince(sinceIso, this.eventRetentionMs);
     const from = since > endpoint.createdAt ? since : endpoint.createdAt;
     return this.dataSource.transaction(async (em) => {
       const owed = await this.store.owedEvents(em, endpoint, from);
@@ -149,20 +166,5 @@ export class WebhookDeliveriesService {
       await this.store.requestRedeliveries(em, queued);
       return queued.length;
     });
-  }
-
-  /** `since` names a moment the events feed still holds, and not one in the future. */
-  private recoverableSince(iso: string): Date {
-    const since = new Date(iso);
-    const now = Date.now();
-    if (since.getTime() > now)
-      throw ValidationError.field('since', 'since must not be in the future.');
-    if (since.getTime() < now - this.eventRetentionMs) {
-      throw ValidationError.field(
-        'since',
-        'since lies beyond the event retention; events that old are no longer kept.',
-      );
-    }
-    return since;
   }
 }

@@ -1,6 +1,7 @@
 import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import type { Queue } from 'bull';
+import { PollingLoop } from '../../platform/scheduling/polling-loop';
 import { OutboxStore } from '../../events/outbox.store';
 import { WebhookAttemptsService } from './webhook-attempts.service';
 import { WebhookDeliveryStore } from '../deliveries/webhook-delivery.store';
@@ -29,8 +30,15 @@ const SWEEP_BATCH = 500;
 @Injectable()
 export class WebhookDeliverySweeper implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(WebhookDeliverySweeper.name);
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
+  private readonly loop = new PollingLoop(
+    this.logger,
+    SWEEP_EVERY_MS,
+    (error) => this.logger.warn({ err: error }, 'Webhook sweep failed'),
+    async () => {
+      if (this.deliveryQueue.client.status === 'ready') await this.sweep();
+    },
+    { runAtStart: false },
+  );
 
   constructor(
     @InjectQueue(DELIVERY_QUEUE) private readonly deliveryQueue: Queue<DeliveryJob>,
@@ -41,17 +49,11 @@ export class WebhookDeliverySweeper implements OnApplicationBootstrap, OnModuleD
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      if (this.running || this.deliveryQueue.client.status !== 'ready') return;
-      this.running = this.sweep()
-        .catch((error: unknown) => this.logger.warn({ err: error }, 'Webhook sweep failed'))
-        .finally(() => (this.running = undefined));
-    }, SWEEP_EVERY_MS);
+    this.loop.start();
   }
 
-  async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+  onModuleDestroy(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** Returns how many deliveries got a new job. */
