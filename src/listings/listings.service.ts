@@ -25,6 +25,7 @@ import { EXTERNAL_ID_PATTERN } from './dto/create-listing.dto';
 import type { ListListingsQueryDto } from './dto/list-listings.query.dto';
 import type { ListingResponse } from './dto/listing.response';
 import type { UpdateListingDto } from './dto/update-listing.dto';
+import { admitBatch } from './listing-batch';
 import { contentOf, ListingContent, ListingRow } from './listing-row';
 import { EDITABLE_STATUSES, REQUIRED_LISTING_FIELDS } from './listing.constants';
 import { toListingResponse } from './listing.mapper';
@@ -112,48 +113,36 @@ export class ListingsService {
     scope: OwnerScope,
     dtos: CreateListingDto[],
   ): Promise<(ListingRow | DomainError)[]> {
-    const outcomes: (ListingRow | DomainError)[] = new Array(dtos.length);
-    const pending: { index: number; listing: NewListing }[] = [];
-    const externalIds = new Set<string>();
-    dtos.forEach((dto, index) => {
-      try {
-        const listing = this.prepare(scope, dto);
-        if (listing.externalId !== null) {
-          if (externalIds.has(listing.externalId))
-            throw new ExternalIdTakenError(listing.externalId);
-          externalIds.add(listing.externalId);
-        }
-        pending.push({ index, listing });
-      } catch (error) {
-        if (!(error instanceof DomainError)) throw error;
-        outcomes[index] = error;
-      }
-    });
+    const admitted = admitBatch(dtos, (dto) => this.prepare(scope, dto));
+    const { pending } = admitted;
+    const outcomes: (ListingRow | DomainError)[] = admitted.outcomes;
     if (pending.length === 0) return outcomes;
     try {
-      const rows = await withSavepoint(em, () =>
-        this.store.insertCreated(
-          em,
-          pending.map((p) => p.listing),
-        ),
-      );
+      const listings = pending.map((p) => p.listing);
+      const rows = await withSavepoint(em, () => this.store.insertCreated(em, listings));
       rows.forEach((row, i) => (outcomes[pending[i].index] = row));
     } catch (error) {
       if (!isUniqueViolation(error, EXTERNAL_ID_CONSTRAINT)) throw error;
       for (const { index, listing } of pending) {
-        outcomes[index] = await withSavepoint(em, () =>
-          this.store.insertCreated(em, [listing]),
-        ).then(
-          ([row]) => row,
-          (failure: unknown) => {
-            const refusal = this.externalIdTaken(failure, listing);
-            if (!refusal) throw failure;
-            return refusal;
-          },
-        );
+        outcomes[index] = await this.insertAlone(em, listing);
       }
     }
     return outcomes;
+  }
+
+  /** One listing of a batch in a savepoint of its own: its row, or the refusal of its externalId. */
+  private insertAlone(
+    em: EntityManager,
+    listing: NewListing,
+  ): Promise<ListingRow | ExternalIdTakenError> {
+    return withSavepoint(em, () => this.store.insertCreated(em, [listing])).then(
+      ([row]) => row,
+      (failure: unknown) => {
+        const refusal = this.externalIdTaken(failure, listing);
+        if (!refusal) throw failure;
+        return refusal;
+      },
+    );
   }
 
   /** Validated and ready to insert, or a DomainError thrown. */
