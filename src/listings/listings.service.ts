@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { isDeepStrictEqual } from 'node:util';
 import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
@@ -26,6 +25,7 @@ import type { ListListingsQueryDto } from './dto/list-listings.query.dto';
 import type { ListingResponse } from './dto/listing.response';
 import type { UpdateListingDto } from './dto/update-listing.dto';
 import { admitBatch } from './listing-batch';
+import { listingChanges } from './listing-changes';
 import { contentOf, ListingContent, ListingRow } from './listing-row';
 import { EDITABLE_STATUSES, REQUIRED_LISTING_FIELDS } from './listing.constants';
 import { toListingResponse } from './listing.mapper';
@@ -377,19 +377,7 @@ export class ListingsService {
     images: ImageList | undefined,
   ): Promise<ListingRow> {
     this.validator.assertValid(next);
-    const before = contentOf(current);
-    const changes = Object.fromEntries(
-      (Object.keys(next) as (keyof ListingContent)[])
-        .filter((field) => !isDeepStrictEqual(next[field], before[field]))
-        .map((field) => [field, next[field]]),
-    ) as Partial<ListingContent>;
-    const imagesChanged =
-      images !== undefined &&
-      !isDeepStrictEqual(
-        images.map((i) => i.url),
-        current.images.map((i) => i.url),
-      );
-    const changedFields = [...Object.keys(changes), ...(imagesChanged ? ['images'] : [])];
+    const { changes, gallery, changedFields } = listingChanges(current, next, images);
     // Nothing to change: the listing, its updatedAt and its subscribers are left alone.
     if (changedFields.length === 0) return current;
 
@@ -398,10 +386,10 @@ export class ListingsService {
     try {
       const updated = await this.store.updateContent(em, current.id, changes);
       row = { ...updated, images: current.images };
-      if (imagesChanged) {
-        const { gallery, droppedKeys } = await this.gallery.replace(em, current.id, images!);
-        row.images = gallery;
-        this.imageFiles.deleteAfterCommit(em, droppedKeys);
+      if (gallery) {
+        const replaced = await this.gallery.replace(em, current.id, gallery);
+        row.images = replaced.gallery;
+        this.imageFiles.deleteAfterCommit(em, replaced.droppedKeys);
       }
     } catch (error) {
       if (isUniqueViolation(error, EXTERNAL_ID_CONSTRAINT))
