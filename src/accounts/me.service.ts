@@ -1,9 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Principal } from '../auth/principal';
-import { BULK_MAX_ITEMS } from '../bulk/bulk.constants';
+import {
+  BULK_MAX_ITEMS,
+  MAX_IMAGES,
+  MAX_WEBHOOK_ENDPOINTS,
+  PAGE_SIZE_MAX,
+} from '../common/api-limits';
 import type { AllConfig } from '../platform/config';
-import { MAX_IMAGES } from '../listings/gallery/gallery-order';
 import { toAccountSummary, toApiKeySummary } from './accounts.mapper';
 import { AccountsService } from './accounts.service';
 import { ApiKeysService } from './api-keys.service';
@@ -31,8 +35,8 @@ export class MeService {
         writePerMinute: rateLimit.writePerMin,
         bulkItemsPerRequest: BULK_MAX_ITEMS,
         imagesPerListing: MAX_IMAGES,
-        webhookEndpoints: 5,
-        pageSizeMax: 100,
+        webhookEndpoints: MAX_WEBHOOK_ENDPOINTS,
+        pageSizeMax: PAGE_SIZE_MAX,
       },
     };
   }

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { isDeepStrictEqual } from 'node:util';
 import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
@@ -25,6 +24,8 @@ import { EXTERNAL_ID_PATTERN } from './dto/create-listing.dto';
 import type { ListListingsQueryDto } from './dto/list-listings.query.dto';
 import type { ListingResponse } from './dto/listing.response';
 import type { UpdateListingDto } from './dto/update-listing.dto';
+import { admitBatch } from './listing-batch';
+import { listingChanges } from './listing-changes';
 import { contentOf, ListingContent, ListingRow } from './listing-row';
 import { EDITABLE_STATUSES, REQUIRED_LISTING_FIELDS } from './listing.constants';
 import { toListingResponse } from './listing.mapper';
@@ -134,48 +135,36 @@ export class ListingsService {
     scope: OwnerScope,
     dtos: CreateListingDto[],
   ): Promise<(ListingRow | DomainError)[]> {
-    const outcomes: (ListingRow | DomainError)[] = new Array(dtos.length);
-    const pending: { index: number; listing: NewListing }[] = [];
-    const externalIds = new Set<string>();
-    dtos.forEach((dto, index) => {
-      try {
-        const listing = this.prepare(scope, dto);
-        if (listing.externalId !== null) {
-          if (externalIds.has(listing.externalId))
-            throw new ExternalIdTakenError(listing.externalId);
-          externalIds.add(listing.externalId);
-        }
-        pending.push({ index, listing });
-      } catch (error) {
-        if (!(error instanceof DomainError)) throw error;
-        outcomes[index] = error;
-      }
-    });
+    const admitted = admitBatch(dtos, (dto) => this.prepare(scope, dto));
+    const { pending } = admitted;
+    const outcomes: (ListingRow | DomainError)[] = admitted.outcomes;
     if (pending.length === 0) return outcomes;
     try {
-      const rows = await withSavepoint(em, () =>
-        this.store.insertCreated(
-          em,
-          pending.map((p) => p.listing),
-        ),
-      );
+      const listings = pending.map((p) => p.listing);
+      const rows = await withSavepoint(em, () => this.store.insertCreated(em, listings));
       rows.forEach((row, i) => (outcomes[pending[i].index] = row));
     } catch (error) {
       if (!isUniqueViolation(error, EXTERNAL_ID_CONSTRAINT)) throw error;
       for (const { index, listing } of pending) {
-        outcomes[index] = await withSavepoint(em, () =>
-          this.store.insertCreated(em, [listing]),
-        ).then(
-          ([row]) => row,
-          (failure: unknown) => {
-            const refusal = this.externalIdTaken(failure, listing);
-            if (!refusal) throw failure;
-            return refusal;
-          },
-        );
+        outcomes[index] = await this.insertAlone(em, listing);
       }
     }
     return outcomes;
+  }
+
+  /** One listing of a batch in a savepoint of its own: its row, or the refusal of its externalId. */
+  private insertAlone(
+    em: EntityManager,
+    listing: NewListing,
+  ): Promise<ListingRow | ExternalIdTakenError> {
+    return withSavepoint(em, () => this.store.insertCreated(em, [listing])).then(
+      ([row]) => row,
+      (failure: unknown) => {
+        const refusal = this.externalIdTaken(failure, listing);
+        if (!refusal) throw failure;
+        return refusal;
+      },
+    );
   }
 
   /** Validated and ready to insert, or a DomainError thrown. */
@@ -410,19 +399,7 @@ export class ListingsService {
     images: ImageList | undefined,
   ): Promise<ListingRow> {
     this.validator.assertValid(next);
-    const before = contentOf(current);
-    const changes = Object.fromEntries(
-      (Object.keys(next) as (keyof ListingContent)[])
-        .filter((field) => !isDeepStrictEqual(next[field], before[field]))
-        .map((field) => [field, next[field]]),
-    ) as Partial<ListingContent>;
-    const imagesChanged =
-      images !== undefined &&
-      !isDeepStrictEqual(
-        images.map((i) => i.url),
-        current.images.map((i) => i.url),
-      );
-    const changedFields = [...Object.keys(changes), ...(imagesChanged ? ['images'] : [])];
+    const { changes, gallery, changedFields } = listingChanges(current, next, images);
     // Nothing to change: the listing, its updatedAt and its subscribers are left alone.
     if (changedFields.length === 0) return current;
 
@@ -431,10 +408,10 @@ export class ListingsService {
     try {
       const updated = await this.store.updateContent(em, current.id, changes);
       row = { ...updated, images: current.images };
-      if (imagesChanged) {
-        const { gallery, droppedKeys } = await this.gallery.replace(em, current.id, images!);
-        row.images = gallery;
-        this.imageFiles.deleteAfterCommit(em, droppedKeys);
+      if (gallery) {
+        const replaced = await this.gallery.replace(em, current.id, gallery);
+        row.images = replaced.gallery;
+        this.imageFiles.deleteAfterCommit(em, replaced.droppedKeys);
       }
     } catch (error) {
       if (isUniqueViolation(error, EXTERNAL_ID_CONSTRAINT))

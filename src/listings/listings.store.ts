@@ -6,6 +6,7 @@ import { RawJson } from '../common/http/raw-json';
 import { PreparedReads } from '../platform/database/prepared-reads';
 import { OutboxWake } from '../events/outbox-wake';
 import { LISTING_STATUSES, ListingSort, ListingStatus } from './listing.constants';
+import { insertCreatedQuery, inInputOrder } from './listing-insert-rows';
 import { CONTENT_COLUMNS, ListingContent, ListingRow } from './listing-row';
 import { listingTotalSql } from './listing-total.sql';
 
@@ -102,65 +103,10 @@ export class ListingsStore {
    */
   async insertCreated(em: EntityManager, listings: NewListing[]): Promise<ListingRow[]> {
     const withIds = listings.map((listing) => ({ id: randomUUID(), ...listing }));
-    const images = withIds.flatMap((listing) =>
-      listing.images.map((image, position) => ({
-        listingId: listing.id,
-        url: image.url,
-        position,
-      })),
-    );
-    // Without images the gallery insert is left out: even inserting no rows, it would fire the
-    // statement trigger that renders listings again (see the RenderedListings migration).
-    const withGallery = images.length > 0;
-    const gallery = withGallery
-      ? `gallery AS (
-           INSERT INTO listing_images (listing_id, url, position)
-           SELECT * FROM unnest($2::uuid[], $3::text[], $4::smallint[])
-           RETURNING id, listing_id, url, position),`
-      : '';
-    const galleryJson = withGallery
-      ? `COALESCE((
-           SELECT json_agg(json_build_object('id', g.id, 'url', g.url, 'order', g.position) ORDER BY g.position)
-           FROM gallery g WHERE g.listing_id = new.id), '[]')`
-      : `'[]'::json`;
-    const rows: ListingRow[] = await em.query(
-      `WITH new AS (
-         INSERT INTO listings (id, account_id, livemode, external_id, title, description, price, condition,
-           category_slug, location_lan, location_kommun, phone, attributes, status, published_at, expires_at)
-         SELECT x.id, x."accountId", x.livemode, x."externalId", x.title, x.description, x.price, x.condition,
-           x."categorySlug", x."locationLan", x."locationKommun", x.phone, x.attributes, x.status, x."publishedAt", x."expiresAt"
-         FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, "accountId" uuid, livemode boolean, "externalId" text,
-           title text, description text, price integer, condition text, "categorySlug" text, "locationLan" text,
-           "locationKommun" text, phone text, attributes jsonb, status text, "publishedAt" timestamptz, "expiresAt" timestamptz)
-         RETURNING ${ROW_COLUMNS}),
-       ${gallery}
-       events AS (
-         INSERT INTO outbox_events (account_id, event, data)
-         SELECT account_id, 'listing.created', jsonb_build_object('id', id, 'externalId', external_id,
-           'livemode', livemode, 'status', status, 'updatedAt', api_timestamp(updated_at))
-         FROM new)
-       SELECT new.*, ${galleryJson} AS images
-       FROM new`,
-      [
-        JSON.stringify(
-          withIds.map(({ scope, images: _images, ...listing }) => ({
-            ...listing,
-            accountId: scope.accountId,
-            livemode: scope.livemode,
-          })),
-        ),
-        ...(withGallery
-          ? [
-              images.map((i) => i.listingId),
-              images.map((i) => i.url),
-              images.map((i) => i.position),
-            ]
-          : []),
-      ],
-    );
+    const { sql, params } = insertCreatedQuery(withIds, ROW_COLUMNS);
+    const rows: ListingRow[] = await em.query(sql, params);
     this.wake.written(em);
-    const byId = new Map(rows.map((row) => [row.id, row]));
-    return withIds.map((listing) => byId.get(listing.id)!);
+    return inInputOrder(withIds, rows);
   }
 
   /** With `lock`, the row stays locked for the rest of the transaction: concurrent edits take turns. */

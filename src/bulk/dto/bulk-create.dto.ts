@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { CreateListingDto } from '../../listings/dto/create-listing.dto';
-import { BULK_MAX_ITEMS } from '../bulk.constants';
+import { BULK_MAX_ITEMS } from '../../common/api-limits';
 import { BulkItems } from './bulk-items.decorator';
 
 export class BulkCreateDto {

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { BULK_MAX_ITEMS } from '../bulk.constants';
+import { BULK_MAX_ITEMS } from '../../common/api-limits';
 import { BulkItems } from './bulk-items.decorator';
 
 export class BulkIdsDto {

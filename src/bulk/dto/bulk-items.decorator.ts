@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ArrayMaxSize, ArrayMinSize, IsArray } from 'class-validator';
-import { BULK_MAX_ITEMS } from '../bulk.constants';
+import { BULK_MAX_ITEMS } from '../../common/api-limits';
 
 const message = `$property must be an array of 1–${BULK_MAX_ITEMS} items`;
 

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { UpdateListingDto } from '../../listings/dto/update-listing.dto';
-import { BULK_MAX_ITEMS } from '../bulk.constants';
+import { BULK_MAX_ITEMS } from '../../common/api-limits';
 import { BulkItems } from './bulk-items.decorator';
 
 /** The documented shape of one item; each is validated as the body of PATCH /listings/:id. */

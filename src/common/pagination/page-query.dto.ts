@@ -1,10 +1,11 @@
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { PAGE_SIZE_MAX } from '../api-limits';
 
 /* The type check sits nearest the property: class-validator runs it first (see CreateListingDto). */
 export class LimitQueryDto {
   /** page size, 1–100 */
-  @Max(100)
+  @Max(PAGE_SIZE_MAX)
   @Min(1)
   @IsInt()
   @Type(() => Number)

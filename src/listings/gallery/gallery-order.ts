@@ -2,7 +2,6 @@
  * The spec's ordering rules (5–9) as pure functions. A requested `order` is a wish resolved against
  * what is already there; stored positions are always 0..n-1.
  */
-export const MAX_IMAGES = 30;
 
 /**
  * Position a new image takes in a gallery of `count` images: existing images sort as (position, 0),

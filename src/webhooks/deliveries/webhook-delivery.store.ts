@@ -4,7 +4,8 @@ import { DataSource, EntityManager, Repository } from 'typeorm';
 import type { ListDeliveriesQueryDto } from './dto/list-deliveries.query.dto';
 import { DeliveryStatus, WebhookDelivery } from './webhook-delivery.entity';
 import { EndpointSecrets, liveSecrets } from '../endpoints/webhook-secrets';
-import type { AttemptResult, OutgoingDelivery } from '../transport/webhook-sender';
+import type { OutgoingDelivery } from '../transport/webhook-request';
+import type { AttemptResult } from '../transport/webhook-sender';
 
 /** A delivery still owed, with the attempts it has already had. */
 export interface PendingDelivery {

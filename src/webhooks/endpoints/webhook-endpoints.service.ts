@@ -10,7 +10,7 @@ import { WebhookDns } from '../transport/webhook-dns';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
 import type { OwnerScope } from '../../auth/scope';
 import { WebhookEndpointStore } from './webhook-endpoint.store';
-import { MAX_ENDPOINTS_PER_ACCOUNT } from './webhook-limits';
+import { MAX_WEBHOOK_ENDPOINTS } from '../../common/api-limits';
 
 export function generateWebhookSecret(): string {
   return `whsec_${randomBase62(32)}`;
@@ -54,12 +54,12 @@ export class WebhookEndpointsService {
         events: dto.events ?? [],
         secret: generateWebhookSecret(),
       },
-      MAX_ENDPOINTS_PER_ACCOUNT,
+      MAX_WEBHOOK_ENDPOINTS,
     );
     if (!endpoint) {
       throw ValidationError.field(
         'url',
-        `An account can have at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints; delete one first.`,
+        `An account can have at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints; delete one first.`,
       );
     }
     return endpoint;

@@ -35,7 +35,7 @@ describe('Standard Webhooks signing', () => {
   });
 
   it('publishes exactly this vector in the API guide', () => {
-    const guide = readFileSync(join(__dirname, '../../docs/api.md'), 'utf8');
+    const guide = readFileSync(join(__dirname, '../../../docs/api.md'), 'utf8');
     for (const value of Object.values(VECTOR)) expect(guide).toContain(value);
   });
 

@@ -12,18 +12,15 @@ import {
   publicOnlyLookup,
 } from './ssrf-guard';
 import { WebhookDns } from './webhook-dns';
-import { RESPONSE_BODY_LIMIT_BYTES } from '../endpoints/webhook-limits';
-import { signatureHeaders, unixSeconds } from './webhook-signer';
+import {
+  bodyExcerpt,
+  deliveryHeaders,
+  isStalePooledSocket,
+  OutgoingDelivery,
+  RESPONSE_BODY_LIMIT_BYTES,
+} from './webhook-request';
 
-export interface OutgoingDelivery {
-  url: string;
-  /** the endpoint's live secrets, newest first: each signs, in both header kinds */
-  secrets: string[];
-  event: string;
-  deliveryId: string;
-  /** the stored body, sent and signed byte for byte */
-  payload: string;
-}
+import { unixSeconds } from './webhook-signer';
 
 export interface AttemptResult {
   ok: boolean;
@@ -33,8 +30,6 @@ export interface AttemptResult {
   responseBodyExcerpt: string | null;
   durationMs: number;
 }
-
-const USER_AGENT = 'ListingsService-Webhooks/1';
 
 /**
  * How long an idle keep-alive connection is kept at most. A receiver that announces a shorter
@@ -48,6 +43,28 @@ class StaleSocketError extends Error {
   constructor(cause: unknown) {
     super('The receiver closed a pooled connection', { cause });
   }
+}
+
+/** Resolves with the answer's status and at most RESPONSE_BODY_LIMIT_BYTES of its body. */
+function readAnswer(
+  response: http.IncomingMessage,
+  resolve: (answer: { status: number; body: string }) => void,
+  reject: (error: Error) => void,
+): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const finish = () => resolve({ status: response.statusCode ?? 0, body: bodyExcerpt(chunks) });
+  response.on('data', (chunk: Buffer) => {
+    chunks.push(chunk);
+    size += chunk.length;
+    // Enough to show what the receiver said; the rest is not worth the memory.
+    if (size >= RESPONSE_BODY_LIMIT_BYTES) {
+      response.destroy();
+      finish();
+    }
+  });
+  response.on('end', finish);
+  response.on('error', reject);
 }
 
 /**
@@ -159,48 +176,16 @@ export class WebhookSender {
         agent,
         lookup: this.lookup,
         signal,
-        headers: {
-          'Content-Type': 'application/json',
-          'Content-Length': body.length,
-          'User-Agent': USER_AGENT,
-          'X-Service-Event': delivery.event,
-          'X-Service-Delivery': delivery.deliveryId,
-          'X-Service-Timestamp': timestamp,
-          // Standard Webhooks: the same delivery id and timestamp under the standard names.
-          'webhook-id': delivery.deliveryId,
-          'webhook-timestamp': timestamp,
-          ...signatureHeaders(delivery.secrets, delivery.deliveryId, timestamp, delivery.payload),
-        },
+        headers: deliveryHeaders(delivery, timestamp, body.length),
       });
       let answered = false;
       request.on('error', (error: NodeJS.ErrnoException) => {
-        const stale =
-          request.reusedSocket &&
-          !answered &&
-          !signal.aborted &&
-          (error.code === 'ECONNRESET' || error.code === 'EPIPE');
-        reject(stale ? new StaleSocketError(error) : error);
+        const state = { reusedSocket: request.reusedSocket, answered, aborted: signal.aborted };
+        reject(isStalePooledSocket(error, state) ? new StaleSocketError(error) : error);
       });
       request.on('response', (response) => {
         answered = true;
-        const chunks: Buffer[] = [];
-        let size = 0;
-        const finish = () =>
-          resolve({
-            status: response.statusCode ?? 0,
-            body: Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT_BYTES).toString('utf8'),
-          });
-        response.on('data', (chunk: Buffer) => {
-          chunks.push(chunk);
-          size += chunk.length;
-          // Enough to show what the receiver said; the rest is not worth the memory.
-          if (size >= RESPONSE_BODY_LIMIT_BYTES) {
-            response.destroy();
-            finish();
-          }
-        });
-        response.on('end', finish);
-        response.on('error', reject);
+        readAnswer(response, resolve, reject);
       });
       request.end(body);
     });
