@@ -23,10 +23,8 @@ export const JSON_BODY_LIMIT = '2mb';
 export const IMAGE_JSON_BODY_LIMIT = '15mb';
 
 /**
- * HTTP wiring shared by main.ts and the tests, so both run exactly the same stack.
- * Order matters: the request id exists before anything can fail; authentication comes before
- * body parsing, so an unauthenticated body is never read; malformed JSON is then answered in the
- * envelope with that id.
+ * HTTP wiring shared by main.ts and the tests. Order matters: request id first, authentication
+ * before body parsing (an unauthenticated body is never read), then the JSON error envelope.
  */
 export async function configureApp(app: NestExpressApplication): Promise<NestExpressApplication> {
   app.useLogger(app.get(Logger));

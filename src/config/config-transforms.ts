@@ -53,9 +53,8 @@ function isProxyAddress(entry: string): boolean {
 }
 
 /**
- * Parses TRUST_PROXY: a hop count (`1`) or comma-separated proxy addresses and CIDRs
- * (`10.0.0.1, 10.1.0.0/16`); undefined when invalid. Never `true`, which would let a client pick
- * its own address with a forged X-Forwarded-For.
+ * TRUST_PROXY: a hop count or comma-separated addresses/CIDRs; undefined when invalid. Never
+ * `true`, which would let a client pick its own address with a forged X-Forwarded-For.
  */
 export function parseTrustProxy(value: string): number | string[] | undefined {
   if (/^\d{1,2}$/.test(value)) return Number(value);

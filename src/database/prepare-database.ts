@@ -5,10 +5,8 @@ import { seedReferenceData } from './reference-seed';
 const MIGRATION_LOCK_KEY = 0x4c_53_56_43;
 
 /**
- * Applies pending migrations, then refreshes the reference data; used at start and by
- * `migration:run`. An advisory lock makes instances that start together take turns. Migrations
- * run on the lock's connection without the pool's statement time-out: one that rewrites a large
- * table (outbox_events, listings) must not be cancelled half-way and stop the service starting.
+ * Migrations, then reference data, under an advisory lock so starting instances take turns. No
+ * statement time-out: a migration rewriting a large table must not be cancelled half-way.
  */
 export async function prepareDatabase(dataSource: DataSource): Promise<void> {
   const lock = dataSource.createQueryRunner();

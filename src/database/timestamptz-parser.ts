@@ -3,10 +3,8 @@ import { types } from 'pg';
 const parseAnyTimestamptz = types.getTypeParser(types.builtins.TIMESTAMPTZ, 'text');
 
 /**
- * Parses a timestamptz as PostgreSQL writes it in a UTC session, `2026-11-23 18:24:00.123456+00`,
- * by position instead of the general parser's three regular expressions (a list page parses 120
- * timestamps; docs/performance.md has the cost). Truncates to milliseconds, as the general
- * parser does; years outside 1000–9999, BC, infinity and other offsets take the general parser.
+ * Parses a UTC-session timestamptz by position, truncated to ms as the general parser does; other
+ * offsets, BC, infinity and years outside 1000–9999 take the general parser.
  */
 export function parseTimestamptz(text: string): Date {
   const n = text.length;

@@ -1,9 +1,6 @@
 /**
- * The fields of an error that reach the logs. Everything else an error carries is left out:
- * TypeORM's QueryFailedError holds the statement's `parameters` (whole listing bodies with phone
- * numbers, a webhook secret on a failed insert) and `query`, its `driverError` and PostgreSQL's
- * `detail` repeat the values, and other libraries attach request bodies. The SQLSTATE code and
- * the constraint, table and column say what failed without saying with which data.
+ * Only these fields reach the logs: errors carry SQL parameters, bodies and secrets; the SQLSTATE
+ * code and constraint, table and column say what failed without the data.
  */
 const LOGGED_FIELDS = ['type', 'message', 'stack', 'code', 'constraint', 'table', 'column'];
 

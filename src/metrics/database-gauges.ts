@@ -7,11 +7,7 @@ import { PreparedReads } from '../database/prepared-reads';
 import { OutboxStore } from '../events/outbox.store';
 import { Metrics } from './metrics';
 
-/**
- * Gauges read from the database side when Prometheus scrapes: both connection pools (TypeORM's,
- * which takes every write, and the prepared-read pool) and the outbox backlog. The outbox query
- * runs on the pending-events index, once per scrape.
- */
+/** Read at scrape time: both connection pools and the outbox backlog (on the pending index). */
 @Injectable()
 export class DatabaseGauges implements OnModuleInit {
   constructor(

@@ -11,11 +11,8 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
 const BASIC = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i;
 
 /**
- * The admin token, from a script as `Authorization: Bearer <token>`, or from a browser, which
- * cannot send a Bearer header, as the password of HTTP basic auth (any user name). A refusal
- * asks the browser for those credentials. Without ADMIN_TOKEN the dashboard does not exist.
- * Wrong tokens count toward the per-address failure limit, as on the admin API, so the token
- * cannot be guessed here either.
+ * The admin token as a Bearer header or (browsers) the basic-auth password. Wrong tokens count
+ * toward the per-address failure limit, so it cannot be guessed here either.
  */
 export function dashboardAuth(
   config: ConfigService<AllConfig, true>,

@@ -8,9 +8,8 @@ import { RATE_LIMIT_WINDOW_MS } from './rate-limit.constants';
 const MAX_REMEMBERED_ADDRESSES = 10_000;
 
 /**
- * The brute-force guard: failed authentications (401) count per client address in the shared
- * Redis window; past the limit the address gets 429 instead, for any key, until a slot frees.
- * Only failures touch Redis, so an honest integration pays nothing for it.
+ * 401s count per client address in the shared Redis window; past the limit the address gets 429.
+ * Only failures touch Redis, so an honest integration pays nothing.
  */
 @Injectable()
 export class AuthFailureLimiter {
@@ -25,10 +24,7 @@ export class AuthFailureLimiter {
     this.limit = config.get('rateLimit.authFailuresPerMin', { infer: true });
   }
 
-  /**
-   * A blocked address is refused from memory, without a Redis round trip. Another instance learns
-   * of the block on the address's next failure there.
-   */
+  /** Refused from memory; other instances learn of a block on the address's next failure there. */
   private assertNotBlocked(ip: string | undefined): void {
     // The usual case, checked on every request: nobody is blocked, no address to normalise.
     if (this.blockedUntil.size === 0) return;
@@ -41,10 +37,8 @@ export class AuthFailureLimiter {
   }
 
   /**
-   * Counts one failed authentication. Throws RateLimitedError when the address is already blocked
-   * (nothing more is counted then) or this failure takes it over the limit; the caller refuses the
-   * request either way. Only failures come here: valid credentials are never refused for their
-   * address.
+   * Counts a failure; throws RateLimitedError if the address is blocked or now over the limit.
+   * Only failures come here: valid credentials are never refused for their address.
    */
   async recordFailure(ip: string | undefined): Promise<void> {
     this.assertNotBlocked(ip);

@@ -7,9 +7,8 @@ import { rateLimitHeaders } from './rate-limit.headers';
 import type { ThrottlerStorageRecord } from './redis-throttler.storage';
 
 /**
- * Limits each API key per method class (the `read` and `write` throttlers of RateLimitModule).
- * Registered after ApiKeyGuard, so the principal is known; it sets the headers before the handler
- * runs, so errors raised later (400, 404, 500) carry them too. Redis failing lets the request through.
+ * Per key and method class. After ApiKeyGuard (the principal is known); headers are set before the
+ * handler, so later errors carry them. Fails open when Redis fails.
  */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {

@@ -9,9 +9,8 @@ export interface RateLimitState {
 }
 
 /**
- * The headers every request that passed the limiter carries. The X-RateLimit-* trio is what most
- * clients read today; `RateLimit-Policy` / `RateLimit` follow draft-ietf-httpapi-ratelimit-headers-07,
- * the last draft with this simple syntax, for clients that already speak it.
+ * X-RateLimit-* for most clients; `RateLimit-Policy`/`RateLimit` per
+ * draft-ietf-httpapi-ratelimit-headers-07 (the last with this simple syntax).
  */
 export function rateLimitHeaders(state: RateLimitState): Record<string, string> {
   const { limit, remaining, resetSeconds, windowSeconds } = state;

@@ -19,10 +19,7 @@ export interface LocationNode {
   kommuner: { code: string; slug: string; name: string }[];
 }
 
-/**
- * Categories and locations change only with a deploy, so they are read once from the database
- * and every lookup (listing validation, GET /categories, GET /locations) is served from memory.
- */
+/** Changes only with a deploy: read once, every lookup served from memory. */
 @Injectable()
 export class ReferenceService implements OnModuleInit {
   private categoryTree: CategoryNode[] = [];

@@ -25,9 +25,8 @@ export class DnsTimeoutError extends Error {
 }
 
 /**
- * `lookup` with a time-out. The system resolver runs on libuv's small shared thread pool and
- * cannot be cancelled, so callers asking for the same name at once share one lookup: a name that
- * never answers holds one thread, not one per attempt, and each caller gives up after `timeoutMs`.
+ * The system resolver cannot be cancelled and holds a libuv thread, so concurrent callers share
+ * one lookup per name and each gives up after `timeoutMs`.
  */
 export function boundedLookup(lookup: LookupFunction, timeoutMs: number): LookupFunction {
   const waiting = new Map<string, LookupCallback[]>();

@@ -13,10 +13,8 @@ export type BlockedRange =
   | 'documentation';
 
 /**
- * IANA special-purpose ranges that must never be a webhook target: the service's own host,
- * its private network, cloud metadata (169.254.169.254, fd00:ec2::254) and anything not
- * globally routable. BlockList also matches IPv4-mapped IPv6 (::ffff:127.0.0.1) against the
- * IPv4 ranges.
+ * Never a webhook target: own host, private network, cloud metadata, anything not globally
+ * routable. BlockList also matches IPv4-mapped IPv6 against the IPv4 ranges.
  */
 const RANGES: [BlockedRange, string, number, 'ipv4' | 'ipv6'][] = [
   ['unspecified', '0.0.0.0', 8, 'ipv4'],
@@ -64,10 +62,7 @@ export function blockedRangeOf(address: string): BlockedRange | undefined {
   return BLOCK_LISTS.find(({ list }) => list.check(bare, family))?.label;
 }
 
-/**
- * Names the target as given, never the address it resolved to: whoever registers a URL must not
- * learn the service's internal DNS answers from the refusal (a lookup oracle).
- */
+/** Names the target as given, never its resolved address (no internal DNS lookup oracle). */
 export class BlockedTargetError extends Error {
   constructor(host: string, literal: boolean) {
     super(
@@ -91,10 +86,7 @@ export function hostOf(url: URL): string {
   return url.hostname.replace(/^\[(.*)\]$/, '$1');
 }
 
-/**
- * Registration-time check: every address the host resolves to must be public, since a
- * client may connect to any of them. Throws BlockedTargetError, or the resolver's error.
- */
+/** At registration every resolved address must be public: a client may connect to any. */
 export async function assertPublicHost(host: string, resolve: Resolver): Promise<void> {
   if (isIP(host) !== 0) return assertPublic(host, host);
   const addresses = await resolve(host);
@@ -103,9 +95,8 @@ export async function assertPublicHost(host: string, resolve: Resolver): Promise
 }
 
 /**
- * Connect-time check, as a socket `lookup`: the addresses checked are the ones connected to,
- * so a name that resolved to a public address at registration and to a private one now
- * (DNS rebinding) is refused. Sockets skip `lookup` for IP literals; callers check those.
+ * At connect time, as a socket `lookup`, so DNS rebinding is refused. Sockets skip `lookup` for
+ * IP literals; callers check those.
  */
 export function publicOnlyLookup(
   lookup: LookupFunction,

@@ -26,8 +26,7 @@ function assertActive(endpoint: WebhookEndpoint): void {
 }
 
 /**
- * What the API does with deliveries: the history and one delivery's detail, the test delivery,
- * manual retry and recover. Retry and recover only write requests; the worker queues them
+ * Deliveries for the API. Retry and recover only write requests that the worker queues
  * (RedeliveryRelay), so they work while Redis or the workers are down.
  */
 @Injectable()
@@ -66,10 +65,7 @@ export class WebhookDeliveriesService {
     return { delivery, attempts: await this.store.attemptLog(deliveryId) };
   }
 
-  /**
-   * One signed `webhook.test` delivery, made now and recorded in the history. It is never
-   * retried and does not touch the failure count: it exists to debug a receiver.
-   */
+  /** A signed `webhook.test`, recorded; never retried, never touches the failure count. */
   async sendTest(owner: OwnerScope, endpointId: string): Promise<WebhookDelivery> {
     const endpoint = await this.endpoints.get(owner, endpointId);
     const id = randomUUID();
@@ -121,12 +117,9 @@ export class WebhookDeliveriesService {
   }
 
   /**
-   * Recover: every event since `since` (not before the endpoint existed) that the endpoint
-   * subscribes to and has no succeeded or pending delivery to it is delivered again on the normal
-   * schedule: a failed delivery starts over (same deliveryId and body), an event that never got
-   * one (the endpoint was disabled) gets one. Overlapping calls queue each delivery once: the
-   * restart only takes rows still failed (a concurrent call's restart makes it wait, then skip),
-   * and the insert yields to the (endpoint, event) unique key. Returns how many were queued.
+   * Redelivers on the normal schedule every subscribed event since `since` without a succeeded or
+   * pending delivery. Overlapping calls queue each once (restart takes only rows still failed; the
+   * insert yields to the (endpoint, event) key). Returns how many were queued.
    */
   async recover(owner: OwnerScope, endpointId: string, sinceIso: string): Promise<number> {
     const endpoint = await this.endpoints.get(owner, endpointId);

@@ -12,10 +12,8 @@ import {
 } from './webhook-queues';
 
 /**
- * One attempt per job run: every attempt after a delivery's first (which its fan-out makes),
- * and manual retries. A failed attempt is recorded, then thrown, so Bull's retry machinery
- * schedules the next one with the backoff the record was given; a last attempt, or one that
- * disabled the endpoint, is discarded so Bull stops.
+ * A failed attempt is recorded, then thrown, so Bull retries with the recorded backoff; a last
+ * attempt, or one that disabled the endpoint, is discarded so Bull stops.
  */
 @Injectable()
 export class WebhookDeliveryProcessor implements OnApplicationBootstrap {

@@ -59,10 +59,8 @@ const TARGET_COLUMNS = `d.id AS "deliveryId", d.event, d.payload, e.id AS "endpo
   e.is_active AS "endpointActive"`;
 
 /**
- * The one owner of the delivery records' SQL: `webhook_deliveries`, each delivery's attempt log
- * (`webhook_delivery_attempts`) and its pending retry/recover requests
- * (`webhook_redelivery_requests`). Counters change in single guarded UPDATEs, never
- * read-modify-write, so concurrent attempts against one endpoint count every failure once.
+ * The one owner of the delivery records' SQL. Counters change in single guarded UPDATEs, never
+ * read-modify-write, so concurrent attempts count every failure once.
  */
 @Injectable()
 export class WebhookDeliveryStore {
@@ -193,10 +191,7 @@ export class WebhookDeliveryStore {
     ]);
   }
 
-  /**
-   * undefined when there is nothing left to attempt: endpoint deleted, or delivery already ended
-   * (a manual retry attempts a delivery in any status).
-   */
+  /** undefined if nothing is left: endpoint gone or delivery ended (manual retry: any status). */
   async loadTarget(deliveryId: string, anyStatus: boolean): Promise<DeliveryTarget | undefined> {
     const [row] = await this.dataSource.query<DeliveryTarget[]>(
       `SELECT ${TARGET_COLUMNS}
@@ -220,11 +215,8 @@ export class WebhookDeliveryStore {
   }
 
   /**
-   * 2xx answers: each delivery is done, its attempt logged and its endpoint's failure streak
-   * over, in one statement for the lot (atomic without a transaction's extra round trips). An
-   * endpoint row is written only when its streak was on, so steady successes do not queue up on
-   * it; such rows are locked in id order, so two workers' batches cannot deadlock on them. The
-   * one write to `webhook_endpoints` outside WebhookEndpointStore, kept here for that atomicity.
+   * 2xx outcomes in one statement. An endpoint row is written only when its streak was on, locked
+   * in id order so batches cannot deadlock; the one endpoint write outside WebhookEndpointStore.
    */
   async recordSuccesses(
     successes: { target: DeliveryTarget; result: AttemptResult }[],
@@ -347,11 +339,7 @@ export class WebhookDeliveryStore {
     );
   }
 
-  /**
-   * Deletes one batch of ended deliveries older than the cut-off (their attempt logs go with
-   * them); returns how many. SKIP LOCKED and the pending-request check keep it from waiting on
-   * any writer: rows in use are left for a later batch.
-   */
+  /** One batch of ended deliveries (and attempt logs) past the cut-off; never waits on a writer. */
   async purgeBatch(olderThanMs: number, batchSize: number): Promise<number> {
     const [, count] = await this.dataSource.query(
       `WITH due AS (

@@ -1,10 +1,8 @@
 import type { JobOptions, ProcessPromiseFunction, Queue, QueueOptions } from 'bull';
 
 /**
- * Every queue, job option and backoff of the webhook pipeline, in one place:
- * outbox relay → FANOUT (one job per event, which also makes each new delivery's first attempt)
- * → DELIVERY (a job per delivery whose first attempt failed, for the rest of its schedule; manual
- * retries; deliveries re-queued by recover or the sweep).
+ * The webhook pipeline's queues and options: relay → FANOUT (per event; makes first attempts) →
+ * DELIVERY (later attempts, manual retries, re-queued deliveries).
  */
 export const FANOUT_QUEUE = 'webhook-fanout';
 export const DELIVERY_QUEUE = 'webhook-delivery';
@@ -41,10 +39,7 @@ export class DeliveryAttemptError extends Error {
   }
 }
 
-/**
- * The delay before the next attempt: the one the processor recorded, else the configured
- * schedule by attempts made (an unexpected error, e.g. the database went away mid-attempt).
- */
+/** The delay the processor recorded, else the schedule by attempts made (an unexpected error). */
 export function webhookBackoff(retryDelaysMs: readonly number[]) {
   return (attemptsMade: number, error?: Error): number => {
     if (error instanceof DeliveryAttemptError && error.retryDelayMs !== undefined) {
@@ -95,10 +90,7 @@ export function fanoutJobOptions(eventId: string): JobOptions {
   };
 }
 
-/**
- * jobId = deliveryId: a repeated fan-out never doubles a delivery. `attemptsLeft` is counted
- * from the delivery record, which is the truth when a job is re-created for an old delivery.
- */
+/** jobId = deliveryId, so a repeated fan-out never doubles a delivery; attempts from the record. */
 export function deliveryJobOptions(deliveryId: string, attemptsLeft: number): JobOptions {
   return {
     jobId: deliveryId,
@@ -112,9 +104,8 @@ export function deliveryJobOptions(deliveryId: string, attemptsLeft: number): Jo
 const LIVE_STATES = new Set(['waiting', 'active', 'delayed', 'paused']);
 
 /**
- * Gives a pending delivery its scheduled job again unless a live one exists; returns whether it
- * added one. A finished job under the same id would swallow the add, so it is removed first
- * (should that fail because another worker took it meanwhile, the add finds it and adds nothing).
+ * Re-adds a pending delivery's job unless a live one exists. A finished job with the same id
+ * would swallow the add, so it is removed first.
  */
 export async function requeueDelivery(
   queue: Queue<DeliveryJob>,
@@ -128,10 +119,7 @@ export async function requeueDelivery(
   return true;
 }
 
-/**
- * A manual retry is a job of its own beside the delivery's scheduled one (whose id is the
- * deliveryId): one attempt, its own id so that every retry request runs.
- */
+/** Beside the scheduled job (id = deliveryId), with its own id so every retry request runs. */
 export function manualRetryJobOptions(deliveryId: string, requestedAt: number): JobOptions {
   return {
     jobId: `${deliveryId}:retry:${requestedAt}`,
@@ -142,11 +130,8 @@ export function manualRetryJobOptions(deliveryId: string, requestedAt: number): 
 }
 
 /**
- * Bull names the worker's blocking connection when a processor is registered and does not handle
- * that command failing: a queue closed before the connection is up (a SIGTERM right after start,
- * or Redis down at shutdown) rejects it with "Connection is closed" and nothing catches it, which
- * crashes the process. The name only labels the connection in CLIENT LIST, so its failure is
- * dropped here.
+ * Bull names its blocking connection on register and leaves that command's failure unhandled (a
+ * queue closed before connecting crashes the process); the name is cosmetic, so drop the failure.
  */
 export function settleWorkerNaming(queue: Queue): void {
   const setWorkerName = queue.setWorkerName.bind(queue);
@@ -154,11 +139,8 @@ export function settleWorkerNaming(queue: Queue): void {
 }
 
 /**
- * Starts a queue's processing loop and settles when the loop stops. Bull's `process()` rejects
- * when the queue is closed before its connections came up (a SIGTERM while Redis is unreachable):
- * that is a normal shutdown, so it resolves. Any other stop means this worker takes no more jobs;
- * the rejection is left for the caller, whose unhandled rejection ends the process so that its
- * supervisor restarts it.
+ * Resolves when a queue closed before connecting (normal shutdown); any other stop rejects, and
+ * the caller's unhandled rejection ends the process for its supervisor to restart.
  */
 export async function startProcessing<T>(
   queue: Queue<T>,

@@ -15,10 +15,8 @@ import { DELIVERY_QUEUE, FANOUT_QUEUE, settleWorkerNaming } from './webhook-queu
 import { WebhooksModule } from './webhooks.module';
 
 /**
- * The delivery pipeline, for the worker role: outbox relay, fan-out and delivery processors,
- * and the sweep that re-queues lost jobs. On shutdown the relay stops first, then Bull closes
- * each queue after its running jobs finish; a job cut off by a crash is picked up again by
- * Bull's stalled-job check.
+ * The worker's delivery pipeline. On shutdown the relay stops first, then Bull closes each queue
+ * after its running jobs; a crashed job returns through Bull's stalled-job check.
  */
 @Module({
   imports: [WebhooksModule, QueuesModule],

@@ -17,10 +17,7 @@ export function isPlainText(value: unknown): boolean {
   return true;
 }
 
-/**
- * Every text field of the API carries this: control characters other than tab, newline and
- * carriage return answer 400 naming the field. On an object (attributes) it covers keys and values.
- */
+/** Text fields refuse control characters but tab, LF and CR (400); on objects, keys and values. */
 export function IsPlainText(options?: ValidationOptions): PropertyDecorator {
   return ValidateBy(
     {

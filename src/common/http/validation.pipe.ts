@@ -46,9 +46,8 @@ export function createValidationPipe(): ValidationPipe {
 }
 
 /**
- * Validates and transforms one part of a body exactly as the global pipe does a whole body, so a
- * bulk item fails alone with the details the single request would give. `plain` is expected to
- * have come through the pipe already, which strips prototype-polluting keys.
+ * Validates one part of a body as the global pipe does a whole one, so a bulk item fails alone
+ * with the single request's details. `plain` must have passed the pipe (it strips polluting keys).
  */
 export async function validateDto<T extends object>(
   dtoClass: ClassConstructor<T>,

@@ -1,9 +1,6 @@
 import type { RequestHandler } from 'express';
 
-/**
- * Where uploaded images live. The images service sees only this interface, so the local-disk
- * driver can be replaced by object storage without touching it.
- */
+/** Where uploaded images live; the images service sees only this interface. */
 export interface StorageDriver {
   /** Stores `data` under `key` (immutable: a key is never rewritten). */
   put(key: string, data: Buffer, contentType: string): Promise<void>;
