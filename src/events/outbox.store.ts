@@ -154,7 +154,7 @@ export class OutboxStore {
     return pending;
   }
 
-  /** Locks up to `limit` unrelayed events, oldest first; `subscribed`: the account has an endpoint. */
+  /** Locks up to `limit` unrelayed events, oldest first; `subscribed`: account has an endpoint. */
   claimUnrelayed(em: EntityManager, limit: number): Promise<ClaimedEvent[]> {
     return em.query(
       `SELECT o.id, EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.account_id = o.account_id AND e.is_active) AS subscribed
