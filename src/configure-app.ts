@@ -22,10 +22,7 @@ export const API_PREFIX = 'v1';
 export const JSON_BODY_LIMIT = '2mb';
 export const IMAGE_JSON_BODY_LIMIT = '15mb';
 
-/**
- * HTTP wiring shared by main.ts and the tests. Order matters: request id first, authentication
- * before body parsing (an unauthenticated body is never read), then the JSON error envelope.
- */
+/** Shared with the tests. Order matters: request id first, auth before any body is read. */
 export async function configureApp(app: NestExpressApplication): Promise<NestExpressApplication> {
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');

@@ -28,10 +28,7 @@ type ItemWork = (item: unknown, em: EntityManager) => Promise<{ id: string }>;
 
 const LISTING_ID = uuidOrNotFound('Listing');
 
-/**
- * Each item runs through its single endpoint's service method and DTO, in a savepoint of one
- * shared transaction: it fails exactly as that request would, and never undoes another item.
- */
+/** Items run as their single requests would, each in a savepoint of one shared transaction. */
 @Injectable()
 export class BulkService {
   constructor(
@@ -139,7 +136,6 @@ export class BulkService {
   }
 }
 
-/** What one item came to: the listing it wrote, or why it was refused. */
 type ItemOutcome = { id: string } | DomainError;
 
 /** A refusal (a DomainError) is the item's answer; anything else fails the whole request. */

@@ -52,10 +52,7 @@ function isProxyAddress(entry: string): boolean {
   return /^\d{1,3}$/.test(bits) && Number(bits) <= (version === 4 ? 32 : 128);
 }
 
-/**
- * TRUST_PROXY: a hop count or comma-separated addresses/CIDRs; undefined when invalid. Never
- * `true`, which would let a client pick its own address with a forged X-Forwarded-For.
- */
+/** A hop count or addresses/CIDRs; never `true` (a forged X-Forwarded-For would pick the IP). */
 export function parseTrustProxy(value: string): number | string[] | undefined {
   if (/^\d{1,2}$/.test(value)) return Number(value);
   const entries = value.split(',').map((entry) => entry.trim());

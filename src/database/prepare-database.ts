@@ -4,10 +4,7 @@ import { seedReferenceData } from './reference-seed';
 /** Any constant works; it only has to be the same in every instance of this service. */
 const MIGRATION_LOCK_KEY = 0x4c_53_56_43;
 
-/**
- * Migrations, then reference data, under an advisory lock so starting instances take turns. No
- * statement time-out: a migration rewriting a large table must not be cancelled half-way.
- */
+/** Under an advisory lock, with no statement time-out: a long migration must not be cut off. */
 export async function prepareDatabase(dataSource: DataSource): Promise<void> {
   const lock = dataSource.createQueryRunner();
   await lock.connect();

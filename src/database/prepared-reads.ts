@@ -43,10 +43,7 @@ function statementName(text: string): string {
   return name;
 }
 
-/**
- * Hot reads as named statements on a pool of their own (DB_POOL_SIZE beside TypeORM's); inside a
- * transaction they run on the caller's manager. Errors keep TypeORM's shape.
- */
+/** Hot reads as named statements on their own pool; in a transaction, on the caller's manager. */
 @Injectable()
 export class PreparedReads implements OnApplicationShutdown {
   private readonly logger = new Logger(PreparedReads.name);
@@ -64,8 +61,7 @@ export class PreparedReads implements OnApplicationShutdown {
       onConnect: (client) => client.query(READ_SESSION_SETTINGS),
       types: TYPES,
     });
-    // An idle connection the server ended (restart, pg_terminate_backend) is dropped and replaced
-    // on the next read; without a listener the process would crash.
+    // Idle connections the server ended are replaced on the next read; unhandled, 'error' crashes.
     this.pool.on('error', (error) => this.logger.warn(`Read connection lost: ${error.message}`));
   }
 

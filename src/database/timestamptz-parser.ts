@@ -2,10 +2,7 @@ import { types } from 'pg';
 
 const parseAnyTimestamptz = types.getTypeParser(types.builtins.TIMESTAMPTZ, 'text');
 
-/**
- * Parses a UTC-session timestamptz by position, truncated to ms as the general parser does; other
- * offsets, BC, infinity and years outside 1000–9999 take the general parser.
- */
+/** By position, for UTC output; other offsets, BC, infinity and odd years: the general parser. */
 export function parseTimestamptz(text: string): Date {
   const n = text.length;
   if (n < 22 || text[4] !== '-' || text[10] !== ' ' || text[0] === '0' || !text.endsWith('+00'))

@@ -1,7 +1,4 @@
-/**
- * An outbox row as GET /events shows it, compact JSON text rendered once when the event is
- * positioned; `data` equals the webhook payload's. `row` is the outbox_events alias.
- */
+/** An outbox row as GET /events shows it, as JSON text rendered once, when it is positioned. */
 export const feedItemSql = (row: string) =>
   `'{"id":' || to_json(${row}.id)::text || ',"event":' || to_json(${row}.event)::text
   || ',"timestamp":"' || api_timestamp(${row}.created_at) || '","livemode":' || ${row}.livemode::text

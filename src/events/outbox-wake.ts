@@ -16,10 +16,7 @@ import { REDIS } from '../redis/redis.module';
 /** Under load every poll carries a batch anyway; more wakes would only cost Redis and API CPU. */
 const MIN_GAP_MS = 5;
 
-/**
- * Wakes the relays (all hosts) when a transaction that wrote events commits, by Redis PUBLISH so
- * the database pays nothing. Fire-and-forget: a lost wake leaves the event to the next poll.
- */
+/** Redis PUBLISH after commit, so relays skip the poll wait; a lost wake waits for the poll. */
 @Injectable()
 export class OutboxWake implements EntitySubscriberInterface, OnModuleDestroy {
   private readonly logger = new Logger(OutboxWake.name);

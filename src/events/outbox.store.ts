@@ -173,7 +173,6 @@ export class OutboxStore {
     );
   }
 
-  /** One event as the outbox holds it, for fan-out. */
   async find(eventId: string): Promise<StoredEvent | undefined> {
     const [row] = await this.dataSource.query<StoredEvent[]>(
       `SELECT id, account_id AS "accountId", event, data, created_at AS "createdAt"

@@ -1,7 +1,4 @@
-/**
- * A page's exact total (base counts plus unfolded deltas) as a subquery, written into the page's
- * statement rather than calling `listing_total()`, which PostgreSQL re-plans on every call.
- */
+/** Base counts plus unfolded deltas, inlined: `listing_total()` is re-planned on every call. */
 export const listingTotalSql = (accountId: string, livemode: string, statusCondition: string) =>
   `(SELECT COALESCE(sum(n), 0)::bigint FROM (
      SELECT count AS n FROM listing_counts

@@ -1,7 +1,4 @@
-/**
- * Only these fields reach the logs: errors carry SQL parameters, bodies and secrets; the SQLSTATE
- * code and constraint, table and column say what failed without the data.
- */
+/** Errors carry SQL parameters, bodies, secrets: only these fields, naming no data, are logged. */
 const LOGGED_FIELDS = ['type', 'message', 'stack', 'code', 'constraint', 'table', 'column'];
 
 type SerializedError = Record<string, unknown>;

@@ -5,9 +5,8 @@ import type { AllConfig } from '../config';
 import { errorWithoutData } from './error-serializer';
 
 /**
- * One pino instance; these paths are censored everywhere and errors logged without their data.
- * `forRoutes: []` keeps nestjs-pino's AsyncLocalStorage middleware off (promise hooks on every
- * promise, see docs/performance.md); requestLogger logs requests instead.
+ * Censors these paths everywhere. `forRoutes: []` keeps nestjs-pino's AsyncLocalStorage middleware
+ * off (promise hooks on every promise); requestLogger logs requests instead.
  */
 @Module({
   imports: [

@@ -3,9 +3,8 @@ import { PinoLogger } from 'nestjs-pino';
 import { requestIdOf } from '../common/http/request-id';
 
 /**
- * One line per answered request (not health), on the root logger, built only when its level is on
- * (not pino-http, which builds child loggers per request). Mount after the request-id middleware
- * and `app.get(Logger)`.
+ * Not pino-http, which builds child loggers per request; the line is built only if its level is
+ * on. Mount after the request-id middleware and `app.get(Logger)`.
  */
 export function requestLogger(): RequestHandler {
   // The root logger's own `req` and `res` serialisers (pino-http's) would write the headers.

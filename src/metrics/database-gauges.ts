@@ -38,8 +38,7 @@ export class DatabaseGauges implements OnModuleInit {
         for (const [pool, usage] of pools()) this.set({ pool }, usage.waiting);
       },
     );
-    // One query feeds both gauges. With the database away the scrape still answers (process and
-    // pool figures matter most then); these two keep their last value.
+    // One query, both gauges; with the database away the scrape answers, these keep their value.
     let backlog: Promise<{ count: number; oldestAgeSeconds: number } | undefined> | undefined;
     const readBacklog = () =>
       (backlog ??= this.outbox

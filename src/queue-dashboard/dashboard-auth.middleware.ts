@@ -10,10 +10,7 @@ import type { AuthFailureLimiter } from '../rate-limit/auth-failure.limiter';
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 const BASIC = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i;
 
-/**
- * The admin token as a Bearer header or (browsers) the basic-auth password. Wrong tokens count
- * toward the per-address failure limit, so it cannot be guessed here either.
- */
+/** Bearer token or (browsers) the basic-auth password; failures count toward the address limit. */
 export function dashboardAuth(
   config: ConfigService<AllConfig, true>,
   authFailures: AuthFailureLimiter,

@@ -43,10 +43,7 @@ class QueueGauges implements OnModuleInit {
   }
 }
 
-/**
- * Bull's Redis connection and every queue, as handles only: registering starts no processing.
- * Register new queues here (options beside the feature, as webhook-queues.ts) to get gauges.
- */
+/** Queue handles only (no processing); register new queues here to get their gauges. */
 @Module({
   imports: [
     BullModule.forRootAsync({

@@ -7,10 +7,7 @@ import { RATE_LIMIT_WINDOW_MS } from './rate-limit.constants';
 
 const MAX_REMEMBERED_ADDRESSES = 10_000;
 
-/**
- * 401s count per client address in the shared Redis window; past the limit the address gets 429.
- * Only failures touch Redis, so an honest integration pays nothing.
- */
+/** 401s count per address in Redis; over the limit, 429. Only failures touch Redis. */
 @Injectable()
 export class AuthFailureLimiter {
   /** addresses this instance has seen go over the limit, and until when (epoch ms) */
@@ -36,10 +33,7 @@ export class AuthFailureLimiter {
     this.blockedUntil.delete(address);
   }
 
-  /**
-   * Counts a failure; throws RateLimitedError if the address is blocked or now over the limit.
-   * Only failures come here: valid credentials are never refused for their address.
-   */
+  /** Throws RateLimitedError when blocked or now over; valid credentials never come here. */
   async recordFailure(ip: string | undefined): Promise<void> {
     this.assertNotBlocked(ip);
     const address = addressOf(ip);

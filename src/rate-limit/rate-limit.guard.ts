@@ -6,10 +6,7 @@ import { RateLimitedError } from '../common/errors/domain-error';
 import { rateLimitHeaders } from './rate-limit.headers';
 import type { ThrottlerStorageRecord } from './redis-throttler.storage';
 
-/**
- * Per key and method class. After ApiKeyGuard (the principal is known); headers are set before the
- * handler, so later errors carry them. Fails open when Redis fails.
- */
+/** After ApiKeyGuard; sets headers before the handler so later errors carry them; fails open. */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
   /** No principal: a @Public() or admin route that ApiKeyGuard let through without a key. */

@@ -8,10 +8,7 @@ export interface RateLimitState {
   windowSeconds: number;
 }
 
-/**
- * X-RateLimit-* for most clients; `RateLimit-Policy`/`RateLimit` per
- * draft-ietf-httpapi-ratelimit-headers-07 (the last with this simple syntax).
- */
+/** X-RateLimit-* and draft-ietf-httpapi-ratelimit-headers-07 (last draft with this syntax). */
 export function rateLimitHeaders(state: RateLimitState): Record<string, string> {
   const { limit, remaining, resetSeconds, windowSeconds } = state;
   return {

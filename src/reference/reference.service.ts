@@ -56,7 +56,6 @@ export class ReferenceService implements OnModuleInit {
     return this.lanSlugs.has(slug);
   }
 
-  /** The slug of the län a kommun belongs to, or undefined for an unknown kommun. */
   lanOf(kommunSlug: string): string | undefined {
     return this.lanOfKommun.get(kommunSlug);
   }

@@ -24,10 +24,7 @@ export class DnsTimeoutError extends Error {
   }
 }
 
-/**
- * The system resolver cannot be cancelled and holds a libuv thread, so concurrent callers share
- * one lookup per name and each gives up after `timeoutMs`.
- */
+/** The resolver cannot be cancelled: concurrent callers share a lookup, each with its time-out. */
 export function boundedLookup(lookup: LookupFunction, timeoutMs: number): LookupFunction {
   const waiting = new Map<string, LookupCallback[]>();
   return (host, options, callback) => {
@@ -56,7 +53,6 @@ export function boundedLookup(lookup: LookupFunction, timeoutMs: number): Lookup
   };
 }
 
-/** Every address of a name, through `lookup`. */
 export function resolverOf(lookup: LookupFunction): Resolver {
   return (host) =>
     new Promise((resolve, reject) =>

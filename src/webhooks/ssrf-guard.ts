@@ -12,10 +12,7 @@ export type BlockedRange =
   | 'reserved'
   | 'documentation';
 
-/**
- * Never a webhook target: own host, private network, cloud metadata, anything not globally
- * routable. BlockList also matches IPv4-mapped IPv6 against the IPv4 ranges.
- */
+/** Never a target: own host, private nets, cloud metadata, non-global; IPv4-mapped IPv6 too. */
 const RANGES: [BlockedRange, string, number, 'ipv4' | 'ipv6'][] = [
   ['unspecified', '0.0.0.0', 8, 'ipv4'],
   ['private', '10.0.0.0', 8, 'ipv4'],
@@ -53,7 +50,6 @@ const BLOCK_LISTS = RANGES.map(([label, network, prefix, family]) => {
   return { label, list };
 });
 
-/** The blocked range an IP address falls in, or undefined for a public unicast address. */
 export function blockedRangeOf(address: string): BlockedRange | undefined {
   const bare = address.replace(/%.*$/, ''); // a zone id (fe80::1%eth0) names an interface, not an address
   const version = isIP(bare);
@@ -94,10 +90,7 @@ export async function assertPublicHost(host: string, resolve: Resolver): Promise
   for (const { address } of addresses) assertPublic(host, address);
 }
 
-/**
- * At connect time, as a socket `lookup`, so DNS rebinding is refused. Sockets skip `lookup` for
- * IP literals; callers check those.
- */
+/** At connect time, as a socket `lookup`, so DNS rebinding is refused (IP literals skip it). */
 export function publicOnlyLookup(
   lookup: LookupFunction,
   policy: AddressPolicy = blockedRangeOf,

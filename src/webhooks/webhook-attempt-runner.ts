@@ -14,10 +14,7 @@ export type AttemptOutcome =
 @Injectable()
 export class WebhookAttemptRunner {
   private readonly logger = new Logger(WebhookAttemptRunner.name);
-  /**
-   * WEBHOOK_WORKER_CONCURRENCY requests at once per worker, across fan-out and delivery jobs; a
-   * request waiting for its turn has not started its time-out.
-   */
+  /** Per worker across all jobs; a request waiting its turn has not started its time-out. */
   private readonly sending: Limit;
 
   constructor(

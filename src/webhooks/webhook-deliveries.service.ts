@@ -25,10 +25,7 @@ function assertActive(endpoint: WebhookEndpoint): void {
   }
 }
 
-/**
- * Deliveries for the API. Retry and recover only write requests that the worker queues
- * (RedeliveryRelay), so they work while Redis or the workers are down.
- */
+/** Retry and recover only write requests for the worker, so they work with Redis down. */
 @Injectable()
 export class WebhookDeliveriesService {
   private readonly eventRetentionMs: number;
@@ -117,9 +114,8 @@ export class WebhookDeliveriesService {
   }
 
   /**
-   * Redelivers on the normal schedule every subscribed event since `since` without a succeeded or
-   * pending delivery. Overlapping calls queue each once (restart takes only rows still failed; the
-   * insert yields to the (endpoint, event) key). Returns how many were queued.
+   * Redelivers every subscribed event since `since` without a succeeded or pending delivery;
+   * overlapping calls queue each once (restart takes only failed rows, insert yields to the key).
    */
   async recover(owner: OwnerScope, endpointId: string, sinceIso: string): Promise<number> {
     const endpoint = await this.endpoints.get(owner, endpointId);

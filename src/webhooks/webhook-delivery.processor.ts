@@ -11,10 +11,7 @@ import {
   startProcessing,
 } from './webhook-queues';
 
-/**
- * A failed attempt is recorded, then thrown, so Bull retries with the recorded backoff; a last
- * attempt, or one that disabled the endpoint, is discarded so Bull stops.
- */
+/** Failed attempts are recorded, then thrown, so Bull retries with the recorded backoff. */
 @Injectable()
 export class WebhookDeliveryProcessor implements OnApplicationBootstrap {
   private readonly concurrency: number;

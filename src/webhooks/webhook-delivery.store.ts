@@ -11,7 +11,6 @@ export interface PendingDelivery {
   attempts: number;
 }
 
-/** What the delivery worker needs for one attempt. */
 export interface DeliveryTarget extends OutgoingDelivery {
   endpointId: string;
   endpointActive: boolean;
@@ -58,10 +57,7 @@ const TARGET_COLUMNS = `d.id AS "deliveryId", d.event, d.payload, e.id AS "endpo
     THEN e.previous_secret END], NULL) AS secrets,
   e.is_active AS "endpointActive"`;
 
-/**
- * The one owner of the delivery records' SQL. Counters change in single guarded UPDATEs, never
- * read-modify-write, so concurrent attempts count every failure once.
- */
+/** Counters change in single guarded UPDATEs, never read-modify-write: each failure counts once. */
 @Injectable()
 export class WebhookDeliveryStore {
   constructor(
@@ -93,7 +89,6 @@ export class WebhookDeliveryStore {
     );
   }
 
-  /** A test delivery made by the API, with its one attempt. */
   async saveTest(
     delivery: Partial<WebhookDelivery>,
     result: AttemptResult,
@@ -253,10 +248,7 @@ export class WebhookDeliveryStore {
     );
   }
 
-  /**
-   * A failed scheduled attempt, logged: the next one is due after `retryDelaysMs[attempts]`, or
-   * the delivery ends as failed when the schedule is used up or the endpoint is off.
-   */
+  /** Logs a failed scheduled attempt and schedules the next, or fails the delivery. */
   async recordFailedAttempt(
     em: EntityManager,
     target: DeliveryTarget,

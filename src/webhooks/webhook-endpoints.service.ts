@@ -16,7 +16,6 @@ export function generateWebhookSecret(): string {
   return `whsec_${randomBase62(32)}`;
 }
 
-/** The endpoints API: who may point where, the per-account limit, secrets. */
 @Injectable()
 export class WebhookEndpointsService {
   private readonly allowHttp: boolean;

@@ -5,7 +5,6 @@ import { newEventDelivery } from './delivery-payload';
 import { PendingDelivery, WebhookDeliveryStore } from './webhook-delivery.store';
 import { WebhookEndpointStore } from './webhook-endpoint.store';
 
-/** Fan-out: one event becomes one delivery per subscribed endpoint. */
 @Injectable()
 export class WebhookFanoutService {
   constructor(

@@ -1,9 +1,6 @@
 import type { JobOptions, ProcessPromiseFunction, Queue, QueueOptions } from 'bull';
 
-/**
- * The webhook pipeline's queues and options: relay → FANOUT (per event; makes first attempts) →
- * DELIVERY (later attempts, manual retries, re-queued deliveries).
- */
+/** relay → FANOUT (per event, makes first attempts) → DELIVERY (later attempts, retries). */
 export const FANOUT_QUEUE = 'webhook-fanout';
 export const DELIVERY_QUEUE = 'webhook-delivery';
 
@@ -53,10 +50,7 @@ export function fanoutBackoff(attemptsMade: number): number {
   return Math.min(250 * 2 ** (attemptsMade - 1), FANOUT_MAX_DELAY_MS);
 }
 
-/**
- * Redis going away must not stall workers for long once it is back (Bull's default is 5 s).
- * A job whose worker died (its lock not renewed) goes back to the queue after about `jobLockMs`.
- */
+/** Quicker than Bull's 5 s after Redis returns; a dead worker's job returns after ~`jobLockMs`. */
 function settings(jobLockMs: number) {
   return { retryProcessDelay: 1_000, lockDuration: jobLockMs, stalledInterval: jobLockMs };
 }
@@ -103,10 +97,7 @@ export function deliveryJobOptions(deliveryId: string, attemptsLeft: number): Jo
 
 const LIVE_STATES = new Set(['waiting', 'active', 'delayed', 'paused']);
 
-/**
- * Re-adds a pending delivery's job unless a live one exists. A finished job with the same id
- * would swallow the add, so it is removed first.
- */
+/** A finished job with the same id would swallow the add, so it is removed first. */
 export async function requeueDelivery(
   queue: Queue<DeliveryJob>,
   deliveryId: string,
@@ -129,19 +120,13 @@ export function manualRetryJobOptions(deliveryId: string, requestedAt: number): 
   };
 }
 
-/**
- * Bull names its blocking connection on register and leaves that command's failure unhandled (a
- * queue closed before connecting crashes the process); the name is cosmetic, so drop the failure.
- */
+/** Bull leaves a failed (cosmetic) connection naming unhandled, crashing the process: drop it. */
 export function settleWorkerNaming(queue: Queue): void {
   const setWorkerName = queue.setWorkerName.bind(queue);
   queue.setWorkerName = () => setWorkerName().catch(() => undefined);
 }
 
-/**
- * Resolves when a queue closed before connecting (normal shutdown); any other stop rejects, and
- * the caller's unhandled rejection ends the process for its supervisor to restart.
- */
+/** Resolves on a normal shutdown; any other stop rejects, so the process ends and is restarted. */
 export async function startProcessing<T>(
   queue: Queue<T>,
   concurrency: number,

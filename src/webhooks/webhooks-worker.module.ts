@@ -14,10 +14,7 @@ import { WebhookFanoutService } from './webhook-fanout.service';
 import { DELIVERY_QUEUE, FANOUT_QUEUE, settleWorkerNaming } from './webhook-queues';
 import { WebhooksModule } from './webhooks.module';
 
-/**
- * The worker's delivery pipeline. On shutdown the relay stops first, then Bull closes each queue
- * after its running jobs; a crashed job returns through Bull's stalled-job check.
- */
+/** On shutdown the relay stops first, then each queue closes after its running jobs. */
 @Module({
   imports: [WebhooksModule, QueuesModule],
   providers: [
@@ -37,8 +34,7 @@ export class WebhooksWorkerModule implements BeforeApplicationShutdown {
     @InjectQueue(FANOUT_QUEUE) private readonly fanoutQueue: Queue,
     @InjectQueue(DELIVERY_QUEUE) private readonly deliveryQueue: Queue,
   ) {
-    // Runs before @nestjs/bull registers the processors (onModuleInit), which is when Bull names
-    // the worker's connection.
+    // Before @nestjs/bull registers processors (onModuleInit), when Bull names the connection.
     settleWorkerNaming(fanoutQueue);
     settleWorkerNaming(deliveryQueue);
   }

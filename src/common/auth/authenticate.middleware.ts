@@ -12,10 +12,7 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
 /** Express matches routes case-insensitively, so the admin API is recognised the same way. */
 const ADMIN_PATH = /^\/admin(\/|$)/i;
 
-/**
- * Mounted before the body parsers: a caller without a valid key (or admin token) is answered
- * unread. Only failures are limited per address, so a valid key gets through a blocked address.
- */
+/** Before the body parsers: no valid key, body unread. Only failures are limited per address. */
 @Injectable()
 export class AuthenticateMiddleware {
   private readonly adminToken: string | undefined;

@@ -1,7 +1,4 @@
-/**
- * A call made while no batch is in flight runs at once, alone; calls made meanwhile wait and go
- * together (up to `maxBatch`). If `run` throws, every caller of that batch gets the error.
- */
+/** Batches calls made while one is in flight (up to `maxBatch`); a lone call runs at once. */
 export class Batcher<I, O> {
   private waiting: { item: I; resolve: (out: O) => void; reject: (error: unknown) => void }[] = [];
   private inFlight = false;

@@ -45,10 +45,7 @@ export function createValidationPipe(): ValidationPipe {
   });
 }
 
-/**
- * Validates one part of a body as the global pipe does a whole one, so a bulk item fails alone
- * with the single request's details. `plain` must have passed the pipe (it strips polluting keys).
- */
+/** As the global pipe, for part of a body (a bulk item); `plain` must have passed the pipe. */
 export async function validateDto<T extends object>(
   dtoClass: ClassConstructor<T>,
   plain: unknown,

@@ -26,7 +26,6 @@ export class ImageFileCleanup implements EntitySubscriberInterface {
     dataSource.subscribers.push(this);
   }
 
-  /** Marks storage keys for deletion when `em`'s transaction commits. */
   deleteAfterCommit(em: EntityManager, keys: string[]): void {
     if (keys.length === 0) return;
     const runner = em.queryRunner;

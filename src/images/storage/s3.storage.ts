@@ -19,10 +19,7 @@ const CACHE_CONTROL = `public, max-age=${MEDIA_CACHE_MAX_AGE_S}, immutable`;
 /** What the images service generates (uuid.ext); anything else is not ours to look up. */
 const KEY = /^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$/;
 
-/**
- * Objects in an S3(-compatible) bucket, so every replica sees every upload. URLs stay
- * {PUBLIC_BASE_URL}/media/<key> whatever the driver, so URLs handed out keep working.
- */
+/** Image URLs stay {PUBLIC_BASE_URL}/media/<key> whatever the driver, so handed-out URLs work. */
 export class S3Storage implements StorageDriver, OnApplicationShutdown {
   private readonly logger = new Logger(S3Storage.name);
   private readonly client: S3Client;

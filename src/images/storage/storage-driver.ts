@@ -6,7 +6,6 @@ export interface StorageDriver {
   put(key: string, data: Buffer, contentType: string): Promise<void>;
   /** Removes `key`; a missing key is not an error. */
   delete(key: string): Promise<void>;
-  /** The public URL of `key`. */
   publicUrl(key: string): string;
   /** Answers GET /media/<key>; registered by ImagesModule on MEDIA_ROUTE. */
   mediaHandler(): RequestHandler;
