@@ -22,12 +22,7 @@ export const API_PREFIX = 'v1';
 export const JSON_BODY_LIMIT = '2mb';
 export const IMAGE_JSON_BODY_LIMIT = '15mb';
 
-/**
- * HTTP wiring shared by main.ts and the tests, so both run exactly the same stack.
- * Order matters: the request id exists before anything can fail; authentication comes before
- * body parsing, so an unauthenticated body is never read; malformed JSON is then answered in the
- * envelope with that id.
- */
+/** Shared with the tests. Order matters: request id first, auth before any body is read. */
 export async function configureApp(app: NestExpressApplication): Promise<NestExpressApplication> {
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');

@@ -59,10 +59,7 @@ const ERROR_RESPONSES: Record<string, string> = {
   '500': 'SERVER_ERROR',
 };
 
-/**
- * The generated document, plus what the decorators cannot say: every answer is wrapped in the
- * envelope, and every operation can fail with the spec's error codes.
- */
+/** Adds what decorators cannot say: the envelope around every answer, the spec's error codes. */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Listings Service API')

@@ -6,10 +6,7 @@ import { OutboxService } from '../events/outbox.service';
 import { ListingsService } from '../listings/listings.service';
 import type { FavoritedDto, MessageReceivedDto } from './dto/admin-listing.dto';
 
-/**
- * Stands in for the marketplace's moderation, messaging and favourites systems: each call
- * produces the event those systems would, through the same outbox as every other change.
- */
+/** Stands in for moderation, messaging and favourites: each call writes the event they would. */
 @Injectable()
 export class AdminListingsService {
   constructor(

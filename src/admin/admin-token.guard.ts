@@ -13,11 +13,7 @@ import { assertAdminToken } from '../auth/admin-token';
 import { IS_ADMIN_ROUTE } from '../auth/auth.decorators';
 import type { AllConfig } from '../platform/config';
 
-/**
- * Without ADMIN_TOKEN the admin API does not exist (404); with it, the token must match exactly.
- * AuthenticateMiddleware checks (and counts failures) before the body is read; the guard keeps
- * the admin controllers closed whatever path reaches them.
- */
+/** Keeps admin controllers closed (404 without ADMIN_TOKEN) whatever path reaches them. */
 @Injectable()
 export class AdminTokenGuard implements CanActivate {
   constructor(private readonly config: ConfigService<AllConfig, true>) {}

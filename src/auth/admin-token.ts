@@ -8,7 +8,6 @@ export function tokenMatches(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
 
-/** True when the Authorization header carries exactly the expected admin token. */
 export function isAdminToken(expected: string, authorization: string | undefined): boolean {
   return tokenMatches(/^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1] ?? '', expected);
 }

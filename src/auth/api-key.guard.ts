@@ -9,11 +9,7 @@ import {
   REQUIRED_SCOPES,
 } from './auth.decorators';
 
-/**
- * Global: every route needs an API key unless marked @Public() or served by the admin API.
- * AuthenticateMiddleware has already resolved the key, before the body was read; here the
- * account's status and the route's scopes decide.
- */
+/** Checks account status and route scopes; AuthenticateMiddleware already resolved the key. */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(private readonly reflector: Reflector) {}

@@ -7,11 +7,7 @@ import { RATE_LIMIT_WINDOW_MS } from '../common/api-limits';
 
 const MAX_REMEMBERED_ADDRESSES = 10_000;
 
-/**
- * The brute-force guard: failed authentications (401) count per client address in the shared
- * Redis window; past the limit the address gets 429 instead, for any key, until a slot frees.
- * Only failures touch Redis, so an honest integration pays nothing for it.
- */
+/** 401s count per address in Redis; over the limit, 429. Only failures touch Redis. */
 @Injectable()
 export class AuthFailureLimiter {
   /** addresses this instance has seen go over the limit, and until when (epoch ms) */
@@ -25,10 +21,7 @@ export class AuthFailureLimiter {
     this.limit = config.get('rateLimit.authFailuresPerMin', { infer: true });
   }
 
-  /**
-   * A blocked address is refused from memory, without a Redis round trip. Another instance learns
-   * of the block on the address's next failure there.
-   */
+  /** Refused from memory; other instances learn of a block on the address's next failure there. */
   private assertNotBlocked(ip: string | undefined): void {
     // The usual case, checked on every request: nobody is blocked, no address to normalise.
     if (this.blockedUntil.size === 0) return;
@@ -40,12 +33,7 @@ export class AuthFailureLimiter {
     this.blockedUntil.delete(address);
   }
 
-  /**
-   * Counts one failed authentication. Throws RateLimitedError when the address is already blocked
-   * (nothing more is counted then) or this failure takes it over the limit; the caller refuses the
-   * request either way. Only failures come here: valid credentials are never refused for their
-   * address.
-   */
+  /** Throws RateLimitedError when blocked or now over; valid credentials never come here. */
   async recordFailure(ip: string | undefined): Promise<void> {
     this.assertNotBlocked(ip);
     const address = addressOf(ip);

@@ -12,16 +12,7 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
 /** Express matches routes case-insensitively, so the admin API is recognised the same way. */
 const ADMIN_PATH = /^\/admin(\/|$)/i;
 
-/**
- * Authenticates every request under the API prefix before its body is read: mounted ahead of the
- * body parsers, so a caller without a valid key (or admin token on the admin API) is answered
- * without the server reading, buffering or parsing what it sent. Every route under the prefix
- * needs one or the other; @Public() routes (health) live outside it.
- *
- * Only failures are limited, per client address: a request with a valid key or token always gets
- * through, even from a blocked address, so one integrator's typos behind a shared proxy cannot
- * lock out the others. ApiKeyGuard then checks the account's status and the route's scopes.
- */
+/** Before the body parsers: no valid key, body unread. Only failures are limited per address. */
 @Injectable()
 export class AuthenticateMiddleware {
   private readonly adminToken: string | undefined;

@@ -1,9 +1,6 @@
 import type { Principal } from './principal';
 
-/**
- * Whose records a key reaches: its account's, in its own mode (live or test). Not to be confused
- * with a key's permissions (`@Scopes`).
- */
+/** Whose records a key reaches (its account's, in its mode); not its permissions (`@Scopes`). */
 export interface OwnerScope {
   accountId: string;
   livemode: boolean;
@@ -13,4 +10,3 @@ export const ownerScopeOf = (principal: Principal): OwnerScope => ({
   accountId: principal.accountId,
   livemode: principal.livemode,
 });
-

@@ -28,12 +28,7 @@ type ItemWork = (item: unknown, em: EntityManager) => Promise<{ id: string }>;
 
 const LISTING_ID = uuidOrNotFound('Listing');
 
-/**
- * The four bulk endpoints. Each item goes through the same ListingsService method and DTO as its
- * single-item endpoint, so it succeeds or fails exactly as that request would. All items share one
- * transaction (one connection, one commit) and each runs in its own savepoint, so a failed item
- * leaves nothing behind and never undoes another.
- */
+/** Items run as their single requests would, each in a savepoint of one shared transaction. */
 @Injectable()
 export class BulkService {
   constructor(
@@ -91,10 +86,7 @@ export class BulkService {
     );
   }
 
-  /**
-   * Creates are batched: each item is validated as POST /listings would, then the valid ones are
-   * inserted together (ListingsService.createMany), with per-item outcomes all the same.
-   */
+  /** Validates each item as POST /listings would, then inserts the valid ones together. */
   private async createItems(
     em: EntityManager,
     scope: OwnerScope,
@@ -127,11 +119,7 @@ export class BulkService {
     return value as string;
   }
 
-  /**
-   * Runs the items in request order, each in a savepoint: a refusal (a DomainError) rolls back only
-   * that item's writes and events and becomes its result. Anything else is not the item's fault and
-   * fails the whole request, undoing every item.
-   */
+  /** A DomainError undoes only its item (its result); anything else fails the whole request. */
   private async run<V extends BulkVerb>(
     em: EntityManager,
     verb: V,
@@ -148,7 +136,6 @@ export class BulkService {
   }
 }
 
-/** What one item came to: the listing it wrote, or why it was refused. */
 type ItemOutcome = { id: string } | DomainError;
 
 /** A refusal (a DomainError) is the item's answer; anything else fails the whole request. */

@@ -1,9 +1,6 @@
 /**
- * Every event a webhook endpoint can subscribe to, with the `data` each one carries, described
- * once at runtime (EVENT_FIELDS). The TypeScript payload types are derived from that
- * description, so code that builds an event in TypeScript is checked against it by the compiler;
- * events built in SQL (`jsonb_build_object` in the listings store) are checked against it by
- * `payloadProblems` in test/e2e/event-payloads.e2e-spec.ts, which drives every path that writes one.
+ * The one runtime description of each event's `data` (EVENT_FIELDS). TS payload types derive from
+ * it; SQL-built events are checked against it by payloadProblems (event-payloads e2e spec).
  */
 export const EVENT_NAMES = [
   'listing.created',
@@ -75,10 +72,7 @@ const FIELD_CHECKS: Record<FieldKind, (value: unknown) => boolean> = {
   'string[]': (value) => Array.isArray(value) && value.every((item) => typeof item === 'string'),
 };
 
-/**
- * What is wrong with `data` as the payload of `event`: missing or unexpected keys, values of the
- * wrong kind. Empty when it matches EVENT_FIELDS exactly.
- */
+/** Missing or unexpected keys and wrongly kinded values of `data`; empty when it matches. */
 export function payloadProblems(event: string, data: Record<string, unknown>): string[] {
   if (!(EVENT_NAMES as readonly string[]).includes(event)) return [`unknown event ${event}`];
   const fields: Record<string, FieldKind> = EVENT_FIELDS[event as EventName];

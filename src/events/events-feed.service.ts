@@ -8,11 +8,7 @@ import type { ListEventsQueryDto } from './dto/list-events.query.dto';
 import type { EventResponse } from './dto/event.response';
 import { OutboxStore } from './outbox.store';
 
-/**
- * GET /events: the scope's events in feed order (commit order; see OutboxStore). A page is
- * served from positioned events only, so it never shows an event that a concurrent commit could
- * still precede.
- */
+/** Serves positioned events only: a page never shows an event a concurrent commit could precede. */
 @Injectable()
 export class EventsFeedService {
   private readonly retentionMs: number;

@@ -13,19 +13,10 @@ import type {
 import type { AllConfig } from '../platform/config';
 import { REDIS } from '../platform/redis/redis.module';
 
-/**
- * At most one wake per this many milliseconds from one process: under load the relay is busy
- * anyway and every poll carries a batch, so more would only cost Redis and the API's CPU.
- */
+/** Under load every poll carries a batch anyway; more wakes would only cost Redis and API CPU. */
 const MIN_GAP_MS = 5;
 
-/**
- * Wakes the outbox relays, on every host, when a transaction that wrote events commits, so that
- * an event does not wait for the relay's next poll (half its interval on average: most of a
- * listing.sold's way to the receiver). The wake is a Redis PUBLISH, not a NOTIFY, so it costs the
- * database nothing, busy or idle; it is fire-and-forget: a wake lost with Redis away only leaves
- * the event to the next poll, which still runs on its interval.
- */
+/** Redis PUBLISH after commit, so relays skip the poll wait; a lost wake waits for the poll. */
 @Injectable()
 export class OutboxWake implements EntitySubscriberInterface, OnModuleDestroy {
   private readonly logger = new Logger(OutboxWake.name);
@@ -63,10 +54,7 @@ export class OutboxWake implements EntitySubscriberInterface, OnModuleDestroy {
     if (!queryRunner.isTransactionActive) this.writers.delete(queryRunner);
   }
 
-  /**
-   * Calls `onWake` whenever a process announces events, over a connection of its own (a Redis
-   * connection that subscribes can do nothing else). It subscribes again after a reconnect.
-   */
+  /** Subscribes on its own connection (a subscriber can do nothing else), again on reconnect. */
   async listen(onWake: () => void): Promise<void> {
     this.subscriber = this.redis.duplicate({ enableOfflineQueue: true, commandTimeout: undefined });
     this.subscriber.on('error', () => undefined); // the shared connection already logs outages

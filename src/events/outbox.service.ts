@@ -3,11 +3,7 @@ import type { EntityManager } from 'typeorm';
 import type { DomainEvent, EventName } from './event-types';
 import { OutboxStore } from './outbox.store';
 
-/**
- * Writes events into the outbox inside the caller's transaction, so an event exists exactly
- * when the change that caused it commits. Delivery reads the outbox later. The compiler checks
- * each event's data against its name (EventPayloads).
- */
+/** Writes events in the caller's transaction: an event exists exactly when its change commits. */
 @Injectable()
 export class OutboxService {
   constructor(private readonly store: OutboxStore) {}

@@ -8,10 +8,7 @@ import { PreparedReads } from '../platform/database/prepared-reads';
 import { OutboxWake } from './outbox-wake';
 import type { DomainEvent, EventName } from './event-types';
 
-/**
- * Any number of workers may run the assigner; this transaction-scoped advisory lock lets one at
- * a time assign positions (the others skip their turn: the holder is doing the work).
- */
+/** One assigner at a time; the others skip their turn (the holder is doing the work). */
 const FEED_POSITION_LOCK_KEY = 7_263_920_001;
 
 /** A page of GET /events: its items as JSON text, rendered by the database. */
@@ -46,10 +43,8 @@ export interface ClaimedEvent {
 }
 
 /**
- * The one owner of `outbox_events`' SQL: appends, the relay's claims, the events feed
- * (positions, pages) and retention. Two statements write it elsewhere on purpose, each writing a
- * change and its events as one statement: a listing's create (ListingsStore.insertCreated) and
- * the expiry sweep (ListingsStore.expireDue).
+ * The one owner of `outbox_events`' SQL, but for two statements that write a change and its events
+ * together on purpose: ListingsStore.insertCreated and ListingsStore.expireDue.
  */
 @Injectable()
 export class OutboxStore {
@@ -60,20 +55,10 @@ export class OutboxStore {
   ) {}
 
   /**
-   * Gives committed events without one the next feed positions, oldest insert first; returns
-   * how many. Why this yields commit order: positions are only ever assigned here, by one
-   * transaction at a time (the advisory lock), and each such transaction commits before the
-   * next one takes the lock. So a later assigner's positions are all higher, and whoever can
-   * see a position can also see every lower one (its transaction committed earlier). A reader
-   * that continues after the highest position it has seen therefore never skips an event: an
-   * event whose writer committed late simply gets a position higher than anything served so far.
-   *
-   * The lock is taken in a statement of its own: in READ COMMITTED each statement takes its
-   * snapshot when it starts, so the UPDATE sees everything the previous holder committed. Had the
-   * lock been taken inside the UPDATE, its snapshot could predate that commit. A committed row
-   * the relay (or a fan-out) holds is waited for, not skipped: skipping it would position an
-   * event committed after it first, and the feed would no longer be in commit order. Those locks
-   * are short; the longest is the relay's hand-over to Redis, bounded by its enqueue timeout.
+   * Positions committed events, oldest first, one transaction at a time (the lock), each committing
+   * before the next takes it: a reader continuing after the highest position seen skips nothing.
+   * The lock is its own statement, so the UPDATE's snapshot sees the previous holder's commit;
+   * locked rows are waited for (briefly), not skipped, which would break commit order.
    */
   async assignFeedPositions(batchSize: number): Promise<number> {
     return this.dataSource.transaction(async (em) => {
@@ -97,22 +82,9 @@ export class OutboxStore {
   }
 
   /**
-   * A page of the scope's positioned events after the cursor, in feed order, as the API shows
-   * them (`{id, event, timestamp, livemode, data}`); undefined when the cursor is not an event the
-   * scope may continue from (unknown, another account's or mode's, or past retention). One
-   * statement on the prepared read pool, answered by the (account, mode, position) index in its
-   * order. Each item was rendered when it was positioned (feedItemSql), so the page is their
-   * concatenation, and it comes back as JSON text that the API sends on without parsing it: for
-   * a page of 100 events, building, parsing and re-serialising the objects was most of its cost.
-   *
-   * The aggregates read the page in the order its subquery returns it (an ordered index scan
-   * under a LIMIT, which nothing above reorders). Writing the order into the aggregates sorts the
-   * page again, and the former shape (a CTE numbered with row_number, read three times) cost
-   * four times the database time of this one: 0.91 vs 0.21 ms per 100-event page in pgbench.
-   * Whether more follows is a probe one row past the page on the same index. Two shapes that read
-   * less cost more (pgbench, generic plans as the read pool uses, 0.145 ms per page for this one):
-   * the cursor looked up once in a materialized CTE, 0.163 ms; one row more read into the page and
-   * the arrays sliced instead of the probe, 0.167 ms.
+   * A page after the cursor, in feed order, as JSON text (items rendered when positioned);
+   * undefined when the cursor is not the scope's or is past retention. Aggregates rely on the
+   * subquery's index order (nothing above the LIMIT reorders it); `hasMore` probes one row past.
    */
   async feedPage(scope: OwnerScope, filter: FeedFilter): Promise<FeedPage | undefined> {
     const statement = feedPageStatement(scope, filter);
@@ -156,10 +128,7 @@ export class OutboxStore {
     return pending;
   }
 
-  /**
-   * Locks up to `limit` unrelayed events, oldest first, skipping rows another relay holds, each
-   * with whether its account has an active endpoint (the relay settles the others at once).
-   */
+  /** Locks up to `limit` unrelayed events, oldest first; `subscribed`: account has an endpoint. */
   claimUnrelayed(em: EntityManager, limit: number): Promise<ClaimedEvent[]> {
     return em.query(
       `SELECT o.id, EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.account_id = o.account_id AND e.is_active) AS subscribed
@@ -178,7 +147,6 @@ export class OutboxStore {
     );
   }
 
-  /** One event as the outbox holds it, for fan-out. */
   async find(eventId: string): Promise<StoredEvent | undefined> {
     const [row] = await this.dataSource.query<StoredEvent[]>(
       `SELECT id, account_id AS "accountId", event, data, created_at AS "createdAt"
@@ -206,11 +174,7 @@ export class OutboxStore {
     return rows.map((row) => row.id);
   }
 
-  /**
-   * Deletes one batch of events older than the cut-off; returns how many. SKIP LOCKED: a row
-   * some transaction holds is left for a later batch instead of waited for, so the purge never
-   * queues behind (or in front of) a writer.
-   */
+  /** One batch past the cut-off; SKIP LOCKED, so the purge never queues behind a writer. */
   async purgeBatch(olderThanMs: number, batchSize: number): Promise<number> {
     const [, count] = await this.dataSource.query(
       `WITH due AS (

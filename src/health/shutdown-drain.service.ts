@@ -2,11 +2,7 @@ import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { AllConfig } from '../platform/config';
 
-/**
- * On SIGTERM, keeps serving for SHUTDOWN_DRAIN_MS while /health/ready answers 503, so load
- * balancers stop sending new requests before the server closes. Closing at once would reset
- * connections the kernel has already accepted but Node has not yet read.
- */
+/** Serves SHUTDOWN_DRAIN_MS after SIGTERM with readiness 503, so balancers drain before close. */
 @Injectable()
 export class ShutdownDrain implements BeforeApplicationShutdown {
   private readonly logger = new Logger(ShutdownDrain.name);

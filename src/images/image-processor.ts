@@ -7,10 +7,7 @@ import type { AllConfig } from '../platform/config';
 
 export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
 const MAX_DIMENSION = 4096;
-/**
- * Refuses decompression bombs before decoding them: a 10000×10000 PNG of one colour is some
- * 50 KB on the wire and 300 MB decoded. 40 megapixels is more than any phone camera takes.
- */
+/** Above any phone camera; a one-colour 10000×10000 PNG is ~50 KB sent but 300 MB decoded. */
 const MAX_MEGAPIXELS = 40;
 const MAX_INPUT_PIXELS = MAX_MEGAPIXELS * 1_000_000;
 
@@ -28,13 +25,8 @@ export interface ProcessedImage {
 }
 
 /**
- * Accepts JPEG, PNG and WebP recognised by their content (never the file name or declared type),
- * then re-encodes them: orientation applied, every piece of metadata (EXIF, GPS, XMP, ICC)
- * dropped, colours in sRGB, at most 4096 px on a side.
- *
- * Decoding runs on libuv's small thread pool, which file writes and DNS lookups share, so only
- * IMAGE_DECODE_CONCURRENCY uploads are decoded at once; the others wait their turn instead of
- * taking every thread.
+ * JPEG, PNG and WebP by content, re-encoded without metadata. Only IMAGE_DECODE_CONCURRENCY decode
+ * at once: libuv's small thread pool is shared with file writes and DNS lookups.
  */
 @Injectable()
 export class ImageProcessor {

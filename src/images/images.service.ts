@@ -17,10 +17,7 @@ import type { ImageSource } from './upload-source';
 
 const EDIT_ACTION = 'change the images of';
 
-/**
- * A listing's gallery. Every change locks the listing row first, so concurrent changes to one
- * gallery take turns and positions stay 0..n-1 (a deferred unique constraint backs that).
- */
+/** Every change locks the listing row first, so one gallery's changes take turns. */
 @Injectable()
 export class ImagesService {
   private readonly logger = new Logger(ImagesService.name);

@@ -4,19 +4,14 @@ import { DataSource } from 'typeorm';
 
 const FOLD_BATCH = 50_000;
 
-/**
- * Exact listing totals per account, mode and status without scanning listings. Triggers append
- * deltas (see the Listings migration), list pages read base plus deltas (listingTotalSql), and
- * `fold` moves deltas into the base counts atomically.
- */
+/** Exact totals without scanning listings: triggers append deltas, pages read base plus deltas. */
 @Injectable()
 export class ListingCountsService {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /**
-   * Folds pending deltas into the base counts in one statement, so a reader sees either the
-   * deltas or their sum, never both or neither. Safe with several instances folding at once:
-   * SKIP LOCKED gives each delta to exactly one of them.
+   * One statement, so a reader sees the deltas or their sum, never both or neither. SKIP LOCKED
+   * gives each delta to exactly one of several concurrent folds.
    */
   async fold(): Promise<void> {
     await this.dataSource.query(

@@ -2,18 +2,9 @@
 const time = (column: string) => `COALESCE('"' || api_timestamp(${column}) || '"', 'null')`;
 
 /**
- * A listing as the API shows it (toListingResponse: the same fields in the same order, times as
- * `Date.toISOString()` writes them, through `api_timestamp`), as compact JSON text built by
- * PostgreSQL. The `listings_render` trigger stores it in `listings.rendered` whenever a row is
- * written, so a list page is a concatenation the API sends without parsing (see the
- * RenderedListings migration). Strings go through `to_json`, which escapes them as
- * `JSON.stringify` does; `condition` and `status` are closed sets (CHECK constraints), written as
- * they are. `attributes` is jsonb's own text: the same keys and values in the same order as the
- * API's, with a space after each `:` and `,`.
- *
- * `row` is the alias of the listings row (or NEW in a trigger), `images` an expression for the
- * gallery's JSON text (galleryJsonSql). Changing what this renders needs a migration that
- * replaces the trigger's function and renders every row again.
+ * A listing as compact JSON text equal to toListingResponse's (fields, order, times; `attributes`
+ * is jsonb's text). Stored by the listings_render trigger: changing it needs a migration that
+ * replaces the trigger function and renders every row again.
  */
 export const listingJsonSql = (row: string, images: string) =>
   `'{"id":"' || ${row}.id
@@ -39,10 +30,7 @@ export const listingJsonSql = (row: string, images: string) =>
   || ',"removedAt":' || ${time(`${row}.removed_at`)}
   || '}'`;
 
-/**
- * The gallery as `images` shows it, `[{"id","url","order"}]` by position, as an aggregate over
- * `listing_images` aliased `image`; '[]' for none.
- */
+/** `images` by position, aggregated over `listing_images` aliased `image`; '[]' if none. */
 export const galleryJsonSql = (image: string) =>
   `COALESCE('[' || string_agg('{"id":"' || ${image}.id || '","url":' || to_json(${image}.url)::text
     || ',"order":' || ${image}.position || '}', ',' ORDER BY ${image}.position) || ']', '[]')`;

@@ -28,7 +28,6 @@ export interface ListingRow {
   images: { id: string; url: string; order: number }[];
 }
 
-/** The editable content of a listing, in domain terms. */
 export interface ListingContent {
   externalId: string | null;
   title: string;

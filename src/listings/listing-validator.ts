@@ -4,10 +4,7 @@ import { validateAttributes } from '../reference/attribute-validation';
 import { ReferenceService } from '../reference/reference.service';
 import type { ListingContent } from './listing-row';
 
-/**
- * The rules a DTO cannot check alone: they need the reference data or several fields at once.
- * Applied to the complete listing after a create, a PATCH merge or a PUT.
- */
+/** Rules needing reference data or several fields; applied to the whole listing after a write. */
 @Injectable()
 export class ListingValidator {
   constructor(private readonly reference: ReferenceService) {}

@@ -4,10 +4,8 @@ import type { ListingRow } from './listing-row';
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /**
- * A listing as the API shows it. List pages send the same shape rendered by PostgreSQL
- * (listingJsonSql, stored in listings.rendered): a change here needs the same change there and a
- * migration that renders every row again; test/e2e/listings-rendered.e2e-spec.ts holds the two
- * equal, key order included.
+ * Must stay equal to listingJsonSql (list pages), key order included: a change needs the same
+ * change there and a re-render migration (listings-rendered e2e spec checks the two).
  */
 export function toListingResponse(row: ListingRow): ListingResponse {
   return {

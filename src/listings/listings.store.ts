@@ -358,9 +358,7 @@ export function pageStatement(scope: OwnerScope, filter: ListFilter): PageStatem
   const filterParams: unknown[] = [scope.accountId, scope.livemode];
   const where = ['l.account_id = $1', 'l.livemode = $2'];
   const statusCondition = (row: string) =>
-    filter.status
-      ? `${row}status = ${statusLiteral(filter.status)}`
-      : `${row}status <> 'REMOVED'`;
+    filter.status ? `${row}status = ${statusLiteral(filter.status)}` : `${row}status <> 'REMOVED'`;
   where.push(statusCondition('l.'));
   if (filter.externalId !== undefined) {
     filterParams.push(filter.externalId);

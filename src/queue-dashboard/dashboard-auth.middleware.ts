@@ -10,13 +10,7 @@ import type { AuthFailureLimiter } from '../auth/auth-failure.limiter';
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 const BASIC = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i;
 
-/**
- * The admin token, from a script as `Authorization: Bearer <token>`, or from a browser, which
- * cannot send a Bearer header, as the password of HTTP basic auth (any user name). A refusal
- * asks the browser for those credentials. Without ADMIN_TOKEN the dashboard does not exist.
- * Wrong tokens count toward the per-address failure limit, as on the admin API, so the token
- * cannot be guessed here either.
- */
+/** Bearer token or (browsers) the basic-auth password; failures count toward the address limit. */
 export function dashboardAuth(
   config: ConfigService<AllConfig, true>,
   authFailures: AuthFailureLimiter,

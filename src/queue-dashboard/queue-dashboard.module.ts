@@ -13,11 +13,7 @@ import { dashboardAuth } from './dashboard-auth.middleware';
 /** Outside the versioned API (configure-app leaves it out of the /v1 prefix): a page, not an API. */
 export const QUEUE_DASHBOARD_ROUTE = 'admin/queues';
 
-/**
- * Bull Board over the webhook queues, for API replicas, behind the admin token. Read-only: an
- * operator looks at jobs; retrying or removing one would bypass the delivery records, which
- * the processors and the sweeper keep in step with the queue.
- */
+/** Read-only: retrying or removing jobs would bypass the delivery records kept in step with it. */
 @Module({
   imports: [
     QueuesModule,

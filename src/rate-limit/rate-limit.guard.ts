@@ -6,11 +6,7 @@ import { RateLimitedError } from '../common/errors/domain-error';
 import { rateLimitHeaders } from './rate-limit.headers';
 import type { ThrottlerStorageRecord } from './redis-throttler.storage';
 
-/**
- * Limits each API key per method class (the `read` and `write` throttlers of RateLimitModule).
- * Registered after ApiKeyGuard, so the principal is known; it sets the headers before the handler
- * runs, so errors raised later (400, 404, 500) carry them too. Redis failing lets the request through.
- */
+/** After ApiKeyGuard; sets headers before the handler so later errors carry them; fails open. */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
   /** No principal: a @Public() or admin route that ApiKeyGuard let through without a key. */

@@ -8,11 +8,7 @@ export interface RateLimitState {
   windowSeconds: number;
 }
 
-/**
- * The headers every request that passed the limiter carries. The X-RateLimit-* trio is what most
- * clients read today; `RateLimit-Policy` / `RateLimit` follow draft-ietf-httpapi-ratelimit-headers-07,
- * the last draft with this simple syntax, for clients that already speak it.
- */
+/** X-RateLimit-* and draft-ietf-httpapi-ratelimit-headers-07 (last draft with this syntax). */
 export function rateLimitHeaders(state: RateLimitState): Record<string, string> {
   const { limit, remaining, resetSeconds, windowSeconds } = state;
   return {

@@ -14,11 +14,7 @@ const isRead = (context: ExecutionContext) => {
   return method === 'GET' || method === 'HEAD';
 };
 
-/**
- * Limits shared by every instance through Redis: per API key, reads (GET) and writes
- * (POST/PATCH/PUT/DELETE) in separate one-minute windows, each request counted once (a bulk
- * request too). RateLimitGuard applies them; AuthFailureLimiter guards against key guessing.
- */
+/** Per-key limits shared through Redis: GET and writes in separate one-minute windows. */
 @Module({
   imports: [
     ThrottlerModule.forRootAsync({

@@ -4,10 +4,8 @@ import type Redis from 'ioredis';
 import { createHash, randomBytes } from 'node:crypto';
 
 /**
- * A sliding one-minute log, atomic in Redis so every instance shares one count: the set holds one
- * member per counted request, scored with Redis's own clock (instances' clocks may differ).
- * A refused request is not logged, so hammering does not push the window further out.
- * Returns {allowed 0|1, requests counted in the window, ms until the oldest one leaves it}.
+ * Sliding one-minute log, atomic in Redis, scored by Redis's clock (instances' may differ); refused
+ * requests are not logged. Returns {allowed 0|1, count in window, ms until the oldest leaves}.
  */
 export const SLIDING_WINDOW_SCRIPT = `
 local time = redis.call('TIME')
@@ -47,10 +45,7 @@ export function toStorageRecord(reply: [number, number, number]): ThrottlerStora
   };
 }
 
-/**
- * ThrottlerStorage on the shared ioredis client: one EVALSHA per request. It throws when Redis
- * fails, and callers fail open; the outage is logged here once, not once per request.
- */
+/** One EVALSHA per request; throws if Redis fails (callers fail open), logging the outage once. */
 export class RedisThrottlerStorage implements ThrottlerStorage {
   private readonly logger = new Logger('RateLimit');
   /** unique per process, so members from different instances never collide */

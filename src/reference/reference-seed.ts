@@ -28,10 +28,7 @@ function flattenCategories(
   ]);
 }
 
-/**
- * Upserts the reference data shipped with the code. Idempotent, so it runs after every migration run;
- * rows are never deleted because listings may still point at them.
- */
+/** Idempotent upsert of the shipped reference data; never deletes (listings may point at rows). */
 export async function seedReferenceData(em: EntityManager): Promise<void> {
   const locations = readLocations();
   const lans = locations.map(({ code, slug, name }) => ({ code, slug, name }));

@@ -19,10 +19,7 @@ export interface LocationNode {
   kommuner: { code: string; slug: string; name: string }[];
 }
 
-/**
- * Categories and locations change only with a deploy, so they are read once from the database
- * and every lookup (listing validation, GET /categories, GET /locations) is served from memory.
- */
+/** Changes only with a deploy: read once, every lookup served from memory. */
 @Injectable()
 export class ReferenceService implements OnModuleInit {
   private categoryTree: CategoryNode[] = [];
@@ -59,7 +56,6 @@ export class ReferenceService implements OnModuleInit {
     return this.lanSlugs.has(slug);
   }
 
-  /** The slug of the län a kommun belongs to, or undefined for an unknown kommun. */
   lanOf(kommunSlug: string): string | undefined {
     return this.lanOfKommun.get(kommunSlug);
   }

@@ -11,13 +11,7 @@ import { PeriodicJobs } from './periodic-jobs';
  * and delivery retention. A new job is one line in PeriodicJobs plus its feature's module here.
  */
 @Module({
-  imports: [
-    ExpiryModule,
-    ListingsModule,
-    IdempotencyModule,
-    UsageModule,
-    WebhooksModule,
-  ],
+  imports: [ExpiryModule, ListingsModule, IdempotencyModule, UsageModule, WebhooksModule],
   providers: [PeriodicJobs],
 })
 export class SchedulerModule {}

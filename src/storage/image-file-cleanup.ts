@@ -11,10 +11,8 @@ import type {
 import { STORAGE_DRIVER, StorageDriver } from './storage-driver';
 
 /**
- * Deletes the files of images a transaction dropped (one DELETE, a replaced gallery), once that
- * transaction has committed: before, a rollback would leave rows pointing at deleted files; never,
- * and the files stay public under their year-long immutable caching. A file an image row still
- * holds at that point (a savepoint rolled back, the same upload kept in a new gallery) is kept.
+ * Deletes dropped images' files (else they stay public, cached for a year) only after commit: a
+ * rollback would leave rows pointing at nothing. A file an image row still holds then is kept.
  */
 @Injectable()
 export class ImageFileCleanup implements EntitySubscriberInterface {
@@ -28,7 +26,6 @@ export class ImageFileCleanup implements EntitySubscriberInterface {
     dataSource.subscribers.push(this);
   }
 
-  /** Marks storage keys for deletion when `em`'s transaction commits. */
   deleteAfterCommit(em: EntityManager, keys: string[]): void {
     if (keys.length === 0) return;
     const runner = em.queryRunner;
@@ -42,9 +39,8 @@ export class ImageFileCleanup implements EntitySubscriberInterface {
     const keys = this.pending.get(queryRunner);
     if (!keys) return;
     this.pending.delete(queryRunner);
-    // The request's change is committed: a failure here is logged, never answered as an error.
-    // The check runs on the transaction's own connection, still held: waiting for another one
-    // from the pool while holding this could starve the pool under load.
+    // Committed already: failures are logged, not answered. Queries use the still-held connection:
+    // waiting for another from the pool while holding this one could starve the pool.
     try {
       // Kept while any image row holds the key, or shows the file by its URL (another listing
       // that reuses an upload's URL stores no key; listing_images_media_url_idx answers that).

@@ -19,13 +19,7 @@ const CACHE_CONTROL = `public, max-age=${MEDIA_CACHE_MAX_AGE_S}, immutable`;
 /** What the images service generates (uuid.ext); anything else is not ours to look up. */
 const KEY = /^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$/;
 
-/**
- * Objects in an S3 bucket (AWS or any S3-compatible server), so every replica sees every upload.
- * Credentials are the standard AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, else the SDK's own
- * chain (profiles, instance roles). Image URLs stay {PUBLIC_BASE_URL}/media/<key> whatever the
- * driver, so URLs already handed out keep working; /media streams from the bucket, or redirects
- * to MEDIA_PUBLIC_BASE_URL where the bucket (or a CDN before it) is public.
- */
+/** Image URLs stay {PUBLIC_BASE_URL}/media/<key> whatever the driver, so handed-out URLs work. */
 export class S3Storage implements StorageDriver, OnApplicationShutdown {
   private readonly logger = new Logger(S3Storage.name);
   private readonly client: S3Client;

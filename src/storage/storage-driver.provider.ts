@@ -5,7 +5,6 @@ import { LocalDiskStorage } from './local-disk.storage';
 import { S3Storage } from './s3.storage';
 import { STORAGE_DRIVER, StorageDriver } from './storage-driver';
 
-/** STORAGE_DRIVER picks where images live: local disk (the default) or an S3 bucket. */
 export const storageDriverProvider: Provider = {
   provide: STORAGE_DRIVER,
   inject: [ConfigService],

@@ -3,7 +3,6 @@ import { ImageFileCleanup } from './image-file-cleanup';
 import { STORAGE_DRIVER } from './storage-driver';
 import { storageDriverProvider } from './storage-driver.provider';
 
-/** Image files: the storage driver, and the clean-up of files whose images are gone. */
 @Module({
   providers: [storageDriverProvider, ImageFileCleanup],
   exports: [STORAGE_DRIVER, ImageFileCleanup],

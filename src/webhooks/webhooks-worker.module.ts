@@ -14,12 +14,7 @@ import { WebhookFanoutService } from './dispatch/webhook-fanout.service';
 import { DELIVERY_QUEUE, FANOUT_QUEUE, settleWorkerNaming } from './dispatch/webhook-queues';
 import { WebhooksModule } from './webhooks.module';
 
-/**
- * The delivery pipeline, for the worker role: outbox relay, fan-out and delivery processors,
- * and the sweep that re-queues lost jobs. On shutdown the relay stops first, then Bull closes
- * each queue after its running jobs finish; a job cut off by a crash is picked up again by
- * Bull's stalled-job check.
- */
+/** On shutdown the relay stops first, then each queue closes after its running jobs. */
 @Module({
   imports: [WebhooksModule, QueuesModule],
   providers: [
@@ -39,8 +34,7 @@ export class WebhooksWorkerModule implements BeforeApplicationShutdown {
     @InjectQueue(FANOUT_QUEUE) private readonly fanoutQueue: Queue,
     @InjectQueue(DELIVERY_QUEUE) private readonly deliveryQueue: Queue,
   ) {
-    // Runs before @nestjs/bull registers the processors (onModuleInit), which is when Bull names
-    // the worker's connection.
+    // Before @nestjs/bull registers processors (onModuleInit), when Bull names the connection.
     settleWorkerNaming(fanoutQueue);
     settleWorkerNaming(deliveryQueue);
   }

@@ -10,10 +10,7 @@ import { WebhookEndpointsService } from './endpoints/webhook-endpoints.service';
 import { WebhookSender } from './transport/webhook-sender';
 import { WebhooksController } from './endpoints/webhook-endpoints.controller';
 
-/**
- * The endpoints API, and the stores of endpoints and of delivery records. It needs no queue: the one outbound call an
- * API replica makes, the test delivery, is sent directly.
- */
+/** The endpoints API and its stores; no queue: the test delivery is sent directly. */
 @Module({
   imports: [TypeOrmModule.forFeature([WebhookEndpoint, WebhookDelivery])],
   controllers: [WebhooksController],

@@ -4,10 +4,7 @@ import { BULK_MAX_ITEMS } from '../../common/api-limits';
 
 const message = `$property must be an array of 1–${BULK_MAX_ITEMS} items`;
 
-/**
- * The only rule a bulk body has as a whole: 1–50 items, else the request is refused. The items
- * themselves are validated one by one as they run, so a bad item fails alone.
- */
+/** 1–50 items, else the request is refused; each item is validated as it runs, and fails alone. */
 export const BulkItems = () =>
   applyDecorators(
     IsArray({ message }),

@@ -1,10 +1,4 @@
-/**
- * Gathers single calls into batches for one round trip: a call made while no batch is in flight
- * runs at once, alone; calls made while one is in flight wait for it and then go together (up to
- * `maxBatch`). So an idle caller waits for nobody, and under load one statement serves many
- * callers. `run` answers each item in order; when it throws, every caller of that batch gets the
- * error.
- */
+/** Batches calls made while one is in flight (up to `maxBatch`); a lone call runs at once. */
 export class Batcher<I, O> {
   private waiting: { item: I; resolve: (out: O) => void; reject: (error: unknown) => void }[] = [];
   private inFlight = false;

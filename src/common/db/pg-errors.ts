@@ -1,4 +1,3 @@
-/** PostgreSQL error codes the services react to. */
 const UNIQUE_VIOLATION = '23505';
 
 interface PgErrorFields {

@@ -2,10 +2,7 @@ import type { EntityManager } from 'typeorm';
 
 let counter = 0;
 
-/**
- * Runs `work` inside a savepoint of the caller's transaction: if it throws, only its own writes
- * are undone and the transaction stays usable (PostgreSQL aborts the whole transaction otherwise).
- */
+/** Runs `work` in a savepoint: a throw undoes only its writes and leaves the transaction usable. */
 export async function withSavepoint<T>(em: EntityManager, work: () => Promise<T>): Promise<T> {
   const name = `sp_${++counter}`;
   await em.query(`SAVEPOINT ${name}`);

@@ -40,10 +40,7 @@ function statusToCode(status: number): ErrorCode {
   return ErrorCode.SERVER_ERROR;
 }
 
-/**
- * The one place where anything thrown becomes an HTTP answer in the spec's envelope.
- * Unknown errors are logged with the request id and answer 500 without internals.
- */
+/** The one place anything thrown becomes an answer in the envelope; unknown errors are 500s. */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Exceptions');

@@ -6,7 +6,6 @@ import { Paginated } from '../pagination/paginated';
 import { metaFor, SuccessEnvelope } from './envelope';
 import { RawJson } from './raw-json';
 
-/** Wraps every controller result in the spec's success envelope. */
 @Injectable()
 export class EnvelopeInterceptor implements NestInterceptor {
   intercept(

@@ -1,9 +1,6 @@
 import { buildMessage, ValidateBy, ValidationOptions } from 'class-validator';
 
-/**
- * C0 and C1 control characters, except tab, line feed and carriage return. PostgreSQL cannot store
- * U+0000 in text at all, and the others only corrupt what integrators and buyers later read.
- */
+/** C0/C1 controls but tab, LF, CR: U+0000 cannot be stored, the rest corrupt what readers see. */
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL_CHARACTER = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
 
@@ -17,10 +14,7 @@ export function isPlainText(value: unknown): boolean {
   return true;
 }
 
-/**
- * Every text field of the API carries this: control characters other than tab, newline and
- * carriage return answer 400 naming the field. On an object (attributes) it covers keys and values.
- */
+/** Text fields refuse control characters but tab, LF and CR (400); on objects, keys and values. */
 export function IsPlainText(options?: ValidationOptions): PropertyDecorator {
   return ValidateBy(
     {

@@ -45,11 +45,7 @@ export function createValidationPipe(): ValidationPipe {
   });
 }
 
-/**
- * Validates and transforms one part of a body exactly as the global pipe does a whole body, so a
- * bulk item fails alone with the details the single request would give. `plain` is expected to
- * have come through the pipe already, which strips prototype-polluting keys.
- */
+/** As the global pipe, for part of a body (a bulk item); `plain` must have passed the pipe. */
 export async function validateDto<T extends object>(
   dtoClass: ClassConstructor<T>,
   plain: unknown,

@@ -8,10 +8,7 @@ export interface CursorPaginationMeta {
   nextCursor: string | null;
 }
 
-/**
- * A page of a cursor feed; the envelope interceptor turns it into `data` + `pagination`. Its
- * items may be JSON text rendered by the database (see RawJson), sent without re-serialising.
- */
+/** A cursor-feed page; items may be database-rendered JSON text (RawJson), sent as is. */
 export class CursorPage<T> {
   constructor(
     readonly items: T[] | RawJson,

@@ -1,10 +1,7 @@
 import type { PaginationMeta } from '../http/envelope';
 import { RawJson } from '../http/raw-json';
 
-/**
- * A page of results; the envelope interceptor turns it into `data` + `pagination`. Its items may
- * be a JSON array rendered by the database (see RawJson), sent without re-serialising.
- */
+/** A page of results; items may be a database-rendered JSON array (RawJson), sent as is. */
 export class Paginated<T> {
   readonly pagination: PaginationMeta;
 

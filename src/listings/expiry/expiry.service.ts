@@ -20,7 +20,6 @@ export class ExpiryService {
     this.batchSize = config.get('listings.expiryBatchSize', { infer: true });
   }
 
-  /** Expires everything due now, batch after batch; returns how many listings it expired. */
   async sweep(): Promise<number> {
     let total = 0;
     for (;;) {

@@ -9,15 +9,11 @@ export interface GalleryImage {
 }
 
 /**
- * The one owner of `listing_images`' writes. Every operation runs in the caller's transaction,
- * which holds the listing row locked, so positions stay 0..n-1 (a deferred unique constraint
- * backs that). Two statements elsewhere touch the table on purpose: a listing's create inserts its
- * gallery in the same single statement (ListingsStore.insertCreated), and listing reads
- * aggregate it into the row (one round trip per read).
+ * The one owner of `listing_images`' writes (but for ListingsStore.insertCreated), always under the
+ * caller's lock on the listing row, so positions stay 0..n-1 (a deferred unique constraint too).
  */
 @Injectable()
 export class GalleryStore {
-  /** The gallery in position order. */
   list(em: EntityManager, listingId: string): Promise<GalleryImage[]> {
     return em.query(
       'SELECT id, url, position AS "order" FROM listing_images WHERE listing_id = $1 ORDER BY position',
@@ -66,10 +62,7 @@ export class GalleryStore {
     );
   }
 
-  /**
-   * Replaces the whole gallery with `images`, in that order; returns it, and the storage keys of
-   * uploaded files no longer in it. An upload whose URL stays in the gallery keeps its file.
-   */
+  /** Replaces the gallery; returns it and the storage keys of uploads no longer shown in it. */
   async replace(
     em: EntityManager,
     listingId: string,

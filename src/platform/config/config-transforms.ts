@@ -52,11 +52,7 @@ function isProxyAddress(entry: string): boolean {
   return /^\d{1,3}$/.test(bits) && Number(bits) <= (version === 4 ? 32 : 128);
 }
 
-/**
- * Parses TRUST_PROXY: a hop count (`1`) or comma-separated proxy addresses and CIDRs
- * (`10.0.0.1, 10.1.0.0/16`); undefined when invalid. Never `true`, which would let a client pick
- * its own address with a forged X-Forwarded-For.
- */
+/** A hop count or addresses/CIDRs; never `true` (a forged X-Forwarded-For would pick the IP). */
 export function parseTrustProxy(value: string): number | string[] | undefined {
   if (/^\d{1,2}$/.test(value)) return Number(value);
   const entries = value.split(',').map((entry) => entry.trim());

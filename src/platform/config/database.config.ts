@@ -23,10 +23,7 @@ export interface DatabaseConfig {
   idleInTransactionTimeoutMs: number;
 }
 
-/**
- * Session limits for every pooled connection (TypeORM's and the read pool), sent at connection
- * start-up: no statement or stalled transaction holds locks and a connection indefinitely.
- */
+/** Sent at connection start-up, so no statement or stalled transaction holds locks indefinitely. */
 export function sessionTimeouts(config: DatabaseConfig) {
   return {
     statement_timeout: config.statementTimeoutMs,

@@ -1,10 +1,7 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 
-/**
- * Validates the environment against one concern's schema class and returns the typed values.
- * Throws with every offending variable named, so a bad deployment fails at start, not at first use.
- */
+/** Throws naming every bad variable, so a bad deployment fails at start, not at first use. */
 export function validateConfig<T extends object>(
   env: Record<string, string | undefined>,
   schema: new () => T,

@@ -1,9 +1,6 @@
 import { Client } from 'pg';
 
-/**
- * Creates the configured database when it does not exist yet, so the first start on a fresh
- * machine needs no manual `createdb`. Connects to the server's `postgres` database to do it.
- */
+/** Creates the configured database if missing (connecting to the server's `postgres` database). */
 export async function ensureDatabaseExists(databaseUrl: string): Promise<void> {
   const url = new URL(databaseUrl);
   const name = decodeURIComponent(url.pathname.replace(/^\//, ''));

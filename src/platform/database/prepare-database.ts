@@ -4,12 +4,7 @@ import { seedReferenceData } from '../../reference/reference-seed';
 /** Any constant works; it only has to be the same in every instance of this service. */
 const MIGRATION_LOCK_KEY = 0x4c_53_56_43;
 
-/**
- * Applies pending migrations, then refreshes the reference data; used at start and by
- * `migration:run`. An advisory lock makes instances that start together take turns. Migrations
- * run on the lock's connection without the pool's statement time-out: one that rewrites a large
- * table (outbox_events, listings) must not be cancelled half-way and stop the service starting.
- */
+/** Under an advisory lock, with no statement time-out: a long migration must not be cut off. */
 export async function prepareDatabase(dataSource: DataSource): Promise<void> {
   const lock = dataSource.createQueryRunner();
   await lock.connect();

@@ -10,14 +10,8 @@ import { sessionTimeouts } from '../config/database.config';
 import { parseTimestamptz } from './timestamptz-parser';
 
 /**
- * Sessions of this pool plan each named statement once, generically, as an ordered index scan.
- * PostgreSQL's default re-plans a list page on every call (planning was a quarter of its
- * database CPU): a generic plan looks costly to it because LIMIT and OFFSET are parameters, for
- * which it assumes a tenth of the table is read. For the same reason, left to choose, it would
- * give the generic plan a sequential scan and a sort on a large account, and JIT-compile it.
- * Reads sent here are answered by an index in their order, so the scan and the
- * sort are switched off and JIT with them; only statements for which that holds may use this
- * pool (test/e2e/listings-plans.e2e-spec.ts plans each one).
+ * Each named statement is planned once, generically, as an ordered index scan (seq scans, sorts
+ * and JIT off): only reads an index answers in order may use this pool (listings-plans e2e spec).
  */
 export const READ_SESSION_SETTINGS = [
   'plan_cache_mode = force_generic_plan',
@@ -49,13 +43,7 @@ function statementName(text: string): string {
   return name;
 }
 
-/**
- * Hot reads (GET by id, list pages) as named statements on a pool of their own, DB_POOL_SIZE
- * connections beside TypeORM's. Parsed once per connection and planned once, they cost the
- * database about half as much as ad-hoc statements. Inside a transaction a read runs on the
- * caller's manager instead, as any other statement. Errors keep TypeORM's shape, so the error
- * filter sees no difference.
- */
+/** Hot reads as named statements on their own pool; in a transaction, on the caller's manager. */
 @Injectable()
 export class PreparedReads implements OnApplicationShutdown {
   private readonly logger = new Logger(PreparedReads.name);
@@ -73,8 +61,7 @@ export class PreparedReads implements OnApplicationShutdown {
       onConnect: (client) => client.query(READ_SESSION_SETTINGS),
       types: TYPES,
     });
-    // An idle connection the server ended (restart, pg_terminate_backend) is dropped and replaced
-    // on the next read; without a listener the process would crash.
+    // Idle connections the server ended are replaced on the next read; unhandled, 'error' crashes.
     this.pool.on('error', (error) => this.logger.warn(`Read connection lost: ${error.message}`));
   }
 

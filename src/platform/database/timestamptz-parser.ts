@@ -2,12 +2,7 @@ import { types } from 'pg';
 
 const parseAnyTimestamptz = types.getTypeParser(types.builtins.TIMESTAMPTZ, 'text');
 
-/**
- * Parses a timestamptz as PostgreSQL writes it in a UTC session, `2026-11-23 18:24:00.123456+00`,
- * by position instead of the general parser's three regular expressions (a list page parses 120
- * timestamps; docs/performance.md has the cost). Truncates to milliseconds, as the general
- * parser does; years outside 1000–9999, BC, infinity and other offsets take the general parser.
- */
+/** By position, for UTC output; other offsets, BC, infinity and odd years: the general parser. */
 export function parseTimestamptz(text: string): Date {
   const n = text.length;
   if (n < 22 || text[4] !== '-' || text[10] !== ' ' || text[0] === '0' || !text.endsWith('+00'))

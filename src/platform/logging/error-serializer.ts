@@ -1,10 +1,4 @@
-/**
- * The fields of an error that reach the logs. Everything else an error carries is left out:
- * TypeORM's QueryFailedError holds the statement's `parameters` (whole listing bodies with phone
- * numbers, a webhook secret on a failed insert) and `query`, its `driverError` and PostgreSQL's
- * `detail` repeat the values, and other libraries attach request bodies. The SQLSTATE code and
- * the constraint, table and column say what failed without saying with which data.
- */
+/** Errors carry SQL parameters, bodies, secrets: only these fields, naming no data, are logged. */
 const LOGGED_FIELDS = ['type', 'message', 'stack', 'code', 'constraint', 'table', 'column'];
 
 type SerializedError = Record<string, unknown>;

@@ -3,15 +3,8 @@ import { PinoLogger } from 'nestjs-pino';
 import { requestIdOf } from './request-id';
 
 /**
- * One log line per answered request (health checks aside), with its request id, method, path,
- * status and response time, written through the application's root logger, so level and
- * redaction are shared. Mount it after the request-id middleware and after `app.get(Logger)`,
- * which creates that root logger.
- *
- * Not pino-http: it builds two child loggers per request, serialising and redacting their
- * bindings whether or not the line is ever written (its cost is in docs/performance.md). Here a
- * request costs a start time and two
- * listeners, and its line is built only when its level is on.
+ * Not pino-http, which builds child loggers per request; the line is built only if its level is
+ * on. Mount after the request-id middleware and `app.get(Logger)`.
  */
 export function requestLogger(): RequestHandler {
   // The root logger's own `req` and `res` serialisers (pino-http's) would write the headers.

@@ -7,11 +7,7 @@ import { PreparedReads } from '../database/prepared-reads';
 import { OutboxStore } from '../../events/outbox.store';
 import { Metrics } from './metrics';
 
-/**
- * Gauges read from the database side when Prometheus scrapes: both connection pools (TypeORM's,
- * which takes every write, and the prepared-read pool) and the outbox backlog. The outbox query
- * runs on the pending-events index, once per scrape.
- */
+/** Read at scrape time: both connection pools and the outbox backlog (on the pending index). */
 @Injectable()
 export class DatabaseGauges implements OnModuleInit {
   constructor(
@@ -42,8 +38,7 @@ export class DatabaseGauges implements OnModuleInit {
         for (const [pool, usage] of pools()) this.set({ pool }, usage.waiting);
       },
     );
-    // One query feeds both gauges. With the database away the scrape still answers (process and
-    // pool figures matter most then); these two keep their last value.
+    // One query, both gauges; with the database away the scrape answers, these keep their value.
     let backlog: Promise<{ count: number; oldestAgeSeconds: number } | undefined> | undefined;
     const readBacklog = () =>
       (backlog ??= this.outbox

@@ -5,10 +5,7 @@ import type { Metrics } from './metrics';
 /** Requests no route answered (the 404 fallback, /media, the dashboard's own router). */
 const NO_ROUTE = 'unmatched';
 
-/**
- * Times every request and counts refusals. The route label is the template Express matched
- * (`/v1/listings/:id`), never the path, so ids never become label values.
- */
+/** The route label is Express's matched template, never the path, so ids never become labels. */
 export function httpMetrics(metrics: Metrics) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const stop = metrics.httpRequestDuration.startTimer();

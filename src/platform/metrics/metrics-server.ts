@@ -6,10 +6,7 @@ import type { AllConfig } from '../config';
 import { metricsHandler } from './http-metrics.middleware';
 import { Metrics } from './metrics';
 
-/**
- * The metrics listener on METRICS_PORT: the only HTTP a worker serves, and for an API replica a
- * port apart from the public one, so scrapes need no API key and the public cannot read them.
- */
+/** A port apart from the public one: scrapes need no API key and the public cannot read them. */
 @Injectable()
 export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(MetricsServer.name);

@@ -8,11 +8,7 @@ import {
   type CollectFunction,
 } from 'prom-client';
 
-/**
- * Every instrument of the process, on a registry of its own (not prom-client's global one, so
- * several applications in one process, as in the tests, never clash). Labels are bounded: route
- * templates, queue names, fixed outcomes; never ids, keys or account ids.
- */
+/** Own registry (apps sharing a process never clash); labels bounded, never ids or keys. */
 @Injectable()
 export class Metrics {
   readonly registry = new Registry();

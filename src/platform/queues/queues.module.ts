@@ -43,14 +43,7 @@ class QueueGauges implements OnModuleInit {
   }
 }
 
-/**
- * Bull's connection to Redis and every queue of the service, as handles: a module that needs a
- * queue imports this one and injects it with `@InjectQueue(name)`. Which process works a queue is
- * the feature's business (the webhooks worker module processes the webhook queues); an API
- * replica only looks at them (queue dashboard, metrics). Registering a queue starts no
- * processing. A new queue is registered here, with its options kept beside its feature's code
- * (as `webhook-queues.ts` keeps the webhook queues'), and gets its gauges for free.
- */
+/** Queue handles only (no processing); register new queues here to get their gauges. */
 @Module({
   imports: [
     BullModule.forRootAsync({

@@ -5,10 +5,7 @@ import type { AllConfig } from '../config';
 
 export const REDIS = Symbol('REDIS');
 
-/**
- * One shared connection for rate limits, usage counters and health. Commands fail fast while
- * Redis is away (no offline queue), so callers can fail open instead of hanging a request.
- */
+/** No offline queue: commands fail fast while Redis is away, so callers can fail open. */
 @Injectable()
 class RedisLifecycle implements OnApplicationShutdown {
   constructor(@Inject(REDIS) private readonly redis: Redis) {}

@@ -25,10 +25,7 @@ function assertActive(endpoint: WebhookEndpoint): void {
   }
 }
 
-/**
- * Recover's `since`: a moment the events feed still holds (within `eventRetentionMs` of `now`),
- * and not one in the future; both bounds are inclusive.
- */
+/** Recover's `since`: within the events feed's retention of `now`, not in the future (both inclusive). */
 export function recoverableSince(iso: string, eventRetentionMs: number, now = Date.now()): Date {
   const since = new Date(iso);
   if (since.getTime() > now)
@@ -42,11 +39,7 @@ export function recoverableSince(iso: string, eventRetentionMs: number, now = Da
   return since;
 }
 
-/**
- * What the API does with deliveries: the history and one delivery's detail, the test delivery,
- * manual retry and recover. Retry and recover only write requests; the worker queues them
- * (RedeliveryRelay), so they work while Redis or the workers are down.
- */
+/** Retry and recover only write requests for the worker, so they work with Redis down. */
 @Injectable()
 export class WebhookDeliveriesService {
   private readonly eventRetentionMs: number;
@@ -83,10 +76,7 @@ export class WebhookDeliveriesService {
     return { delivery, attempts: await this.store.attemptLog(deliveryId) };
   }
 
-  /**
-   * One signed `webhook.test` delivery, made now and recorded in the history. It is never
-   * retried and does not touch the failure count: it exists to debug a receiver.
-   */
+  /** A signed `webhook.test`, recorded; never retried, never touches the failure count. */
   async sendTest(owner: OwnerScope, endpointId: string): Promise<WebhookDelivery> {
     const endpoint = await this.endpoints.get(owner, endpointId);
     const id = randomUUID();
@@ -138,12 +128,8 @@ export class WebhookDeliveriesService {
   }
 
   /**
-   * Recover: every event since `since` (not before the endpoint existed) that the endpoint
-   * subscribes to and has no succeeded or pending delivery to it is delivered again on the normal
-   * schedule: a failed delivery starts over (same deliveryId and body), an event that never got
-   * one (the endpoint was disabled) gets one. Overlapping calls queue each delivery once: the
-   * restart only takes rows still failed (a concurrent call's restart makes it wait, then skip),
-   * and the insert yields to the (endpoint, event) unique key. Returns how many were queued.
+   * Redelivers every subscribed event since `since` without a succeeded or pending delivery;
+   * overlapping calls queue each once (restart takes only failed rows, insert yields to the key).
    */
   async recover(owner: OwnerScope, endpointId: string, sinceIso: string): Promise<number> {
     const endpoint = await this.endpoints.get(owner, endpointId);

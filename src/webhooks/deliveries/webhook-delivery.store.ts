@@ -13,7 +13,6 @@ export interface PendingDelivery {
   attempts: number;
 }
 
-/** What the delivery worker needs for one attempt. */
 export interface DeliveryTarget extends OutgoingDelivery {
   endpointId: string;
   endpointActive: boolean;
@@ -73,12 +72,7 @@ function toTarget({
   return { ...target, secrets: liveSecrets({ secret, previousSecret, previousSecretExpiresAt }) };
 }
 
-/**
- * The one owner of the delivery records' SQL: `webhook_deliveries`, each delivery's attempt log
- * (`webhook_delivery_attempts`) and its pending retry/recover requests
- * (`webhook_redelivery_requests`). Counters change in single guarded UPDATEs, never
- * read-modify-write, so concurrent attempts against one endpoint count every failure once.
- */
+/** Counters change in single guarded UPDATEs, never read-modify-write: each failure counts once. */
 @Injectable()
 export class WebhookDeliveryStore {
   constructor(
@@ -110,7 +104,6 @@ export class WebhookDeliveryStore {
     );
   }
 
-  /** A test delivery made by the API, with its one attempt. */
   async saveTest(
     delivery: Partial<WebhookDelivery>,
     result: AttemptResult,
@@ -208,10 +201,7 @@ export class WebhookDeliveryStore {
     ]);
   }
 
-  /**
-   * undefined when there is nothing left to attempt: endpoint deleted, or delivery already ended
-   * (a manual retry attempts a delivery in any status).
-   */
+  /** undefined if nothing is left: endpoint gone or delivery ended (manual retry: any status). */
   async loadTarget(deliveryId: string, anyStatus: boolean): Promise<DeliveryTarget | undefined> {
     const [row] = await this.dataSource.query<TargetRow[]>(
       `SELECT ${TARGET_COLUMNS}
@@ -235,11 +225,8 @@ export class WebhookDeliveryStore {
   }
 
   /**
-   * 2xx answers: each delivery is done, its attempt logged and its endpoint's failure streak
-   * over, in one statement for the lot (atomic without a transaction's extra round trips). An
-   * endpoint row is written only when its streak was on, so steady successes do not queue up on
-   * it; such rows are locked in id order, so two workers' batches cannot deadlock on them. The
-   * one write to `webhook_endpoints` outside WebhookEndpointStore, kept here for that atomicity.
+   * 2xx outcomes in one statement. An endpoint row is written only when its streak was on, locked
+   * in id order so batches cannot deadlock; the one endpoint write outside WebhookEndpointStore.
    */
   async recordSuccesses(
     successes: { target: DeliveryTarget; result: AttemptResult }[],
@@ -276,10 +263,7 @@ export class WebhookDeliveryStore {
     );
   }
 
-  /**
-   * A failed scheduled attempt, logged: the next one is due after `retryDelaysMs[attempts]`, or
-   * the delivery ends as failed when the schedule is used up or the endpoint is off.
-   */
+  /** Logs a failed scheduled attempt and schedules the next, or fails the delivery. */
   async recordFailedAttempt(
     em: EntityManager,
     target: DeliveryTarget,
@@ -362,11 +346,7 @@ export class WebhookDeliveryStore {
     );
   }
 
-  /**
-   * Deletes one batch of ended deliveries older than the cut-off (their attempt logs go with
-   * them); returns how many. SKIP LOCKED and the pending-request check keep it from waiting on
-   * any writer: rows in use are left for a later batch.
-   */
+  /** One batch of ended deliveries (and attempt logs) past the cut-off; never waits on a writer. */
   async purgeBatch(olderThanMs: number, batchSize: number): Promise<number> {
     const [, count] = await this.dataSource.query(
       `WITH due AS (

@@ -10,18 +10,11 @@ import { AttemptResult, WebhookSender } from '../transport/webhook-sender';
 export type AttemptOutcome =
   { failed: false } | { failed: true; error: string; final: boolean; retryDelayMs?: number };
 
-/**
- * One HTTP attempt of a delivery and its bookkeeping, wherever it runs: the fan-out job makes a
- * new delivery's first attempt itself, a delivery job every later one (webhook-queues.ts).
- */
+/** One HTTP attempt and its bookkeeping: fan-out makes the first, delivery jobs the rest. */
 @Injectable()
 export class WebhookAttemptRunner {
   private readonly logger = new Logger(WebhookAttemptRunner.name);
-  /**
-   * At most WEBHOOK_WORKER_CONCURRENCY requests at once per worker, whichever job makes them: a
-   * fan-out job attempts all of an event's endpoints, and fan-out and delivery jobs run side by
-   * side. A request waiting for its turn has not started its time-out yet.
-   */
+  /** Per worker across all jobs; a request waiting its turn has not started its time-out. */
   private readonly sending: Limit;
 
   constructor(
@@ -61,10 +54,7 @@ export class WebhookAttemptRunner {
     };
   }
 
-  /**
-   * One attempt, whatever the delivery's status; never retried, never counted toward
-   * auto-disable. It is an HTTP attempt all the same, so the metric counts it.
-   */
+  /** Any status; never retried or counted toward auto-disable, but counted as an HTTP attempt. */
   async attemptManually(deliveryId: string): Promise<void> {
     const target = await this.deliveries.loadTarget(deliveryId, true);
     // Switched off since the retry was asked for: nothing is sent to a disabled endpoint.

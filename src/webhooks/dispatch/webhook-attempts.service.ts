@@ -18,10 +18,7 @@ export interface FailureOutcome {
   endpointDisabled?: boolean;
 }
 
-/**
- * The delivery worker's bookkeeping: what to send, and what each attempt did to the delivery
- * (its schedule, its attempt log) and to the endpoint (failure streak, auto-disable).
- */
+/** What to send, and what each attempt did to the delivery and to the endpoint. */
 @Injectable()
 export class WebhookAttemptsService {
   private readonly retryDelaysMs: number[];
@@ -50,10 +47,7 @@ export class WebhookAttemptsService {
     return this.retryDelaysMs.length + 1;
   }
 
-  /**
-   * undefined when there is nothing left to attempt (a manual retry takes any status). Scheduled
-   * attempts running at the same time share one statement (see Batcher).
-   */
+  /** undefined when nothing is left to attempt; concurrent lookups share a statement (Batcher). */
   loadTarget(deliveryId: string, anyStatus = false): Promise<DeliveryTarget | undefined> {
     return anyStatus ? this.store.loadTarget(deliveryId, true) : this.targets.add(deliveryId);
   }
@@ -72,10 +66,8 @@ export class WebhookAttemptsService {
   }
 
   /**
-   * A failed attempt: adds to the endpoint's failure streak (a health signal, reset by any
-   * success), and schedules the next attempt or ends the delivery as failed. Single attempts
-   * never disable an endpoint, however many fail at once: only a delivery that used up its whole
-   * schedule does, and only with no successful delivery to the endpoint since its first attempt.
+   * Extends the endpoint's failure streak and schedules the next attempt or fails the delivery.
+   * Only a delivery that used up its schedule, with no success to the endpoint since, disables it.
    */
   async recordFailure(target: DeliveryTarget, result: AttemptResult): Promise<FailureOutcome> {
     return this.dataSource.transaction(async (em) => {

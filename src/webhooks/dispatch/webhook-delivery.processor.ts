@@ -11,12 +11,7 @@ import {
   startProcessing,
 } from './webhook-queues';
 
-/**
- * One attempt per job run: every attempt after a delivery's first (which its fan-out makes),
- * and manual retries. A failed attempt is recorded, then thrown, so Bull's retry machinery
- * schedules the next one with the backoff the record was given; a last attempt, or one that
- * disabled the endpoint, is discarded so Bull stops.
- */
+/** Failed attempts are recorded, then thrown, so Bull retries with the recorded backoff. */
 @Injectable()
 export class WebhookDeliveryProcessor implements OnApplicationBootstrap {
   private readonly concurrency: number;

@@ -16,13 +16,8 @@ import {
 } from './webhook-queues';
 
 /**
- * One event → one delivery record per subscribed active endpoint, and each new delivery's first
- * attempt, made here rather than by a delivery job of its own: most deliveries succeed at once,
- * and a Bull job per delivery (several Redis round trips, a lock) cost the worker more than the
- * POST itself (docs/performance.md). A first attempt that fails gets a delivery job, delayed
- * by the schedule, for the rest. The event's deliveries made before (by recover, or by a fan-out
- * cut off before its attempts) get a delivery job, deduplicated by id, so nothing is sent twice
- * at once and nothing is left without an attempt. Throws on any failure so Bull retries the step.
+ * Creates an event's deliveries and makes each new one's first attempt here (a Bull job per
+ * delivery cost more than the POST); failures and earlier deliveries get jobs, deduplicated by id.
  */
 @Injectable()
 export class WebhookFanoutProcessor implements OnApplicationBootstrap {

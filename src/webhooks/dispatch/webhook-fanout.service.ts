@@ -5,7 +5,6 @@ import { newEventDelivery } from '../deliveries/delivery-payload';
 import { PendingDelivery, WebhookDeliveryStore } from '../deliveries/webhook-delivery.store';
 import { WebhookEndpointStore } from '../endpoints/webhook-endpoint.store';
 
-/** Fan-out: one event becomes one delivery per subscribed endpoint. */
 @Injectable()
 export class WebhookFanoutService {
   constructor(
@@ -16,11 +15,8 @@ export class WebhookFanoutService {
   ) {}
 
   /**
-   * One delivery per active endpoint of the event's account and mode (its data's `livemode`)
-   * subscribed to the event, its body fixed now. Idempotent: a repeat creates nothing new.
-   * `created` are the deliveries this call made, whose first attempt is its caller's; `resumed`
-   * the event's other pending ones (made by an earlier, interrupted fan-out or by recover), for
-   * the caller to enqueue again (deduplicated by job id) in case their job was missed.
+   * Idempotent. `created`: this call's deliveries (first attempt is the caller's); `resumed`: the
+   * event's other pending ones, to re-enqueue (deduplicated by job id) in case their job was lost.
    */
   async createForEvent(
     eventId: string,

@@ -1,11 +1,6 @@
 import type { JobOptions, ProcessPromiseFunction, Queue, QueueOptions } from 'bull';
 
-/**
- * Every queue, job option and backoff of the webhook pipeline, in one place:
- * outbox relay → FANOUT (one job per event, which also makes each new delivery's first attempt)
- * → DELIVERY (a job per delivery whose first attempt failed, for the rest of its schedule; manual
- * retries; deliveries re-queued by recover or the sweep).
- */
+/** relay → FANOUT (per event, makes first attempts) → DELIVERY (later attempts, retries). */
 export const FANOUT_QUEUE = 'webhook-fanout';
 export const DELIVERY_QUEUE = 'webhook-delivery';
 
@@ -41,10 +36,7 @@ export class DeliveryAttemptError extends Error {
   }
 }
 
-/**
- * The delay before the next attempt: the one the processor recorded, else the configured
- * schedule by attempts made (an unexpected error, e.g. the database went away mid-attempt).
- */
+/** The delay the processor recorded, else the schedule by attempts made (an unexpected error). */
 export function webhookBackoff(retryDelaysMs: readonly number[]) {
   return (attemptsMade: number, error?: Error): number => {
     if (error instanceof DeliveryAttemptError && error.retryDelayMs !== undefined) {
@@ -58,10 +50,7 @@ export function fanoutBackoff(attemptsMade: number): number {
   return Math.min(250 * 2 ** (attemptsMade - 1), FANOUT_MAX_DELAY_MS);
 }
 
-/**
- * Redis going away must not stall workers for long once it is back (Bull's default is 5 s).
- * A job whose worker died (its lock not renewed) goes back to the queue after about `jobLockMs`.
- */
+/** Quicker than Bull's 5 s after Redis returns; a dead worker's job returns after ~`jobLockMs`. */
 function settings(jobLockMs: number) {
   return { retryProcessDelay: 1_000, lockDuration: jobLockMs, stalledInterval: jobLockMs };
 }
@@ -95,10 +84,7 @@ export function fanoutJobOptions(eventId: string): JobOptions {
   };
 }
 
-/**
- * jobId = deliveryId: a repeated fan-out never doubles a delivery. `attemptsLeft` is counted
- * from the delivery record, which is the truth when a job is re-created for an old delivery.
- */
+/** jobId = deliveryId, so a repeated fan-out never doubles a delivery; attempts from the record. */
 export function deliveryJobOptions(deliveryId: string, attemptsLeft: number): JobOptions {
   return {
     jobId: deliveryId,
@@ -111,11 +97,7 @@ export function deliveryJobOptions(deliveryId: string, attemptsLeft: number): Jo
 
 const LIVE_STATES = new Set(['waiting', 'active', 'delayed', 'paused']);
 
-/**
- * Gives a pending delivery its scheduled job again unless a live one exists; returns whether it
- * added one. A finished job under the same id would swallow the add, so it is removed first
- * (should that fail because another worker took it meanwhile, the add finds it and adds nothing).
- */
+/** A finished job with the same id would swallow the add, so it is removed first. */
 export async function requeueDelivery(
   queue: Queue<DeliveryJob>,
   deliveryId: string,
@@ -128,10 +110,7 @@ export async function requeueDelivery(
   return true;
 }
 
-/**
- * A manual retry is a job of its own beside the delivery's scheduled one (whose id is the
- * deliveryId): one attempt, its own id so that every retry request runs.
- */
+/** Beside the scheduled job (id = deliveryId), with its own id so every retry request runs. */
 export function manualRetryJobOptions(deliveryId: string, requestedAt: number): JobOptions {
   return {
     jobId: `${deliveryId}:retry:${requestedAt}`,
@@ -141,25 +120,13 @@ export function manualRetryJobOptions(deliveryId: string, requestedAt: number): 
   };
 }
 
-/**
- * Bull names the worker's blocking connection when a processor is registered and does not handle
- * that command failing: a queue closed before the connection is up (a SIGTERM right after start,
- * or Redis down at shutdown) rejects it with "Connection is closed" and nothing catches it, which
- * crashes the process. The name only labels the connection in CLIENT LIST, so its failure is
- * dropped here.
- */
+/** Bull leaves a failed (cosmetic) connection naming unhandled, crashing the process: drop it. */
 export function settleWorkerNaming(queue: Queue): void {
   const setWorkerName = queue.setWorkerName.bind(queue);
   queue.setWorkerName = () => setWorkerName().catch(() => undefined);
 }
 
-/**
- * Starts a queue's processing loop and settles when the loop stops. Bull's `process()` rejects
- * when the queue is closed before its connections came up (a SIGTERM while Redis is unreachable):
- * that is a normal shutdown, so it resolves. Any other stop means this worker takes no more jobs;
- * the rejection is left for the caller, whose unhandled rejection ends the process so that its
- * supervisor restarts it.
- */
+/** Resolves on a normal shutdown; any other stop rejects, so the process ends and is restarted. */
 export async function startProcessing<T>(
   queue: Queue<T>,
   concurrency: number,

@@ -16,7 +16,6 @@ export function generateWebhookSecret(): string {
   return `whsec_${randomBase62(32)}`;
 }
 
-/** The endpoints API: who may point where, the per-account limit, secrets. */
 @Injectable()
 export class WebhookEndpointsService {
   private readonly allowHttp: boolean;
@@ -74,10 +73,7 @@ export class WebhookEndpointsService {
     return this.get(owner, id);
   }
 
-  /**
-   * A new secret; the current one becomes the previous one, signing beside it until it expires
-   * (with 0 hours it is dropped at once). Only the latest replaced secret is kept.
-   */
+  /** The current secret keeps signing beside the new one until it expires (0 hours: dropped). */
   async rotateSecret(
     owner: OwnerScope,
     id: string,

@@ -24,11 +24,7 @@ export class DnsTimeoutError extends Error {
   }
 }
 
-/**
- * `lookup` with a time-out. The system resolver runs on libuv's small shared thread pool and
- * cannot be cancelled, so callers asking for the same name at once share one lookup: a name that
- * never answers holds one thread, not one per attempt, and each caller gives up after `timeoutMs`.
- */
+/** The resolver cannot be cancelled: concurrent callers share a lookup, each with its time-out. */
 export function boundedLookup(lookup: LookupFunction, timeoutMs: number): LookupFunction {
   const waiting = new Map<string, LookupCallback[]>();
   return (host, options, callback) => {
@@ -57,7 +53,6 @@ export function boundedLookup(lookup: LookupFunction, timeoutMs: number): Lookup
   };
 }
 
-/** Every address of a name, through `lookup`. */
 export function resolverOf(lookup: LookupFunction): Resolver {
   return (host) =>
     new Promise((resolve, reject) =>

@@ -12,12 +12,7 @@ export type BlockedRange =
   | 'reserved'
   | 'documentation';
 
-/**
- * IANA special-purpose ranges that must never be a webhook target: the service's own host,
- * its private network, cloud metadata (169.254.169.254, fd00:ec2::254) and anything not
- * globally routable. BlockList also matches IPv4-mapped IPv6 (::ffff:127.0.0.1) against the
- * IPv4 ranges.
- */
+/** Never a target: own host, private nets, cloud metadata, non-global; IPv4-mapped IPv6 too. */
 const RANGES: [BlockedRange, string, number, 'ipv4' | 'ipv6'][] = [
   ['unspecified', '0.0.0.0', 8, 'ipv4'],
   ['private', '10.0.0.0', 8, 'ipv4'],
@@ -55,7 +50,6 @@ const BLOCK_LISTS = RANGES.map(([label, network, prefix, family]) => {
   return { label, list };
 });
 
-/** The blocked range an IP address falls in, or undefined for a public unicast address. */
 export function blockedRangeOf(address: string): BlockedRange | undefined {
   const bare = address.replace(/%.*$/, ''); // a zone id (fe80::1%eth0) names an interface, not an address
   const version = isIP(bare);
@@ -64,10 +58,7 @@ export function blockedRangeOf(address: string): BlockedRange | undefined {
   return BLOCK_LISTS.find(({ list }) => list.check(bare, family))?.label;
 }
 
-/**
- * Names the target as given, never the address it resolved to: whoever registers a URL must not
- * learn the service's internal DNS answers from the refusal (a lookup oracle).
- */
+/** Names the target as given, never its resolved address (no internal DNS lookup oracle). */
 export class BlockedTargetError extends Error {
   constructor(host: string, literal: boolean) {
     super(
@@ -91,10 +82,7 @@ export function hostOf(url: URL): string {
   return url.hostname.replace(/^\[(.*)\]$/, '$1');
 }
 
-/**
- * Registration-time check: every address the host resolves to must be public, since a
- * client may connect to any of them. Throws BlockedTargetError, or the resolver's error.
- */
+/** At registration every resolved address must be public: a client may connect to any. */
 export async function assertPublicHost(host: string, resolve: Resolver): Promise<void> {
   if (isIP(host) !== 0) return assertPublic(host, host);
   const addresses = await resolve(host);
@@ -102,11 +90,7 @@ export async function assertPublicHost(host: string, resolve: Resolver): Promise
   for (const { address } of addresses) assertPublic(host, address);
 }
 
-/**
- * Connect-time check, as a socket `lookup`: the addresses checked are the ones connected to,
- * so a name that resolved to a public address at registration and to a private one now
- * (DNS rebinding) is refused. Sockets skip `lookup` for IP literals; callers check those.
- */
+/** At connect time, as a socket `lookup`, so DNS rebinding is refused (IP literals skip it). */
 export function publicOnlyLookup(
   lookup: LookupFunction,
   policy: AddressPolicy = blockedRangeOf,

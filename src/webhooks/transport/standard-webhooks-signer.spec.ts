@@ -4,10 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import { generateWebhookSecret } from '../endpoints/webhook-endpoints.service';
 import { signatureHeaders, signStandardWebhook, unixSeconds } from './webhook-signer';
 
-/**
- * The test vector published in the API guide (docs/api.md): one delivery body (with its
- * eventId), both signature headers. Receivers check their verification code against it.
- */
+/** The published test vector (docs/api.md): a delivery body and both signature headers. */
 const VECTOR = {
   secret: 'whsec_7kTq2WmZ9xVbN4cR8pLs3HdY6fJu1GeA',
   msgId: '0b7c6f5e-3f1a-4d2b-9c8e-5a4b3c2d1e0f',

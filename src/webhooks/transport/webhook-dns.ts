@@ -4,11 +4,7 @@ import { lookup as dnsLookup } from 'node:dns';
 import type { AllConfig } from '../../platform/config';
 import { boundedLookup, LookupFunction, Resolver, resolverOf } from './dns-lookup';
 
-/**
- * How webhook hosts are resolved, at registration and for every delivery: the system resolver
- * (so /etc/hosts and the platform's DNS apply) with WEBHOOK_DNS_TIMEOUT_MS, one instance so that
- * all its callers share in-flight lookups.
- */
+/** System resolver (/etc/hosts applies), WEBHOOK_DNS_TIMEOUT_MS; one instance shares lookups. */
 @Injectable()
 export class WebhookDns {
   readonly lookup: LookupFunction;

@@ -13,11 +13,8 @@ export function signPayload(secret: string, timestamp: string, body: string): st
 }
 
 /**
- * The Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 over `"<msg id>.<timestamp>.<raw
- * body>"`, keyed with the base64-decoded part of the secret after `whsec_`, as the published
- * libraries decode it. Our secrets are `whsec_` + 32 base62 characters: base62 is a subset of the
- * base64 alphabet and 32 characters are 8 whole base64 quanta, so every secret ever issued decodes
- * (strictly, without padding) to a 24-byte key and verifies with the secret exactly as shown.
+ * Standard Webhooks `v1,` signature, keyed with the base64-decoded secret after `whsec_`. Our
+ * secrets (32 base62 chars) always decode strictly to 24 bytes, so they verify as shown.
  */
 export function signStandardWebhook(
   secret: string,
