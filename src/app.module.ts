@@ -12,6 +12,7 @@ import { createValidationPipe } from './common/http/validation.pipe';
 import { CONFIG_LOADERS } from './platform/config';
 import type { ProcessRole } from './platform/config/app.config';
 import { DatabaseModule } from './platform/database/database.module';
+import { seedReferenceData } from './reference/reference-seed';
 import { ImagesModule } from './images/images.module';
 import { ListingsModule } from './listings/listings.module';
 import { EventsFeedModule } from './events/events-feed.module';
@@ -39,7 +40,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
       cache: true,
     }),
     LoggingModule,
-    DatabaseModule,
+    DatabaseModule.forRoot(seedReferenceData),
     RedisModule,
     EventsModule,
     MetricsModule,

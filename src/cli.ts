@@ -13,6 +13,7 @@ import { CreateKeyDto } from './admin/dto/create-key.dto';
 import { flattenValidationErrors } from './common/http/validation.pipe';
 import { CONFIG_LOADERS } from './platform/config';
 import { DatabaseModule } from './platform/database/database.module';
+import { seedReferenceData } from './reference/reference-seed';
 
 const USAGE = `Usage: npm run cli -- <command>
   account:create --name "Bilhallen AB" [--approve]   prints the account id
@@ -24,7 +25,7 @@ const USAGE = `Usage: npm run cli -- <command>
 @Module({
   imports: [
     ConfigModule.forRoot({ isGlobal: true, load: CONFIG_LOADERS, ignoreEnvFile: true }),
-    DatabaseModule,
+    DatabaseModule.forRoot(seedReferenceData),
     AccountsModule,
   ],
 })

@@ -8,12 +8,13 @@ import { WebhookEndpoint } from './endpoints/webhook-endpoint.entity';
 import { WebhookEndpointStore } from './endpoints/webhook-endpoint.store';
 import { WebhookEndpointsService } from './endpoints/webhook-endpoints.service';
 import { WebhookSender } from './transport/webhook-sender';
-import { WebhooksController } from './endpoints/webhook-endpoints.controller';
+import { WebhookDeliveriesController } from './deliveries/webhook-deliveries.controller';
+import { WebhookEndpointsController } from './endpoints/webhook-endpoints.controller';
 
 /** The endpoints API and its stores; no queue: the test delivery is sent directly. */
 @Module({
   imports: [TypeOrmModule.forFeature([WebhookEndpoint, WebhookDelivery])],
-  controllers: [WebhooksController],
+  controllers: [WebhookEndpointsController, WebhookDeliveriesController],
   providers: [
     WebhookEndpointsService,
     WebhookEndpointStore,

@@ -15,7 +15,10 @@ const REWRITES = [
 class EsmInteropTransformer extends TsJestTransformer {
   rewrite(source, path) {
     if (!path.includes('/node_modules/') || !source.includes('import.meta')) return source;
-    return REWRITES.reduce((text, [pattern, replacement]) => text.replace(pattern, replacement), source);
+    return REWRITES.reduce(
+      (text, [pattern, replacement]) => text.replace(pattern, replacement),
+      source,
+    );
   }
   process(source, path, options) {
     return super.process(this.rewrite(source, path), path, options);

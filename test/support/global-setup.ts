@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../../src/platform/database/data-source-options';
 import { prepareDatabase } from '../../src/platform/database/prepare-database';
+import { seedReferenceData } from '../../src/reference/reference-seed';
 import { databaseUrl, templateName, withAdminClient } from './test-database';
 
 /**
@@ -24,7 +25,7 @@ export default async function globalSetup(): Promise<void> {
     }),
   ).initialize();
   try {
-    await prepareDatabase(dataSource);
+    await prepareDatabase(dataSource, seedReferenceData);
   } finally {
     await dataSource.destroy();
   }

@@ -1,13 +1,11 @@
 import type { DataSourceOptions } from 'typeorm';
 import { DatabaseConfig, sessionTimeouts } from '../config/database.config';
-import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 
 export function dataSourceOptions(config: DatabaseConfig): DataSourceOptions {
   return {
     type: 'postgres',
     url: config.url,
-    entities: ENTITIES,
     migrations: MIGRATIONS,
     migrationsTransactionMode: 'each',
     synchronize: false,

@@ -1,11 +1,13 @@
-import { DataSource, MigrationExecutor } from 'typeorm';
-import { seedReferenceData } from '../../reference/reference-seed';
+import { DataSource, EntityManager, MigrationExecutor } from 'typeorm';
+
+/** Data that the service refreshes on every start, after the migrations (reference data). */
+export type DatabaseSeed = (em: EntityManager) => Promise<void>;
 
 /** Any constant works; it only has to be the same in every instance of this service. */
 const MIGRATION_LOCK_KEY = 0x4c_53_56_43;
 
 /** Under an advisory lock, with no statement time-out: a long migration must not be cut off. */
-export async function prepareDatabase(dataSource: DataSource): Promise<void> {
+export async function prepareDatabase(dataSource: DataSource, seed: DatabaseSeed): Promise<void> {
   const lock = dataSource.createQueryRunner();
   await lock.connect();
   try {
@@ -15,7 +17,7 @@ export async function prepareDatabase(dataSource: DataSource): Promise<void> {
     migrations.transaction = 'each';
     await migrations.executePendingMigrations();
     await lock.query('RESET statement_timeout');
-    await dataSource.transaction((em) => seedReferenceData(em));
+    await dataSource.transaction(seed);
   } finally {
     await lock.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
     await lock.release();

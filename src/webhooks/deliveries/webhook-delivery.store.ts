@@ -1,11 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
-import type { ListDeliveriesQueryDto } from './dto/list-deliveries.query.dto';
 import { DeliveryStatus, WebhookDelivery } from './webhook-delivery.entity';
 import { EndpointSecrets, liveSecrets } from '../endpoints/webhook-secrets';
 import type { OutgoingDelivery } from '../transport/webhook-request';
 import type { AttemptResult } from '../transport/webhook-sender';
+
+/** Which deliveries of an endpoint a history page holds. */
+export interface DeliveryFilter {
+  page: number;
+  limit: number;
+  status?: DeliveryStatus;
+  event?: string;
+}
 
 /** A delivery still owed, with the attempts it has already had. */
 export interface PendingDelivery {
@@ -81,8 +88,8 @@ export class WebhookDeliveryStore {
   ) {}
 
   /** An endpoint's deliveries, newest first, optionally of one status or event. */
-  page(endpointId: string, query: ListDeliveriesQueryDto): Promise<[WebhookDelivery[], number]> {
-    const { page, limit, status, event } = query;
+  page(endpointId: string, filter: DeliveryFilter): Promise<[WebhookDelivery[], number]> {
+    const { page, limit, status, event } = filter;
     return this.deliveries.findAndCount({
       where: { endpointId, ...(status && { status }), ...(event && { event }) },
       order: { createdAt: 'DESC', id: 'DESC' },

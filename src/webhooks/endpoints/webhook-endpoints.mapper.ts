@@ -1,11 +1,7 @@
 import type {
   CreatedWebhookEndpointResponse,
-  WebhookDeliveryDetailResponse,
-  WebhookDeliveryResponse,
   WebhookEndpointResponse,
 } from './dto/webhook-endpoint.response';
-import type { DeliveryAttempt } from '../deliveries/webhook-delivery.store';
-import type { WebhookDelivery } from '../deliveries/webhook-delivery.entity';
 import type { WebhookEndpoint } from './webhook-endpoint.entity';
 
 /** Never includes the secret: only toCreatedEndpoint does, for the one answer that shows it. */
@@ -28,36 +24,4 @@ export function toCreatedEndpointResponse(
   endpoint: WebhookEndpoint,
 ): CreatedWebhookEndpointResponse {
   return { ...toEndpointResponse(endpoint), secret: endpoint.secret };
-}
-
-export function toDeliveryResponse(delivery: WebhookDelivery): WebhookDeliveryResponse {
-  return {
-    deliveryId: delivery.id,
-    endpointId: delivery.endpointId,
-    event: delivery.event,
-    eventId: delivery.eventId,
-    status: delivery.status,
-    attempts: delivery.attempts,
-    lastAttemptAt: delivery.lastAttemptAt?.toISOString() ?? null,
-    nextAttemptAt: delivery.nextAttemptAt?.toISOString() ?? null,
-    lastResponseStatus: delivery.lastResponseStatus,
-    lastError: delivery.lastError,
-    createdAt: delivery.createdAt.toISOString(),
-  };
-}
-
-export function toDeliveryDetailResponse(
-  delivery: WebhookDelivery,
-  attempts: DeliveryAttempt[],
-): WebhookDeliveryDetailResponse {
-  return {
-    ...toDeliveryResponse(delivery),
-    attemptLog: attempts.map((a) => ({
-      attemptedAt: a.attemptedAt.toISOString(),
-      responseStatus: a.responseStatus,
-      error: a.error,
-      durationMs: a.durationMs,
-      manual: a.manual,
-    })),
-  };
 }
