@@ -17,6 +17,7 @@ import { ImagesModule } from './images/images.module';
 import { ListingsModule } from './listings/listings.module';
 import { EventsFeedModule } from './events/events-feed.module';
 import { EventsModule } from './events/events.module';
+import { EventsWorkerModule } from './events/events-worker.module';
 import { HealthModule } from './health/health.module';
 import { LoggingModule } from './platform/logging/logging.module';
 import { MetricsModule } from './platform/metrics/metrics.module';
@@ -76,7 +77,7 @@ export class AppModule {
               QueueDashboardModule,
             ]
           : []),
-        ...(worker ? [SchedulerModule, WebhooksWorkerModule] : []),
+        ...(worker ? [SchedulerModule, EventsWorkerModule, WebhooksWorkerModule] : []),
       ],
       providers: http
         ? [

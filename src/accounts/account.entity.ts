@@ -5,9 +5,7 @@ import {
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
-
-export const ACCOUNT_STATUSES = ['PENDING', 'APPROVED', 'SUSPENDED'] as const;
-export type AccountStatus = (typeof ACCOUNT_STATUSES)[number];
+import type { AccountStatus } from '../auth/principal';
 
 @Entity({ name: 'accounts' })
 export class Account {

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { KeyAuthenticator } from '../auth/key-authenticator';
 import { Account } from './account.entity';
 import { AccountsService } from './accounts.service';
 import { ApiKey } from './api-key.entity';
@@ -10,7 +11,12 @@ import { MeService } from './me.service';
 @Module({
   imports: [TypeOrmModule.forFeature([Account, ApiKey])],
   controllers: [MeController],
-  providers: [AccountsService, ApiKeysService, MeService],
-  exports: [AccountsService, ApiKeysService],
+  providers: [
+    AccountsService,
+    ApiKeysService,
+    MeService,
+    { provide: KeyAuthenticator, useExisting: ApiKeysService },
+  ],
+  exports: [AccountsService, ApiKeysService, KeyAuthenticator],
 })
 export class AccountsModule {}

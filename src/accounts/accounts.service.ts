@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { NotFoundError } from '../common/errors/domain-error';
-import { Account, AccountStatus } from './account.entity';
+import type { AccountStatus } from '../auth/principal';
+import { Account } from './account.entity';
 import { ApiKeysService } from './api-keys.service';
 
 @Injectable()

@@ -1,5 +1,5 @@
 import { createHash, randomInt } from 'node:crypto';
-import type { ApiKeyKind } from './api-key.entity';
+import type { ApiKeyKind } from '../auth/principal';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 export const API_KEY_PATTERN = /^svc_(live|test)_[0-9A-Za-z]{32}$/;

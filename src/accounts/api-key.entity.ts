@@ -6,18 +6,8 @@ import {
   ManyToOne,
   PrimaryGeneratedColumn,
 } from 'typeorm';
+import type { ApiKeyKind, Scope } from '../auth/principal';
 import { Account } from './account.entity';
-
-export const API_KEY_KINDS = ['live', 'test'] as const;
-export type ApiKeyKind = (typeof API_KEY_KINDS)[number];
-
-export const SCOPES = [
-  'listings:read',
-  'listings:write',
-  'webhooks:manage',
-  'account:read',
-] as const;
-export type Scope = (typeof SCOPES)[number];
 
 @Entity({ name: 'api_keys' })
 export class ApiKey {

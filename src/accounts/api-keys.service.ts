@@ -2,11 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, IsNull, Repository } from 'typeorm';
+import type { KeyAuthenticator } from '../auth/key-authenticator';
 import type { Principal } from '../auth/principal';
 import type { AllConfig } from '../platform/config';
 import { NotFoundError } from '../common/errors/domain-error';
 import { Account } from './account.entity';
-import { ApiKey, ApiKeyKind, Scope, SCOPES } from './api-key.entity';
+import { ApiKeyKind, Scope, SCOPES } from '../auth/principal';
+import { ApiKey } from './api-key.entity';
 import { API_KEY_PATTERN, displayPrefix, generateApiKey, hashApiKey } from './api-key-secret';
 
 /**
@@ -28,7 +30,7 @@ export interface CreateKeyInput {
 }
 
 @Injectable()
-export class ApiKeysService {
+export class ApiKeysService implements KeyAuthenticator {
   private readonly cache = new Map<string, CacheEntry>();
   private readonly cacheTtlMs: number;
 

@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { Scope } from '../accounts/api-key.entity';
+import type { Scope } from './principal';
 import { ForbiddenError, UnauthorizedError } from '../common/errors/domain-error';
 import {
   AuthenticatedRequest,

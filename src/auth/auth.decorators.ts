@@ -1,6 +1,6 @@
 import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
 import type { Request } from 'express';
-import type { Scope } from '../accounts/api-key.entity';
+import type { Scope } from './principal';
 import type { Principal } from './principal';
 
 export const IS_PUBLIC = 'auth:public';

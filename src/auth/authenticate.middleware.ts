@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { NextFunction, Response } from 'express';
-import { ApiKeysService } from '../accounts/api-keys.service';
 import type { AllConfig } from '../platform/config';
 import { AuthFailureLimiter } from './auth-failure.limiter';
 import { NotFoundError, UnauthorizedError } from '../common/errors/domain-error';
 import { isAdminToken } from './admin-token';
+import { KeyAuthenticator } from './key-authenticator';
 import type { AuthenticatedRequest } from './auth.decorators';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -18,7 +18,7 @@ export class AuthenticateMiddleware {
   private readonly adminToken: string | undefined;
 
   constructor(
-    private readonly apiKeys: ApiKeysService,
+    private readonly keys: KeyAuthenticator,
     private readonly authFailures: AuthFailureLimiter,
     config: ConfigService<AllConfig, true>,
   ) {
@@ -32,7 +32,7 @@ export class AuthenticateMiddleware {
 
   private async apiKey(req: AuthenticatedRequest): Promise<void> {
     const token = BEARER.exec(req.headers.authorization ?? '')?.[1];
-    const principal = token ? await this.apiKeys.authenticate(token) : null;
+    const principal = token ? await this.keys.authenticate(token) : null;
     if (principal) {
       req.principal = principal;
       return;

@@ -1,5 +1,16 @@
-import type { ApiKeyKind, Scope } from '../accounts/api-key.entity';
-import type { AccountStatus } from '../accounts/account.entity';
+export const ACCOUNT_STATUSES = ['PENDING', 'APPROVED', 'SUSPENDED'] as const;
+export type AccountStatus = (typeof ACCOUNT_STATUSES)[number];
+
+export const API_KEY_KINDS = ['live', 'test'] as const;
+export type ApiKeyKind = (typeof API_KEY_KINDS)[number];
+
+export const SCOPES = [
+  'listings:read',
+  'listings:write',
+  'webhooks:manage',
+  'account:read',
+] as const;
+export type Scope = (typeof SCOPES)[number];
 
 /** Who is calling: resolved from the API key by the guard, read by controllers. */
 export interface Principal {

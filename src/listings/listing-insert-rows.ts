@@ -1,5 +1,15 @@
-import type { ListingRow } from './listing-row';
-import type { NewListing } from './listings.store';
+import type { OwnerScope } from '../auth/scope';
+import type { ListingStatus } from './listing.constants';
+import type { ListingContent, ListingRow } from './listing-row';
+
+/** A listing to insert: its content, owner, state and gallery. */
+export interface NewListing extends ListingContent {
+  scope: OwnerScope;
+  status: ListingStatus;
+  publishedAt: Date | null;
+  expiresAt: Date | null;
+  images: { url: string }[];
+}
 
 /** A new listing with the id it is inserted under (made before the insert, not by RETURNING). */
 export type IdentifiedListing = NewListing & { id: string };

@@ -30,7 +30,8 @@ import { contentOf, ListingContent, ListingRow } from './listing-row';
 import { EDITABLE_STATUSES, REQUIRED_LISTING_FIELDS } from './listing.constants';
 import { toListingResponse } from './listing.mapper';
 import { ExternalIdTakenError } from './listings.errors';
-import { ListingsStore, NewListing } from './listings.store';
+import type { NewListing } from './listing-insert-rows';
+import { ListingsStore } from './listings.store';
 import { ListingValidator } from './listing-validator';
 
 const EXTERNAL_ID_CONSTRAINT = 'listings_external_id_uq';

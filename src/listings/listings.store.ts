@@ -6,7 +6,7 @@ import { RawJson } from '../common/http/raw-json';
 import { PreparedReads } from '../platform/database/prepared-reads';
 import { OutboxWake } from '../events/outbox-wake';
 import { LISTING_STATUSES, ListingSort, ListingStatus } from './listing.constants';
-import { insertCreatedQuery, inInputOrder } from './listing-insert-rows';
+import { insertCreatedQuery, inInputOrder, NewListing } from './listing-insert-rows';
 import { CONTENT_COLUMNS, ListingContent, ListingRow } from './listing-row';
 import { listingTotalSql } from './listing-total.sql';
 
@@ -59,14 +59,6 @@ const ORDER_BY: Record<ListingSort | 'updated', string> = {
   price_desc: 'l.price DESC, l.id DESC',
   updated: 'l.updated_at ASC, l.id ASC',
 };
-
-export interface NewListing extends ListingContent {
-  scope: OwnerScope;
-  status: ListingStatus;
-  publishedAt: Date | null;
-  expiresAt: Date | null;
-  images: { url: string }[];
-}
 
 /** A listing after a state change, with the state it left. */
 export type TransitionedRow = ListingRow & { previous_status: ListingStatus };

@@ -6,8 +6,8 @@ import { ConfigService } from '@nestjs/config';
 import type { AllConfig } from '../platform/config';
 import { AuthFailureLimiter } from '../auth/auth-failure.limiter';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
-import { QueuesModule } from '../platform/queues/queues.module';
 import { DELIVERY_QUEUE, FANOUT_QUEUE } from '../webhooks/dispatch/webhook-queues';
+import { WebhookQueuesModule } from '../webhooks/dispatch/webhook-queues.module';
 import { dashboardAuth } from './dashboard-auth.middleware';
 
 /** Outside the versioned API (configure-app leaves it out of the /v1 prefix): a page, not an API. */
@@ -16,7 +16,7 @@ export const QUEUE_DASHBOARD_ROUTE = 'admin/queues';
 /** Read-only: retrying or removing jobs would bypass the delivery records kept in step with it. */
 @Module({
   imports: [
-    QueuesModule,
+    WebhookQueuesModule,
     BullBoardModule.forRootAsync({
       imports: [RateLimitModule],
       inject: [ConfigService, AuthFailureLimiter],

@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs
 import { DataSource } from 'typeorm';
 import { ApiKeysService } from '../accounts/api-keys.service';
 import { PollingLoop } from '../platform/scheduling/polling-loop';
-import { UsageBatch, UsageTally } from './usage-tally';
+import { UsageTally } from './usage-tally';
 import { UsageStore } from './usage.store';
 
 /** Keeps /me/usage and lastUsedAt within the promised 5 s, with room for the write itself. */

@@ -1,9 +1,7 @@
 import { InjectQueue } from '@nestjs/bull';
 import { BeforeApplicationShutdown, Module } from '@nestjs/common';
 import type { Queue } from 'bull';
-import { FeedPositioner } from '../events/feed-positioner';
 import { OutboxRelay } from './dispatch/outbox-relay';
-import { QueuesModule } from '../platform/queues/queues.module';
 import { RedeliveryRelay } from './dispatch/redelivery-relay';
 import { WebhookAttemptRunner } from './dispatch/webhook-attempt-runner';
 import { WebhookAttemptsService } from './dispatch/webhook-attempts.service';
@@ -12,16 +10,16 @@ import { WebhookDeliverySweeper } from './dispatch/webhook-delivery.sweeper';
 import { WebhookFanoutProcessor } from './dispatch/webhook-fanout.processor';
 import { WebhookFanoutService } from './dispatch/webhook-fanout.service';
 import { DELIVERY_QUEUE, FANOUT_QUEUE, settleWorkerNaming } from './dispatch/webhook-queues';
+import { WebhookQueuesModule } from './dispatch/webhook-queues.module';
 import { WebhooksModule } from './webhooks.module';
 
 /** On shutdown the relay stops first, then each queue closes after its running jobs. */
 @Module({
-  imports: [WebhooksModule, QueuesModule],
+  imports: [WebhooksModule, WebhookQueuesModule],
   providers: [
     WebhookAttemptsService,
     WebhookAttemptRunner,
     WebhookFanoutService,
-    FeedPositioner,
     OutboxRelay,
     WebhookFanoutProcessor,
     WebhookDeliveryProcessor,

@@ -1,5 +1,4 @@
-import type { AccountStatus } from '../account.entity';
-import type { ApiKeyKind, Scope } from '../api-key.entity';
+import type { AccountStatus, ApiKeyKind, Scope } from '../../auth/principal';
 
 export class AccountSummary {
   id: string;

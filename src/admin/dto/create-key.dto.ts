@@ -1,5 +1,5 @@
 import { ArrayMinSize, IsArray, IsIn, IsOptional, IsString, Length } from 'class-validator';
-import { API_KEY_KINDS, ApiKeyKind, Scope, SCOPES } from '../../accounts/api-key.entity';
+import { API_KEY_KINDS, ApiKeyKind, Scope, SCOPES } from '../../auth/principal';
 import { IsPlainText } from '../../common/http/plain-text.validator';
 
 export class CreateKeyDto {

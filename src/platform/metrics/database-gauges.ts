@@ -4,17 +4,15 @@ import { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { poolUsage, PoolUsage } from '../database/pool-usage';
 import { PreparedReads } from '../database/prepared-reads';
-import { OutboxStore } from '../../events/outbox.store';
 import { Metrics } from './metrics';
 
-/** Read at scrape time: both connection pools and the outbox backlog (on the pending index). */
+/** Read at scrape time: both connection pools (TypeORM writes, prepared reads). */
 @Injectable()
 export class DatabaseGauges implements OnModuleInit {
   constructor(
     private readonly metrics: Metrics,
     private readonly dataSource: DataSource,
     private readonly reads: PreparedReads,
-    private readonly outbox: OutboxStore,
   ) {}
 
   onModuleInit(): void {
@@ -36,31 +34,6 @@ export class DatabaseGauges implements OnModuleInit {
       ['pool'],
       function () {
         for (const [pool, usage] of pools()) this.set({ pool }, usage.waiting);
-      },
-    );
-    // One query, both gauges; with the database away the scrape answers, these keep their value.
-    let backlog: Promise<{ count: number; oldestAgeSeconds: number } | undefined> | undefined;
-    const readBacklog = () =>
-      (backlog ??= this.outbox
-        .backlog()
-        .catch(() => undefined)
-        .finally(() => (backlog = undefined)));
-    this.metrics.scrapedGauge(
-      'outbox_backlog_events',
-      'Events committed but not yet relayed to the queue',
-      [],
-      async function () {
-        const read = await readBacklog();
-        if (read) this.set(read.count);
-      },
-    );
-    this.metrics.scrapedGauge(
-      'outbox_lag_seconds',
-      'Age of the oldest event not yet relayed (0 when none)',
-      [],
-      async function () {
-        const read = await readBacklog();
-        if (read) this.set(read.oldestAgeSeconds);
       },
     );
   }
