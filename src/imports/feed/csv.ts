@@ -1,0 +1,260 @@
+import { parse } from 'csv-parse';
+import { FeedError } from './feed-error';
+import type { AttributeTypeOf, FeedLimits, FeedLine } from './feed.types';
+
+export interface CsvOptions {
+  limits: FeedLimits;
+  attributeType: AttributeTypeOf;
+}
+
+/** The listing fields a CSV column may name, besides `attributes.<key>` (see CreateListingDto). */
+export const CSV_FIELDS: readonly string[] = [
+  'externalId',
+  'title',
+  'description',
+  'price',
+  'condition',
+  'categorySlug',
+  'locationLan',
+  'locationKommun',
+  'phone',
+  'images',
+];
+
+const ATTRIBUTE_PREFIX = 'attributes.';
+const ATTRIBUTE_KEY = /^[A-Za-z][A-Za-z0-9]*$/;
+const IMAGE_SEPARATOR = '|';
+const PLAIN_INTEGER = /^-?[0-9]+$/;
+const LINE_BREAK = /\r\n|\r|\n/g;
+const DELIMITERS = new Set([0x2c, 0x3b, 0x09]); // , ; tab
+const QUOTE = 0x22;
+const LF = 0x0a;
+const CR = 0x0d;
+
+/**
+ * RFC 4180 CSV through csv-parse, chunk by chunk. The header names the columns; the delimiter is
+ * the first `,`, `;` or tab outside quotes in the header line.
+ */
+export async function* csvLines(
+  bytes: AsyncIterable<Buffer>,
+  { limits, attributeType }: CsvOptions,
+): AsyncGenerator<FeedLine> {
+  const input = bytes[Symbol.asyncIterator]();
+  const head: Buffer[] = [];
+  const finder = new DelimiterFinder(limits.maxLineBytes);
+  let delimiter: string | undefined;
+  while (delimiter === undefined) {
+    const next = await input.next();
+    if (next.done) break;
+    head.push(next.value);
+    delimiter = finder.scan(next.value);
+  }
+
+  const records: string[][] = [];
+  let failure: unknown;
+  const parser = parse({
+    delimiter: delimiter ?? ',',
+    relax_column_count: true, // a row of the wrong width is that row's error, not the file's
+    skip_empty_lines: false, // blank lines come through so that line numbers count them
+    max_record_size: limits.maxLineBytes,
+    on_record: (record: string[]) => {
+      records.push(record);
+      return null; // taken here, so nothing waits in the stream's buffer
+    },
+  });
+  parser.on('error', (err) => (failure ??= err));
+  parser.resume();
+  const rows = new RowReader(limits, attributeType);
+
+  // Records parsed before a failure are read first, so chunk boundaries never change the result.
+  function* drain(): Generator<FeedLine> {
+    for (const record of records.splice(0)) {
+      const line = rows.read(record);
+      if (line) yield line;
+    }
+    if (failure !== undefined) throw rows.malformed(failure);
+  }
+
+  try {
+    for (const chunk of head) {
+      await send(parser, chunk);
+      yield* drain();
+    }
+    for (let next = await input.next(); !next.done; next = await input.next()) {
+      await send(parser, next.value);
+      yield* drain();
+    }
+    await send(parser, undefined);
+    yield* drain();
+  } finally {
+    parser.destroy();
+    await input.return?.();
+  }
+}
+
+/** Writes a chunk (or ends the input) and waits until the parser has taken it or failed. */
+function send(parser: ReturnType<typeof parse>, chunk: Buffer | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      parser.removeListener('error', done);
+      resolve();
+    };
+    parser.once('error', done);
+    if (chunk === undefined) parser.end(done);
+    else parser.write(chunk, done);
+  });
+}
+
+class DelimiterFinder {
+  private inQuotes = false;
+  private started = false;
+  private seen = 0;
+
+  constructor(private readonly maxLineBytes: number) {}
+
+  /** The delimiter; `,` when the header line ends without one; undefined to read on. */
+  scan(chunk: Buffer): string | undefined {
+    for (const byte of chunk) {
+      if (!this.started) {
+        if (byte === LF || byte === CR) continue; // blank lines before the header
+        this.started = true;
+      }
+      if (++this.seen > this.maxLineBytes)
+        throw new FeedError(
+          'line_too_long',
+          `the header line is longer than ${this.maxLineBytes} bytes`,
+        );
+      if (byte === QUOTE) this.inQuotes = !this.inQuotes;
+      else if (!this.inQuotes && DELIMITERS.has(byte)) return String.fromCharCode(byte);
+      else if (!this.inQuotes && (byte === LF || byte === CR)) return ',';
+    }
+    return undefined;
+  }
+}
+
+type Column = (body: Record<string, unknown>, value: string) => void;
+
+class RowReader {
+  private nextLine = 1;
+  private dataLines = 0;
+  private columns: Column[] | undefined;
+
+  constructor(
+    private readonly limits: FeedLimits,
+    private readonly attributeType: AttributeTypeOf,
+  ) {}
+
+  read(record: string[]): FeedLine | undefined {
+    const line = this.nextLine;
+    this.nextLine += 1 + lineBreaks(record);
+    if (record.length === 1 && record[0].trim() === '') return undefined;
+    if (record.reduce((n, cell) => n + Buffer.byteLength(cell), 0) > this.limits.maxLineBytes)
+      throw tooLong(line, this.limits.maxLineBytes);
+    if (this.columns === undefined) {
+      this.columns = columnsOf(record, this.attributeType, line);
+      return undefined;
+    }
+    if (++this.dataLines > this.limits.maxLines)
+      throw new FeedError(
+        'too_many_lines',
+        `line ${line}: the file has more than ${this.limits.maxLines} lines`,
+        line,
+      );
+    if (record.length !== this.columns.length)
+      return {
+        line,
+        error: `line ${line}: ${record.length} cells where the header has ${this.columns.length} columns`,
+      };
+    const body: Record<string, unknown> = {};
+    record.forEach((cell, i) => {
+      if (cell !== '') this.columns![i](body, cell);
+    });
+    return { line, body };
+  }
+
+  /** csv-parse stopped in the record after the last one read */
+  malformed(err: unknown): FeedError {
+    const line = this.nextLine;
+    const code = (err as { code?: unknown }).code;
+    if (code === 'CSV_MAX_RECORD_SIZE') return tooLong(line, this.limits.maxLineBytes);
+    const detail = QUOTING_ERRORS[String(code)] ?? (err instanceof Error ? err.message : err);
+    return new FeedError('malformed_csv', `line ${line}: malformed CSV: ${detail}`, line);
+  }
+}
+
+const QUOTING_ERRORS: Record<string, string> = {
+  CSV_QUOTE_NOT_CLOSED: 'a quoted cell is never closed',
+  INVALID_OPENING_QUOTE: 'a quote inside an unquoted cell (quote the cell, double the quote)',
+  CSV_INVALID_CLOSING_QUOTE: 'text after the closing quote of a cell',
+};
+
+function tooLong(line: number, maxLineBytes: number): FeedError {
+  return new FeedError('line_too_long', `line ${line}: longer than ${maxLineBytes} bytes`, line);
+}
+
+function lineBreaks(record: string[]): number {
+  let breaks = 0;
+  for (const cell of record)
+    if (cell.includes('\n') || cell.includes('\r')) breaks += cell.match(LINE_BREAK)!.length;
+  return breaks;
+}
+
+function columnsOf(header: string[], attributeType: AttributeTypeOf, line: number): Column[] {
+  const seen = new Set<string>();
+  return header.map((raw) => {
+    const name = raw.trim();
+    if (seen.has(name))
+      throw new FeedError(
+        'duplicate_column',
+        `line ${line}: the column ${name} is named twice`,
+        line,
+      );
+    seen.add(name);
+    const column = columnFor(name, attributeType);
+    if (column === undefined)
+      throw new FeedError(
+        'unknown_column',
+        `line ${line}: unknown column "${name}": a column is a listing field (${CSV_FIELDS.join(', ')}) or attributes.<key>`,
+        line,
+      );
+    return column;
+  });
+}
+
+function columnFor(name: string, attributeType: AttributeTypeOf): Column | undefined {
+  if (name === 'price') return (body, value) => (body.price = integerOrText(value));
+  if (name === 'images')
+    return (body, value) =>
+      (body.images = value
+        .split(IMAGE_SEPARATOR)
+        .map((url) => url.trim())
+        .filter((url) => url !== '')
+        .map((url) => ({ url })));
+  if (CSV_FIELDS.includes(name)) return (body, value) => (body[name] = value);
+  if (!name.startsWith(ATTRIBUTE_PREFIX)) return undefined;
+  const key = name.slice(ATTRIBUTE_PREFIX.length);
+  if (!ATTRIBUTE_KEY.test(key)) return undefined;
+  const convert = converters[attributeType(key) ?? 'unknown'];
+  if (convert === undefined) return undefined;
+  return (body, value) => {
+    const attributes = (body.attributes ??= {}) as Record<string, unknown>;
+    attributes[key] = convert(value);
+  };
+}
+
+/** A cell the type cannot read stays text, so the listing's validation names the field. */
+const converters: Record<string, ((value: string) => unknown) | undefined> = {
+  string: (value) => value,
+  enum: (value) => value,
+  integer: integerOrText,
+  boolean: (value) => {
+    const lower = value.toLowerCase();
+    return lower === 'true' ? true : lower === 'false' ? false : value;
+  },
+};
+
+function integerOrText(value: string): number | string {
+  if (!PLAIN_INTEGER.test(value)) return value;
+  const number = Number(value);
+  return Number.isSafeInteger(number) ? number : value;
+}

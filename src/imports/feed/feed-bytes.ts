@@ -1,0 +1,64 @@
+import { Readable, pipeline } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import { FeedError } from './feed-error';
+
+export type FeedChunk = Buffer | Uint8Array | string;
+
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+/**
+ * The feed's bytes as the parsers read them: counted as sent (so compressed when gzip),
+ * gunzipped, without a leading UTF-8 BOM.
+ */
+export function feedBytes(
+  source: AsyncIterable<FeedChunk>,
+  gzip: boolean,
+  maxBytes: number,
+): AsyncGenerator<Buffer> {
+  const sent = countBytes(source, maxBytes);
+  return stripBom(gzip ? gunzip(sent) : sent);
+}
+
+async function* countBytes(source: AsyncIterable<FeedChunk>, maxBytes: number) {
+  let total = 0;
+  for await (const chunk of source) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk);
+    total += bytes.length;
+    if (total > maxBytes)
+      throw new FeedError('too_large', `the file is larger than ${maxBytes} bytes`);
+    if (bytes.length > 0) yield bytes;
+  }
+}
+
+async function* gunzip(input: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  // pipeline destroys every stream with the first error, so the loop below rethrows it
+  const inflated = pipeline(Readable.from(input), createGunzip(), () => undefined);
+  try {
+    for await (const chunk of inflated) yield chunk as Buffer;
+  } catch (err) {
+    if (isZlibError(err))
+      throw new FeedError('bad_gzip', `the file is not valid gzip: ${err.message}`);
+    throw err;
+  }
+}
+
+function isZlibError(err: unknown): err is Error {
+  const code = err instanceof Error ? (err as NodeJS.ErrnoException).code : undefined;
+  return typeof code === 'string' && code.startsWith('Z_');
+}
+
+async function* stripBom(input: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  let head: Buffer | undefined = Buffer.alloc(0);
+  for await (const chunk of input) {
+    if (head === undefined) {
+      yield chunk;
+      continue;
+    }
+    head = Buffer.concat([head, chunk]);
+    if (head.length < BOM.length && BOM.subarray(0, head.length).equals(head)) continue;
+    const rest = head.subarray(0, BOM.length).equals(BOM) ? head.subarray(BOM.length) : head;
+    head = undefined;
+    if (rest.length > 0) yield rest;
+  }
+  if (head !== undefined && head.length > 0) yield head; // a file shorter than a BOM
+}

@@ -1,0 +1,28 @@
+import type { AttributeType } from '../../reference/categories.data';
+
+export type FeedFormat = 'ndjson' | 'csv';
+
+export interface FeedLimits {
+  /** the file as sent: compressed bytes when gzip */
+  maxBytes: number;
+  /** data lines; blank lines and the CSV header do not count */
+  maxLines: number;
+  /** one line (NDJSON) or one record (CSV), without its line ending */
+  maxLineBytes: number;
+}
+
+export const DEFAULT_FEED_LIMITS: Readonly<FeedLimits> = {
+  maxBytes: 100 * 1024 * 1024,
+  maxLines: 100_000,
+  maxLineBytes: 256 * 1024,
+};
+
+/** The attribute's type by key, or undefined when no category has that attribute. */
+export type AttributeTypeOf = (key: string) => AttributeType | undefined;
+
+/** Line numbers count physical lines from 1; a CSV record has the number of the line it starts on. */
+export type FeedLine =
+  /** a PUT /listings/by-external-id body with its externalId, as given: the runner validates it */
+  | { line: number; body: Record<string, unknown> }
+  /** a line that cannot be read as a listing (not JSON, not an object): a failed line */
+  | { line: number; error: string };
