@@ -10,21 +10,45 @@ export const EVENT_NAMES = [
   'listing.removed',
   'message.received',
   'listing.favorited',
+  'import.held',
+  'import.finished',
 ] as const;
 export type EventName = (typeof EVENT_NAMES)[number];
 
 /** The kinds of value a payload field holds; `timestamp` is ISO 8601 UTC with milliseconds. */
-type FieldKind = 'uuid' | 'string' | 'string?' | 'boolean' | 'timestamp' | 'string[]';
+type FieldKind = 'uuid' | 'string' | 'string?' | 'boolean' | 'timestamp' | 'string[]' | 'counts';
+
+/** An import's tallies; `lines` is null until the file has been read. */
+export interface ImportCounts {
+  lines: number | null;
+  processed: number;
+  created: number;
+  updated: number;
+  unchanged: number;
+  removed: number;
+  failed: number;
+}
+const COUNT_KEYS = ['lines', 'processed', 'created', 'updated', 'unchanged', 'removed', 'failed'];
 
 type FieldValue<K extends FieldKind> = K extends 'boolean'
   ? boolean
-  : K extends 'string[]'
-    ? string[]
-    : K extends 'string?'
-      ? string | null
-      : string;
+  : K extends 'counts'
+    ? ImportCounts
+    : K extends 'string[]'
+      ? string[]
+      : K extends 'string?'
+        ? string | null
+        : string;
 
 const LISTING_REF = { id: 'uuid', externalId: 'string?', livemode: 'boolean' } as const;
+const IMPORT_REF = {
+  id: 'uuid',
+  livemode: 'boolean',
+  status: 'string',
+  mode: 'string',
+  dryRun: 'boolean',
+  counts: 'counts',
+} as const;
 
 export const EVENT_FIELDS = {
   'listing.created': { ...LISTING_REF, status: 'string', updatedAt: 'timestamp' },
@@ -44,6 +68,8 @@ export const EVENT_FIELDS = {
     preview: 'string?',
   },
   'listing.favorited': { ...LISTING_REF, favoritedAt: 'timestamp', userRef: 'string?' },
+  'import.held': IMPORT_REF,
+  'import.finished': IMPORT_REF,
 } as const satisfies Record<EventName, Record<string, FieldKind>>;
 
 export type EventPayloads = {
@@ -70,6 +96,14 @@ const FIELD_CHECKS: Record<FieldKind, (value: unknown) => boolean> = {
   boolean: (value) => typeof value === 'boolean',
   timestamp: (value) => typeof value === 'string' && TIMESTAMP.test(value),
   'string[]': (value) => Array.isArray(value) && value.every((item) => typeof item === 'string'),
+  counts: (value) =>
+    typeof value === 'object' &&
+    value !== null &&
+    Object.keys(value).length === COUNT_KEYS.length &&
+    COUNT_KEYS.every((key) => {
+      const count = (value as Record<string, unknown>)[key];
+      return Number.isInteger(count) || (key === 'lines' && count === null);
+    }),
 };
 
 /** Missing or unexpected keys and wrongly kinded values of `data`; empty when it matches. */

@@ -71,6 +71,11 @@ export function mergePatch(current: ListingContent, dto: UpdateListingDto): List
  * where they need one, and return API responses (`ListingResponse`); the `…One` ones are the
  * single-listing forms of an `em` method.
  */
+/** What a PUT by externalId did to one listing of a batch. */
+export type UpsertOutcome =
+  | { outcome: 'created' | 'updated' | 'unchanged'; row: ListingRow }
+  | { outcome: 'failed'; error: DomainError };
+
 @Injectable()
 export class ListingsService {
   private readonly validityMs: number;
@@ -301,6 +306,67 @@ export class ListingsService {
       created: false,
       row: await this.applyContent(em, scope, current, next, this.imagesFromDto(dto.images)),
     };
+  }
+
+  /**
+   * PUT by externalId for many listings in the caller's transaction (inventory imports): each
+   * item gets the PUT's validation and semantics, and its outcome. An item that changes nothing
+   * writes nothing and emits nothing; creates go in one statement, as bulk creates do.
+   */
+  async upsertBatch(
+    em: EntityManager,
+    scope: OwnerScope,
+    items: { externalId: string; dto: CreateListingDto }[],
+  ): Promise<UpsertOutcome[]> {
+    const existing = await this.store.findByExternalIdsForUpdate(
+      em,
+      scope,
+      items.map((item) => item.externalId),
+    );
+    const current = new Map(existing.map((row) => [row.external_id, row]));
+    const outcomes: UpsertOutcome[] = new Array(items.length);
+    const creates: number[] = [];
+    for (const [index, { externalId, dto }] of items.entries()) {
+      const row = current.get(externalId);
+      if (row) outcomes[index] = await this.upsertExisting(em, scope, row, { ...dto, externalId });
+      else creates.push(index);
+    }
+    const created = await this.createMany(
+      em,
+      scope,
+      creates.map((index) => ({ ...items[index].dto, externalId: items[index].externalId })),
+    );
+    created.forEach((result, k) => {
+      outcomes[creates[k]] =
+        result instanceof DomainError
+          ? { outcome: 'failed', error: result }
+          : { outcome: 'created', row: result };
+    });
+    return outcomes;
+  }
+
+  /** Every check runs before the first write, so a refusal needs no savepoint. */
+  private async upsertExisting(
+    em: EntityManager,
+    scope: OwnerScope,
+    current: ListingRow,
+    dto: CreateListingDto,
+  ): Promise<UpsertOutcome> {
+    try {
+      this.assertEditable(current, 'update');
+      const next = this.contentFromDto(dto);
+      this.validator.assertValid(next);
+      const images = this.imagesFromDto(dto.images);
+      if (listingChanges(current, next, images).changedFields.length === 0)
+        return { outcome: 'unchanged', row: current };
+      return {
+        outcome: 'updated',
+        row: await this.applyContent(em, scope, current, next, images),
+      };
+    } catch (error) {
+      if (error instanceof DomainError) return { outcome: 'failed', error };
+      throw error;
+    }
   }
 
   /** DELETE /listings/:id. */

@@ -127,6 +127,61 @@ export class ListingsStore {
     );
   }
 
+  /** The listings holding these externalIds (not REMOVED), locked in id order, with their galleries. */
+  async findByExternalIdsForUpdate(
+    em: EntityManager,
+    scope: OwnerScope,
+    externalIds: string[],
+  ): Promise<ListingRow[]> {
+    if (externalIds.length === 0) return [];
+    return em.query(
+      `WITH locked AS (
+         SELECT id FROM listings
+         WHERE account_id = $1 AND livemode = $2 AND external_id = ANY($3) AND status <> 'REMOVED'
+         ORDER BY id FOR UPDATE)
+       SELECT ${SELECT_LISTING} FROM listings l JOIN locked USING (id)`,
+      [scope.accountId, scope.livemode, externalIds],
+    );
+  }
+
+  /**
+   * What a mirror import removes: listings of the scope that existed at `plannedAt`, have an
+   * externalId that is not in `keep`, and are DRAFT, ACTIVE or EXPIRED (never SOLD). Locked, in
+   * id order after `afterId`, so their state cannot change before the caller removes them.
+   */
+  async lockMirrorRemovals(
+    em: EntityManager,
+    scope: OwnerScope,
+    q: { plannedAt: Date; keep: string[]; afterId: string | null; limit: number; lock: boolean },
+  ): Promise<{ id: string; external_id: string }[]> {
+    return em.query(
+      `SELECT id, external_id FROM listings
+       WHERE account_id = $1 AND livemode = $2 AND external_id IS NOT NULL
+         AND status IN ('DRAFT', 'ACTIVE', 'EXPIRED') AND created_at <= $3
+         AND NOT (external_id = ANY($4)) AND ($5::uuid IS NULL OR id > $5)
+       ORDER BY id LIMIT $6 ${q.lock ? 'FOR UPDATE' : ''}`,
+      [scope.accountId, scope.livemode, q.plannedAt, q.keep, q.afterId, q.limit],
+    );
+  }
+
+  /** How many listings a mirror import could remove, and how many it would with `keep` kept. */
+  async countMirrorRemovals(
+    em: EntityManager,
+    scope: OwnerScope,
+    plannedAt: Date,
+    keep: string[],
+  ): Promise<{ removable: number; removals: number }> {
+    const [counts] = await em.query(
+      `SELECT count(*)::int AS removable,
+              (count(*) FILTER (WHERE NOT (external_id = ANY($4))))::int AS removals
+       FROM listings
+       WHERE account_id = $1 AND livemode = $2 AND external_id IS NOT NULL
+         AND status IN ('DRAFT', 'ACTIVE', 'EXPIRED') AND created_at <= $3`,
+      [scope.accountId, scope.livemode, plannedAt, keep],
+    );
+    return counts;
+  }
+
   /** Any account's listing, locked, for the admin API. */
   findAnyForUpdate(em: EntityManager, id: string): Promise<ListingRow | undefined> {
     return this.lockThenRead(em, 'id = $1', [id]);

@@ -1,8 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { RequestHandler, static as serveStatic } from 'express';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { AllConfig } from '../platform/config';
 import { MEDIA_CACHE_MAX_AGE_S, MEDIA_PATH, mediaKey, StorageDriver } from './storage-driver';
 
@@ -27,6 +30,37 @@ export class LocalDiskStorage implements StorageDriver {
 
   async delete(key: string): Promise<void> {
     await rm(join(this.dir, key), { force: true });
+  }
+
+  async putPrivate(key: string, data: Readable): Promise<void> {
+    const path = this.privatePath(key);
+    await mkdir(dirname(path), { recursive: true });
+    const temporary = `${path}.tmp`;
+    try {
+      await pipeline(data, createWriteStream(temporary));
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
+    await rename(temporary, path);
+  }
+
+  async readPrivate(key: string): Promise<Readable> {
+    const stream = createReadStream(this.privatePath(key));
+    // Fail here, not on the first read, when the file is missing.
+    await new Promise<void>((resolve, reject) =>
+      stream.once('open', () => resolve()).once('error', reject),
+    );
+    return stream;
+  }
+
+  async deletePrivate(key: string): Promise<void> {
+    await rm(this.privatePath(key), { force: true });
+  }
+
+  /** A dot directory, which the media handler never serves. */
+  private privatePath(key: string): string {
+    return join(this.dir, '.private', key);
   }
 
   publicUrl(key: string): string {

@@ -6,6 +6,7 @@ import {
   S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
 import { Logger, OnApplicationShutdown } from '@nestjs/common';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Readable } from 'node:stream';
@@ -18,6 +19,8 @@ import { MEDIA_CACHE_MAX_AGE_S, MEDIA_PATH, mediaKey, StorageDriver } from './st
 const CACHE_CONTROL = `public, max-age=${MEDIA_CACHE_MAX_AGE_S}, immutable`;
 /** What the images service generates (uuid.ext); anything else is not ours to look up. */
 const KEY = /^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$/;
+/** Outside the media keys (which hold no slash), so /media never reaches them. */
+const privateKey = (key: string) => `private/${key}`;
 
 /** Image URLs stay {PUBLIC_BASE_URL}/media/<key> whatever the driver, so handed-out URLs work. */
 export class S3Storage implements StorageDriver, OnApplicationShutdown {
@@ -58,6 +61,24 @@ export class S3Storage implements StorageDriver, OnApplicationShutdown {
   async delete(key: string): Promise<void> {
     // S3 answers a missing key as deleted too.
     await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+  }
+
+  async putPrivate(key: string, data: Readable): Promise<void> {
+    await new Upload({
+      client: this.client,
+      params: { Bucket: this.bucket, Key: privateKey(key), Body: data },
+    }).done();
+  }
+
+  async readPrivate(key: string): Promise<Readable> {
+    const object = await this.client.send(
+      new GetObjectCommand({ Bucket: this.bucket, Key: privateKey(key) }),
+    );
+    return object.Body as Readable;
+  }
+
+  async deletePrivate(key: string): Promise<void> {
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: privateKey(key) }));
   }
 
   publicUrl(key: string): string {

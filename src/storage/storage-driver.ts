@@ -1,4 +1,5 @@
 import type { RequestHandler } from 'express';
+import type { Readable } from 'node:stream';
 
 /** Where uploaded images live; the images service sees only this interface. */
 export interface StorageDriver {
@@ -7,6 +8,11 @@ export interface StorageDriver {
   /** Removes `key`; a missing key is not an error. */
   delete(key: string): Promise<void>;
   publicUrl(key: string): string;
+  /** Streams `data` to a file only the service reads (import feeds), never served under /media. */
+  putPrivate(key: string, data: Readable): Promise<void>;
+  readPrivate(key: string): Promise<Readable>;
+  /** A missing key is not an error. */
+  deletePrivate(key: string): Promise<void>;
   /** Answers GET /media/<key>; registered by ImagesModule on MEDIA_ROUTE. */
   mediaHandler(): RequestHandler;
 }

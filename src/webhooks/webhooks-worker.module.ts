@@ -9,7 +9,8 @@ import { WebhookDeliveryProcessor } from './dispatch/webhook-delivery.processor'
 import { WebhookDeliverySweeper } from './dispatch/webhook-delivery.sweeper';
 import { WebhookFanoutProcessor } from './dispatch/webhook-fanout.processor';
 import { WebhookFanoutService } from './dispatch/webhook-fanout.service';
-import { DELIVERY_QUEUE, FANOUT_QUEUE, settleWorkerNaming } from './dispatch/webhook-queues';
+import { settleWorkerNaming } from '../platform/queues/queue-processing';
+import { DELIVERY_QUEUE, FANOUT_QUEUE } from './dispatch/webhook-queues';
 import { WebhookQueuesModule } from './dispatch/webhook-queues.module';
 import { WebhooksModule } from './webhooks.module';
 

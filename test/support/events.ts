@@ -7,6 +7,16 @@ import type { TestApp } from './test-app';
 export function sampleEventData<E extends EventName>(event: E, livemode = true): EventPayloads[E] {
   const now = new Date().toISOString();
   const ref = { id: randomUUID(), externalId: `ext-${randomUUID().slice(0, 8)}`, livemode };
+  const counts = {
+    lines: 3,
+    processed: 3,
+    created: 1,
+    updated: 1,
+    unchanged: 1,
+    removed: 0,
+    failed: 0,
+  };
+  const importRef = { id: ref.id, livemode, mode: 'upsert', dryRun: false, counts };
   const data: { [K in EventName]: EventPayloads[K] } = {
     'listing.created': { ...ref, status: livemode ? 'ACTIVE' : 'DRAFT', updatedAt: now },
     'listing.updated': { ...ref, status: 'ACTIVE', updatedAt: now, changedFields: ['price'] },
@@ -15,6 +25,8 @@ export function sampleEventData<E extends EventName>(event: E, livemode = true):
     'listing.removed': { ...ref, removedAt: now, reason: 'Duplicate' },
     'message.received': { ...ref, messageId: randomUUID(), receivedAt: now, preview: 'Hej!' },
     'listing.favorited': { ...ref, favoritedAt: now, userRef: null },
+    'import.held': { ...importRef, status: 'held' },
+    'import.finished': { ...importRef, status: 'succeeded' },
   };
   return data[event];
 }

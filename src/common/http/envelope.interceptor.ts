@@ -1,4 +1,10 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import {
+  CallHandler,
+  ExecutionContext,
+  Injectable,
+  NestInterceptor,
+  StreamableFile,
+} from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { map, Observable } from 'rxjs';
 import { CursorPage } from '../pagination/cursor-page';
@@ -11,11 +17,13 @@ export class EnvelopeInterceptor implements NestInterceptor {
   intercept(
     context: ExecutionContext,
     next: CallHandler,
-  ): Observable<SuccessEnvelope<unknown> | string> {
+  ): Observable<SuccessEnvelope<unknown> | string | StreamableFile> {
     const http = context.switchToHttp();
     const req = http.getRequest<Request>();
     return next.handle().pipe(
       map((result: unknown) => {
+        // A download (NDJSON results) is sent as it is, without the envelope.
+        if (result instanceof StreamableFile) return result;
         if (!(result instanceof Paginated || result instanceof CursorPage))
           return { success: true, data: result ?? null, meta: metaFor(req) };
         if (!(result.items instanceof RawJson))

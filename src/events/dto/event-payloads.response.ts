@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { EventName } from '../event-types';
 
-/** What every event's `data` carries: the listing it is about. */
+/** What every listing event's `data` carries: the listing it is about. */
 export class ListingRefData {
   /** the listing's id */
   @ApiProperty({ type: String })
@@ -70,6 +70,41 @@ export class ListingFavoritedData extends ListingRefData {
   userRef?: string | null;
 }
 
+/** An import's tallies; `lines` is null until the file has been read. */
+export class ImportCountsData {
+  @ApiProperty({ type: Number, nullable: true })
+  lines: number | null;
+  @ApiProperty({ type: Number })
+  processed: number;
+  @ApiProperty({ type: Number })
+  created: number;
+  @ApiProperty({ type: Number })
+  updated: number;
+  @ApiProperty({ type: Number })
+  unchanged: number;
+  @ApiProperty({ type: Number })
+  removed: number;
+  @ApiProperty({ type: Number })
+  failed: number;
+}
+
+/** `import.held` and `import.finished` */
+export class ImportEventData {
+  /** the import's id */
+  @ApiProperty({ type: String })
+  id: string;
+  @ApiProperty({ type: Boolean })
+  livemode: boolean;
+  @ApiProperty({ type: String })
+  status: string;
+  @ApiProperty({ type: String })
+  mode: string;
+  @ApiProperty({ type: Boolean })
+  dryRun: boolean;
+  @ApiProperty({ type: () => ImportCountsData })
+  counts: ImportCountsData;
+}
+
 /** Every event's `data` schema, by event name (the OpenAPI document lists each). */
 export const EVENT_DATA_SCHEMAS = {
   'listing.created': ListingCreatedData,
@@ -79,7 +114,9 @@ export const EVENT_DATA_SCHEMAS = {
   'listing.removed': ListingRemovedData,
   'message.received': MessageReceivedData,
   'listing.favorited': ListingFavoritedData,
-} as const satisfies Record<EventName, typeof ListingRefData>;
+  'import.held': ImportEventData,
+  'import.finished': ImportEventData,
+} as const satisfies Record<EventName, new () => object>;
 
 /** The JSON body of a webhook delivery. */
 export class WebhookDeliveryPayload {

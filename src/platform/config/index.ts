@@ -1,6 +1,7 @@
 import { AppConfig, appConfig } from './app.config';
 import { DatabaseConfig, databaseConfig } from './database.config';
 import { EventsConfig, eventsConfig } from './events.config';
+import { ImportsConfig, importsConfig } from './imports.config';
 import { ListingsConfig, listingsConfig } from './listings.config';
 import { MetricsConfig, metricsConfig } from './metrics.config';
 import { RateLimitConfig, rateLimitConfig } from './rate-limit.config';
@@ -16,6 +17,7 @@ export interface AllConfig {
   storage: StorageConfig;
   webhooks: WebhooksConfig;
   events: EventsConfig;
+  imports: ImportsConfig;
   rateLimit: RateLimitConfig;
   metrics: MetricsConfig;
 }
@@ -28,6 +30,7 @@ export const CONFIG_LOADERS = [
   storageConfig,
   webhooksConfig,
   eventsConfig,
+  importsConfig,
   rateLimitConfig,
   metricsConfig,
 ];

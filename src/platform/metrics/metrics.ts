@@ -43,6 +43,13 @@ export class Metrics {
     'Webhook endpoints disabled after too many consecutive failures',
   );
 
+  readonly importLines = new Counter({
+    name: 'import_lines_total',
+    help: 'Import results by outcome (created, updated, unchanged, failed, removed)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
   readonly listingsExpired = this.counter(
     'listings_expired_total',
     'Listings moved to EXPIRED by this process',

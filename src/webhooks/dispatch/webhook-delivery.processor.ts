@@ -4,12 +4,8 @@ import { ConfigService } from '@nestjs/config';
 import type { Job, Queue } from 'bull';
 import type { AllConfig } from '../../platform/config';
 import { WebhookAttemptRunner } from './webhook-attempt-runner';
-import {
-  DELIVERY_QUEUE,
-  DeliveryAttemptError,
-  DeliveryJob,
-  startProcessing,
-} from './webhook-queues';
+import { DELIVERY_QUEUE, DeliveryAttemptError, DeliveryJob } from './webhook-queues';
+import { startProcessing } from '../../platform/queues/queue-processing';
 
 /** Failed attempts are recorded, then thrown, so Bull retries with the recorded backoff. */
 @Injectable()

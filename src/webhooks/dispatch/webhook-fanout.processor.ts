@@ -12,8 +12,8 @@ import {
   deliveryJobOptions,
   FANOUT_QUEUE,
   FanoutJob,
-  startProcessing,
 } from './webhook-queues';
+import { startProcessing } from '../../platform/queues/queue-processing';
 
 /**
  * Creates an event's deliveries and makes each new one's first attempt here (a Bull job per

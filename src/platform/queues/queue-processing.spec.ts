@@ -1,6 +1,6 @@
 import Bull, { Queue } from 'bull';
 import Redis, { RedisOptions } from 'ioredis';
-import { settleWorkerNaming, startProcessing } from './webhook-queues';
+import { settleWorkerNaming, startProcessing } from './queue-processing';
 
 describe('a queue processing loop', () => {
   it('ends quietly when the queue closes before Redis was ever reached', async () => {

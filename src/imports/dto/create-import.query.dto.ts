@@ -1,0 +1,28 @@
+import { Transform, Type } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
+import type { ImportMode } from '../imports.store';
+
+/** `true` and `false` only: a query string has no booleans, and a typo must not read as false. */
+const toBoolean = ({ value }: { value: unknown }) =>
+  value === 'true' ? true : value === 'false' ? false : value;
+
+export class CreateImportQueryDto {
+  /** `upsert` applies the lines; `mirror` also removes what the feed no longer lists */
+  @IsIn(['upsert', 'mirror'], { message: 'mode must be upsert or mirror' })
+  @IsOptional()
+  mode: ImportMode = 'upsert';
+
+  /** reads, validates and reports every outcome, and writes nothing */
+  @IsBoolean({ message: 'dryRun must be true or false' })
+  @Transform(toBoolean)
+  @IsOptional()
+  dryRun: boolean = false;
+
+  /** mirror only: the most listings the import may remove before it is held for confirmation */
+  @Max(1_000_000)
+  @Min(0)
+  @IsInt({ message: 'maxRemovals must be a whole number' })
+  @Type(() => Number)
+  @IsOptional()
+  maxRemovals?: number;
+}

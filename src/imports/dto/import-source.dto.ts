@@ -1,0 +1,17 @@
+import { IsDefined, IsIn, IsUrl } from 'class-validator';
+import type { ImportFormat } from '../imports.store';
+
+/** An import of a feed the worker fetches, instead of a file in the body. */
+export class ImportSourceDto {
+  /** http or https; fetched through the same address rules as webhook targets */
+  @IsUrl(
+    { protocols: ['http', 'https'], require_protocol: true, require_tld: false },
+    { message: 'sourceUrl must be an http or https URL' },
+  )
+  @IsDefined({ message: 'sourceUrl is required' })
+  sourceUrl: string;
+
+  @IsIn(['ndjson', 'csv'], { message: 'format must be ndjson or csv' })
+  @IsDefined({ message: 'format is required' })
+  format: ImportFormat;
+}

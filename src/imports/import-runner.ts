@@ -1,0 +1,351 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import type { OwnerScope } from '../auth/scope';
+import { DomainError, ValidationError } from '../common/errors/domain-error';
+import { ErrorCode } from '../common/errors/error-code';
+import { validateDto } from '../common/http/validation.pipe';
+import { OutboxService } from '../events/outbox.service';
+import { CreateListingDto, EXTERNAL_ID_PATTERN } from '../listings/dto/create-listing.dto';
+import { ListingsService, UpsertOutcome } from '../listings/listings.service';
+import { ListingsStore } from '../listings/listings.store';
+import type { AllConfig } from '../platform/config';
+import type { ImportsConfig } from '../platform/config/imports.config';
+import { Metrics } from '../platform/metrics/metrics';
+import { STORAGE_DRIVER, StorageDriver } from '../storage/storage-driver';
+import { ImportFeedSource } from './import-feed-source';
+import { importEvent } from './imports.mapper';
+import { emptyTally, finalStatus, FirstLines, lineError, removalLimit } from './import-plan';
+import {
+  Claim,
+  ImportRow,
+  ImportStatus,
+  ImportsStore,
+  LostClaimError,
+  NewResult,
+  OutcomeTally,
+} from './imports.store';
+import { FeedError } from './feed/feed-error';
+import type { FeedLine } from './feed/feed.types';
+
+/** Claims that ended in an unexpected error before the import is failed instead of resumed. */
+const MAX_ATTEMPTS = 3;
+/** The read pass renews its lease this often (in lines), as chunks do when they commit. */
+const RENEW_EVERY_LINES = 5_000;
+
+class Cancelled extends Error {}
+
+type Admitted = { line: number; externalId: string; dto: CreateListingDto };
+
+/**
+ * Works one import: reads the whole file first (a file that cannot be read to its end applies
+ * nothing), holds a mirror import over its removal limit, then applies the lines in chunks, each
+ * chunk's listing writes, results and progress in one transaction, so a resumed import continues
+ * after its last commit and never applies a line twice.
+ */
+@Injectable()
+export class ImportRunner {
+  private readonly logger = new Logger(ImportRunner.name);
+  private readonly config: ImportsConfig;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly store: ImportsStore,
+    private readonly listings: ListingsService,
+    private readonly listingsStore: ListingsStore,
+    private readonly outbox: OutboxService,
+    private readonly feeds: ImportFeedSource,
+    private readonly metrics: Metrics,
+    @Inject(STORAGE_DRIVER) private readonly storage: StorageDriver,
+    config: ConfigService<AllConfig, true>,
+  ) {
+    this.config = config.get('imports', { infer: true });
+  }
+
+  /** Runs the import if it is runnable now; returns when it has ended, been held or was not ours. */
+  async run(importId: string): Promise<void> {
+    const claimed = await this.store.claim(importId, this.config.leaseMs);
+    if (!claimed) return;
+    const { row, claim } = claimed;
+    try {
+      if (row.cancel_requested) throw new Cancelled();
+      const { lines, firstLines } = await this.readAll(row, claim);
+      const planned = await this.store.markPlanned(claim, lines);
+      if (!planned) throw new LostClaimError(claim.id);
+      if (await this.holdsForRemovals(planned, claim, firstLines)) return;
+      let current = await this.applyLines(planned, claim, firstLines);
+      if (current.mode === 'mirror')
+        current = await this.applyRemovals(current, claim, lines, firstLines.externalIds());
+      await this.settle(claim, current, finalStatus(current));
+    } catch (error) {
+      await this.ended(error, row, claim);
+    }
+  }
+
+  private async ended(error: unknown, row: ImportRow, claim: Claim): Promise<void> {
+    if (error instanceof LostClaimError) return;
+    if (error instanceof Cancelled) return void (await this.settle(claim, row, 'cancelled'));
+    if (error instanceof FeedError) {
+      const failure = { code: ErrorCode.VALIDATION_ERROR, message: error.message };
+      return void (await this.settle(claim, row, 'failed', failure));
+    }
+    this.logger.error({ err: error, importId: row.id }, 'Import run failed');
+    if (row.attempts >= MAX_ATTEMPTS) {
+      const failure = {
+        code: ErrorCode.SERVER_ERROR,
+        message: 'The import stopped on an internal error; what was committed stays applied.',
+      };
+      return void (await this.settle(claim, row, 'failed', failure));
+    }
+    throw error; // resumed from its last commit once the lease runs out
+  }
+
+  /** The read pass: every line read and parsed, the file's externalIds noted, nothing written. */
+  private async readAll(row: ImportRow, claim: Claim) {
+    const firstLines = new FirstLines();
+    let lines = 0;
+    for await (const line of await this.feeds.open(row)) {
+      lines++;
+      if ('body' in line) firstLines.note(line.body.externalId, line.line);
+      if (lines % RENEW_EVERY_LINES === 0 && !(await this.store.renew(claim, this.config.leaseMs)))
+        throw new LostClaimError(claim.id);
+    }
+    return { lines, firstLines };
+  }
+
+  /** A mirror import that would remove more than its limit waits, held, for confirm or cancel. */
+  private async holdsForRemovals(
+    row: ImportRow,
+    claim: Claim,
+    firstLines: FirstLines,
+  ): Promise<boolean> {
+    if (row.mode !== 'mirror' || row.confirmed || row.next_line > 0) return false;
+    const keep = firstLines.externalIds();
+    const { removable, removals } = await this.listingsStore.countMirrorRemovals(
+      this.dataSource.manager,
+      this.scopeOf(row),
+      row.planned_at!,
+      keep,
+    );
+    if (removals <= removalLimit(row.max_removals, removable)) return false;
+    if (row.dry_run) {
+      // A dry run reports what a real run would do, the hold included, and runs on.
+      await this.store.markRemovalLimitExceeded(claim);
+      return false;
+    }
+    await this.dataSource.transaction(async (em) => {
+      const held = await this.store.settle(em, claim, {
+        status: 'held',
+        removalLimitExceeded: true,
+      });
+      if (!held) throw new LostClaimError(claim.id);
+      await this.emit(em, 'import.held', held);
+    });
+    return true;
+  }
+
+  private async applyLines(
+    row: ImportRow,
+    claim: Claim,
+    firstLines: FirstLines,
+  ): Promise<ImportRow> {
+    let current = row;
+    let chunk: FeedLine[] = [];
+    for await (const line of await this.feeds.open(row)) {
+      if (line.line <= row.next_line) continue;
+      chunk.push(line);
+      if (chunk.length >= this.config.chunkLines) {
+        current = await this.applyChunk(current, claim, chunk, firstLines);
+        chunk = [];
+      }
+    }
+    if (chunk.length > 0) current = await this.applyChunk(current, claim, chunk, firstLines);
+    return current;
+  }
+
+  private async applyChunk(
+    row: ImportRow,
+    claim: Claim,
+    chunk: FeedLine[],
+    firstLines: FirstLines,
+  ): Promise<ImportRow> {
+    const results: NewResult[] = [];
+    const admitted: Admitted[] = [];
+    for (const line of chunk) {
+      const outcome = await this.admit(line, firstLines);
+      if (outcome instanceof DomainError) results.push(failedResult(line, outcome));
+      else admitted.push(outcome);
+    }
+    const scope = this.scopeOf(row);
+    const progress = (applied: UpsertOutcome[]) => {
+      applied.forEach((outcome, i) => results.push(appliedResult(admitted[i], outcome)));
+      results.sort((a, b) => a.seq - b.seq);
+      return {
+        nextLine: chunk[chunk.length - 1].line,
+        processed: chunk.length,
+        tally: tallyOf(results),
+        results,
+      };
+    };
+    const saved = row.dry_run
+      ? await this.saveDryRun(claim, scope, admitted, progress)
+      : await this.dataSource.transaction(async (em) => {
+          const applied = await this.listings.upsertBatch(em, scope, admitted);
+          return this.store.saveChunk(em, claim, progress(applied), this.config.leaseMs);
+        });
+    this.count(results);
+    if (await this.store.cancelRequested(row.id)) throw new Cancelled();
+    return saved;
+  }
+
+  /** A dry run applies the chunk in a transaction it rolls back, then records the outcomes. */
+  private async saveDryRun(
+    claim: Claim,
+    scope: OwnerScope,
+    admitted: Admitted[],
+    progress: (applied: UpsertOutcome[]) => Parameters<ImportsStore['saveChunk']>[2],
+  ): Promise<ImportRow> {
+    const runner = this.dataSource.createQueryRunner();
+    let applied: UpsertOutcome[];
+    await runner.connect();
+    try {
+      await runner.startTransaction();
+      applied = await this.listings.upsertBatch(runner.manager, scope, admitted);
+    } finally {
+      await runner.rollbackTransaction().catch(() => undefined);
+      await runner.release();
+    }
+    return this.dataSource.transaction((em) =>
+      this.store.saveChunk(em, claim, progress(applied), this.config.leaseMs),
+    );
+  }
+
+  /** The PUT's own validation of its body, plus the line's own externalId rules. */
+  private async admit(line: FeedLine, firstLines: FirstLines): Promise<Admitted | DomainError> {
+    if ('error' in line) return ValidationError.field('body', line.error);
+    const externalId = line.body.externalId;
+    if (typeof externalId !== 'string' || !EXTERNAL_ID_PATTERN.test(externalId)) {
+      return ValidationError.field(
+        'externalId',
+        'externalId is required: 1–128 printable characters without whitespace or /',
+      );
+    }
+    const first = firstLines.duplicateOf(externalId, line.line);
+    if (first !== undefined)
+      return ValidationError.field(
+        'externalId',
+        `externalId '${externalId}' duplicates line ${first}`,
+      );
+    try {
+      return { line: line.line, externalId, dto: await validateDto(CreateListingDto, line.body) };
+    } catch (error) {
+      if (error instanceof DomainError) return error;
+      throw error;
+    }
+  }
+
+  /**
+   * Removes what a mirror import's feed no longer lists, in chunks, as the owner's DELETE does
+   * (a dry run only records them). Results follow the lines, numbered after the last line.
+   */
+  private async applyRemovals(
+    row: ImportRow,
+    claim: Claim,
+    lines: number,
+    keep: string[],
+  ): Promise<ImportRow> {
+    const scope = this.scopeOf(row);
+    let current = row;
+    let afterId = await this.store.lastRemoval(row.id);
+    for (;;) {
+      const saved = await this.dataSource.transaction(async (em) => {
+        const targets = await this.listingsStore.lockMirrorRemovals(em, scope, {
+          plannedAt: row.planned_at!,
+          keep,
+          afterId,
+          limit: this.config.chunkLines,
+          lock: !row.dry_run,
+        });
+        if (targets.length === 0) return undefined;
+        const results: NewResult[] = [];
+        for (const [k, target] of targets.entries()) {
+          if (!row.dry_run) await this.listings.remove(em, scope, target.id);
+          results.push({
+            seq: lines + 1 + current.removed + k,
+            line: null,
+            external_id: target.external_id,
+            outcome: 'removed',
+            listing_id: target.id,
+            error: null,
+          });
+        }
+        afterId = targets[targets.length - 1].id;
+        const tally = { ...emptyTally(), removed: results.length };
+        return this.store.saveChunk(
+          em,
+          claim,
+          { nextLine: current.next_line, processed: 0, tally, results },
+          this.config.leaseMs,
+        );
+      });
+      if (!saved) return current;
+      this.metrics.importLines.inc({ outcome: 'removed' }, saved.removed - current.removed);
+      current = saved;
+      if (await this.store.cancelRequested(row.id)) throw new Cancelled();
+    }
+  }
+
+  private async settle(
+    claim: Claim,
+    row: ImportRow,
+    status: ImportStatus,
+    error?: { code: string; message: string },
+  ): Promise<void> {
+    const settled = await this.dataSource.transaction(async (em) => {
+      const done = await this.store.settle(em, claim, { status, error });
+      if (done) await this.emit(em, 'import.finished', done);
+      return done;
+    });
+    if (settled?.file_key && status === 'failed' && !settled.lines) {
+      await this.storage.deletePrivate(settled.file_key).catch(() => undefined);
+    }
+  }
+
+  private emit(em: EntityManager, event: 'import.held' | 'import.finished', row: ImportRow) {
+    return this.outbox.append(em, importEvent(event, row));
+  }
+
+  private count(results: { outcome: string }[]): void {
+    for (const { outcome } of results) this.metrics.importLines.inc({ outcome });
+  }
+
+  private scopeOf(row: ImportRow): OwnerScope {
+    return { accountId: row.account_id, livemode: row.livemode };
+  }
+}
+
+function failedResult(line: FeedLine, error: DomainError): NewResult {
+  const externalId = 'body' in line ? line.body.externalId : undefined;
+  return {
+    seq: line.line,
+    line: line.line,
+    external_id: typeof externalId === 'string' ? externalId : null,
+    outcome: 'failed',
+    listing_id: null,
+    error: lineError(error),
+  };
+}
+
+function appliedResult(item: Admitted, applied: UpsertOutcome): NewResult {
+  const base = { seq: item.line, line: item.line, external_id: item.externalId };
+  return applied.outcome === 'failed'
+    ? { ...base, outcome: 'failed', listing_id: null, error: lineError(applied.error) }
+    : { ...base, outcome: applied.outcome, listing_id: applied.row.id, error: null };
+}
+
+function tallyOf(results: NewResult[]): OutcomeTally {
+  const tally = emptyTally();
+  for (const { outcome } of results) tally[outcome]++;
+  return tally;
+}

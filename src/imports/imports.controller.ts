@@ -1,0 +1,132 @@
+import {
+  Controller,
+  Get,
+  Headers,
+  HttpCode,
+  Post,
+  Query,
+  Req,
+  Res,
+  StreamableFile,
+} from '@nestjs/common';
+import { ApiAcceptedResponse, ApiBearerAuth, ApiConsumes, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { CurrentPrincipal, Scopes } from '../auth/auth.decorators';
+import type { Principal } from '../auth/principal';
+import { ownerScopeOf } from '../auth/scope';
+import { validateDto } from '../common/http/validation.pipe';
+import { UuidParam } from '../common/http/uuid-param.decorator';
+import { CursorPage } from '../common/pagination/cursor-page';
+import { Paginated } from '../common/pagination/paginated';
+import { ApiIdempotencyKey, IdempotencyKey } from '../idempotency/idempotency-key.decorator';
+import { sendIdempotent } from '../idempotency/idempotent-response';
+import { CreateImportQueryDto } from './dto/create-import.query.dto';
+import { ImportResponse, ImportResultResponse } from './dto/import.response';
+import { ImportResultsQueryDto } from './dto/import-results.query.dto';
+import { ImportSourceDto } from './dto/import-source.dto';
+import { ListImportsQueryDto } from './dto/list-imports.query.dto';
+import { ImportsService } from './imports.service';
+
+const IMPORT = 'Import';
+const NDJSON = 'application/x-ndjson';
+
+@ApiTags('imports')
+@ApiBearerAuth()
+@Controller('imports')
+export class ImportsController {
+  constructor(private readonly imports: ImportsService) {}
+
+  /**
+   * The feed as the body (NDJSON or CSV, optionally gzip), or `{sourceUrl, format}` as JSON for
+   * the worker to fetch. Answers 202 once the file is stored; a worker then runs the import.
+   */
+  @Post()
+  @HttpCode(202)
+  @Scopes('listings:write')
+  @ApiIdempotencyKey()
+  @ApiConsumes(NDJSON, 'text/csv', 'application/json')
+  @ApiAcceptedResponse({ type: ImportResponse })
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: CreateImportQueryDto,
+    @IdempotencyKey() idempotencyKey: string | undefined,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<ImportResponse> {
+    const source = req.is('application/json')
+      ? await validateDto(ImportSourceDto, req.body)
+      : {
+          contentType: req.headers['content-type'],
+          contentEncoding: req.headers['content-encoding'],
+          contentLength: Number(req.headers['content-length'] ?? 0) || undefined,
+          body: req,
+        };
+    const outcome = await this.imports.create(
+      ownerScopeOf(principal),
+      query,
+      source,
+      idempotencyKey,
+    );
+    if (outcome.data) res.setHeader('Location', `/v1/imports/${outcome.data.id}`);
+    return sendIdempotent(res, outcome);
+  }
+
+  /** Newest first. */
+  @Get()
+  @Scopes('listings:read')
+  list(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: ListImportsQueryDto,
+  ): Promise<Paginated<ImportResponse>> {
+    return this.imports.list(ownerScopeOf(principal), query);
+  }
+
+  @Get(':id')
+  @Scopes('listings:read')
+  get(
+    @CurrentPrincipal() principal: Principal,
+    @UuidParam('id', IMPORT) id: string,
+  ): Promise<ImportResponse> {
+    return this.imports.get(ownerScopeOf(principal), id);
+  }
+
+  /**
+   * Each line's outcome in line order, removals last, with cursor pagination. With
+   * `Accept: application/x-ndjson`, every result as NDJSON in one answer (no envelope).
+   */
+  @Get(':id/results')
+  @Scopes('listings:read')
+  async results(
+    @CurrentPrincipal() principal: Principal,
+    @UuidParam('id', IMPORT) id: string,
+    @Query() query: ImportResultsQueryDto,
+    @Headers('accept') accept: string | undefined,
+  ): Promise<CursorPage<ImportResultResponse> | StreamableFile> {
+    const scope = ownerScopeOf(principal);
+    if (!accept?.includes(NDJSON)) return this.imports.results(scope, id, query);
+    const lines = await this.imports.resultLines(scope, id);
+    return new StreamableFile(lines, { type: `${NDJSON}; charset=utf-8` });
+  }
+
+  /** A queued or held import ends at once; a running one stops at its next commit. */
+  @Post(':id/cancel')
+  @HttpCode(200)
+  @Scopes('listings:write')
+  cancel(
+    @CurrentPrincipal() principal: Principal,
+    @UuidParam('id', IMPORT) id: string,
+  ): Promise<ImportResponse> {
+    return this.imports.cancel(ownerScopeOf(principal), id);
+  }
+
+  /** Runs a held mirror import in full, removals included. */
+  @Post(':id/confirm')
+  @HttpCode(200)
+  @Scopes('listings:write')
+  confirm(
+    @CurrentPrincipal() principal: Principal,
+    @UuidParam('id', IMPORT) id: string,
+  ): Promise<ImportResponse> {
+    return this.imports.confirm(ownerScopeOf(principal), id);
+  }
+}

@@ -1,0 +1,259 @@
+import { InjectQueue } from '@nestjs/bull';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { Queue } from 'bull';
+import { createHash, randomUUID } from 'node:crypto';
+import { Readable, Transform } from 'node:stream';
+import { DataSource, EntityManager } from 'typeorm';
+import type { OwnerScope } from '../auth/scope';
+import { NotFoundError, RateLimitedError, ValidationError } from '../common/errors/domain-error';
+import { CursorPage } from '../common/pagination/cursor-page';
+import { Paginated } from '../common/pagination/paginated';
+import { OutboxService } from '../events/outbox.service';
+import { requestFingerprint } from '../idempotency/fingerprint';
+import { IdempotencyService, IdempotentOutcome } from '../idempotency/idempotency.service';
+import type { AllConfig } from '../platform/config';
+import type { ImportsConfig } from '../platform/config/imports.config';
+import { STORAGE_DRIVER, StorageDriver } from '../storage/storage-driver';
+import type { CreateImportQueryDto } from './dto/create-import.query.dto';
+import type { ImportResponse, ImportResultResponse } from './dto/import.response';
+import type { ImportResultsQueryDto } from './dto/import-results.query.dto';
+import type { ImportSourceDto } from './dto/import-source.dto';
+import type { ListImportsQueryDto } from './dto/list-imports.query.dto';
+import { IMPORT_QUEUE, ImportJob, importJobOptions } from './import-queue';
+import { importEvent, toImportResponse, toImportResultResponse } from './imports.mapper';
+import { ImportFormat, ImportResultRow, ImportRow, ImportsStore, NewImport } from './imports.store';
+
+/** Unfinished (queued, running, held) imports an account may have per mode. */
+export const MAX_UNFINISHED_IMPORTS = 5;
+
+const FEED_TYPES: Record<string, ImportFormat> = {
+  'application/x-ndjson': 'ndjson',
+  'text/csv': 'csv',
+};
+
+/** A feed sent as the request body. */
+export interface ImportUpload {
+  contentType: string | undefined;
+  contentEncoding: string | undefined;
+  contentLength: number | undefined;
+  body: Readable;
+}
+
+/** The imports API: the file is stored before the answer, then a worker runs the import. */
+@Injectable()
+export class ImportsService {
+  private readonly logger = new Logger(ImportsService.name);
+  private readonly config: ImportsConfig;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly store: ImportsStore,
+    private readonly idempotency: IdempotencyService,
+    private readonly outbox: OutboxService,
+    @Inject(STORAGE_DRIVER) private readonly storage: StorageDriver,
+    @InjectQueue(IMPORT_QUEUE) private readonly queue: Queue<ImportJob>,
+    config: ConfigService<AllConfig, true>,
+  ) {
+    this.config = config.get('imports', { infer: true });
+  }
+
+  async create(
+    scope: OwnerScope,
+    query: CreateImportQueryDto,
+    source: ImportUpload | ImportSourceDto,
+    idempotencyKey?: string,
+  ): Promise<IdempotentOutcome<ImportResponse>> {
+    if (query.maxRemovals !== undefined && query.mode !== 'mirror')
+      throw ValidationError.field('maxRemovals', 'maxRemovals applies to mirror imports only');
+    const options = { mode: query.mode, dryRun: query.dryRun, maxRemovals: query.maxRemovals };
+    const { draft, digest } =
+      'body' in source ? await this.storeUpload(source) : this.fromUrl(source);
+    const fingerprint = requestFingerprint('POST /imports', { ...options, digest });
+    const work = async (em: EntityManager) =>
+      toImportResponse(
+        await this.insert(em, scope, {
+          ...draft,
+          mode: query.mode,
+          dryRun: query.dryRun,
+          maxRemovals: query.maxRemovals ?? null,
+        }),
+      );
+    const outcome = idempotencyKey
+      ? await this.idempotency.execute(scope, idempotencyKey, fingerprint, 202, work)
+      : { status: 202, data: await this.dataSource.transaction(work), replayed: false };
+    const created = outcome.data && !outcome.replayed;
+    if (!created && draft.fileKey) await this.storage.deletePrivate(draft.fileKey);
+    if (created) await this.enqueue(outcome.data!.id);
+    return outcome;
+  }
+
+  private async insert(em: EntityManager, scope: OwnerScope, draft: NewImport): Promise<ImportRow> {
+    const row = await this.store.insertWithinLimit(em, scope, draft, MAX_UNFINISHED_IMPORTS);
+    if (!row) throw new RateLimitedError(60);
+    return row;
+  }
+
+  /** Streams the body to storage, counting and hashing it; nothing of it is held in memory. */
+  private async storeUpload(upload: ImportUpload) {
+    const type = (upload.contentType ?? '').split(';')[0].trim().toLowerCase();
+    const format = FEED_TYPES[type];
+    if (!format) {
+      throw ValidationError.field(
+        'Content-Type',
+        'Send the feed as application/x-ndjson or text/csv, or application/json {sourceUrl, format}.',
+      );
+    }
+    const encoding = (upload.contentEncoding ?? 'identity').trim().toLowerCase();
+    if (encoding !== 'identity' && encoding !== 'gzip')
+      throw ValidationError.field('Content-Encoding', 'Content-Encoding must be gzip or absent.');
+    const tooLarge = () =>
+      ValidationError.field(
+        'body',
+        `The file is larger than ${this.config.maxBytes} bytes (IMPORT_MAX_BYTES).`,
+      );
+    if ((upload.contentLength ?? 0) > this.config.maxBytes) throw tooLarge();
+    const hash = createHash('sha256');
+    let bytes = 0;
+    const max = this.config.maxBytes;
+    const counter = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        bytes += chunk.length;
+        if (bytes > max) return done(tooLarge());
+        hash.update(chunk);
+        done(null, chunk);
+      },
+    });
+    const fileKey = `imports/${randomUUID()}`;
+    upload.body.on('error', (error) => counter.destroy(error));
+    try {
+      await this.storage.putPrivate(fileKey, upload.body.pipe(counter));
+    } catch (error) {
+      await this.storage.deletePrivate(fileKey).catch(() => undefined);
+      if (error instanceof ValidationError) throw error;
+      throw error;
+    }
+    const draft = {
+      format,
+      source: 'upload' as const,
+      sourceUrl: null,
+      gzip: encoding === 'gzip',
+      fileKey,
+    };
+    return { draft, digest: hash.digest('hex') };
+  }
+
+  private fromUrl(source: ImportSourceDto) {
+    const draft = {
+      format: source.format,
+      source: 'url' as const,
+      sourceUrl: source.sourceUrl,
+      gzip: false,
+      fileKey: null,
+    };
+    return { draft, digest: `${source.format} ${source.sourceUrl}` };
+  }
+
+  async list(scope: OwnerScope, query: ListImportsQueryDto): Promise<Paginated<ImportResponse>> {
+    const [rows, total] = await this.store.page(scope, query);
+    return new Paginated(rows.map(toImportResponse), query.page, query.limit, total);
+  }
+
+  async get(scope: OwnerScope, id: string): Promise<ImportResponse> {
+    return toImportResponse(await this.owned(scope, id));
+  }
+
+  async results(
+    scope: OwnerScope,
+    id: string,
+    query: ImportResultsQueryDto,
+  ): Promise<CursorPage<ImportResultResponse>> {
+    await this.owned(scope, id);
+    const rows = await this.store.results(id, {
+      afterSeq: Number(query.after ?? 0),
+      limit: query.limit + 1,
+      outcome: query.outcome,
+    });
+    const items = rows.slice(0, query.limit);
+    return new CursorPage(items.map(toImportResultResponse), {
+      limit: query.limit,
+      hasMore: rows.length > query.limit,
+      nextCursor: items.length > 0 ? String(items[items.length - 1].seq) : null,
+    });
+  }
+
+  /** Every result as an NDJSON line, in order, read a page at a time as the client takes them. */
+  async resultLines(scope: OwnerScope, id: string): Promise<Readable> {
+    await this.owned(scope, id);
+    const store = this.store;
+    async function* lines() {
+      let afterSeq = 0;
+      for (;;) {
+        const rows: ImportResultRow[] = await store.results(id, { afterSeq, limit: 1000 });
+        for (const row of rows) yield `${JSON.stringify(toImportResultResponse(row))}\n`;
+        if (rows.length < 1000) return;
+        afterSeq = rows[rows.length - 1].seq;
+      }
+    }
+    return Readable.from(lines());
+  }
+
+  /** A queued or held import ends at once; a running one stops at its next commit. */
+  async cancel(scope: OwnerScope, id: string): Promise<ImportResponse> {
+    const row = await this.dataSource.transaction(async (em) => {
+      const cancelled = await this.store.cancel(em, scope, id);
+      if (cancelled?.status === 'cancelled') {
+        await this.outbox.append(em, importEvent('import.finished', cancelled));
+      }
+      return cancelled;
+    });
+    if (row) {
+      if (row.status === 'cancelled') await this.startNext(row);
+      return toImportResponse(row);
+    }
+    const current = await this.owned(scope, id);
+    throw ValidationError.field(
+      'status',
+      `The import is ${current.status}; it can no longer be cancelled.`,
+    );
+  }
+
+  /** A held import runs in full, removals included. */
+  async confirm(scope: OwnerScope, id: string): Promise<ImportResponse> {
+    const row = await this.store.confirm(scope, id);
+    if (!row) {
+      const current = await this.owned(scope, id);
+      throw ValidationError.field(
+        'status',
+        `Only a held import can be confirmed; this one is ${current.status}.`,
+      );
+    }
+    await this.enqueue(row.id);
+    return toImportResponse(row);
+  }
+
+  /** Queues the next import of the same account and mode, if one waits. */
+  async startNext(row: ImportRow): Promise<void> {
+    const next = await this.store.nextQueued(row.account_id, row.livemode);
+    if (next) await this.enqueue(next);
+  }
+
+  /** A lost enqueue is not an error: the sweep queues what should be running. */
+  async enqueue(importId: string): Promise<void> {
+    try {
+      await Promise.race([
+        this.queue.add({ importId }, importJobOptions(importId)),
+        new Promise((_, reject) => setTimeout(() => reject(new Error('timed out')), 2_000).unref()),
+      ]);
+    } catch (error) {
+      this.logger.warn({ err: error, importId }, 'Queueing the import failed; the sweep will');
+    }
+  }
+
+  private async owned(scope: OwnerScope, id: string): Promise<ImportRow> {
+    const row = await this.store.find(scope, id);
+    if (!row) throw new NotFoundError('Import');
+    return row;
+  }
+}

@@ -1,0 +1,417 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import type { OwnerScope } from '../auth/scope';
+import type { ImportCounts } from '../events/event-types';
+
+export const IMPORT_STATUSES = [
+  'queued',
+  'running',
+  'held',
+  'succeeded',
+  'succeeded_with_errors',
+  'failed',
+  'cancelled',
+] as const;
+export type ImportStatus = (typeof IMPORT_STATUSES)[number];
+export const UNFINISHED: readonly ImportStatus[] = ['queued', 'running', 'held'];
+
+export const IMPORT_OUTCOMES = ['created', 'updated', 'unchanged', 'failed', 'removed'] as const;
+export type ImportOutcome = (typeof IMPORT_OUTCOMES)[number];
+
+export type ImportMode = 'upsert' | 'mirror';
+export type ImportFormat = 'ndjson' | 'csv';
+
+export interface ImportRow {
+  id: string;
+  account_id: string;
+  livemode: boolean;
+  status: ImportStatus;
+  mode: ImportMode;
+  dry_run: boolean;
+  format: ImportFormat;
+  source: 'upload' | 'url';
+  source_url: string | null;
+  gzip: boolean;
+  file_key: string | null;
+  max_removals: number | null;
+  removal_limit_exceeded: boolean;
+  confirmed: boolean;
+  cancel_requested: boolean;
+  planned_at: Date | null;
+  next_line: number;
+  lines: number | null;
+  processed: number;
+  created: number;
+  updated: number;
+  unchanged: number;
+  removed: number;
+  failed: number;
+  error: { code: string; message: string } | null;
+  attempts: number;
+  created_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+}
+
+export interface NewImport {
+  mode: ImportMode;
+  dryRun: boolean;
+  format: ImportFormat;
+  source: 'upload' | 'url';
+  sourceUrl: string | null;
+  gzip: boolean;
+  fileKey: string | null;
+  maxRemovals: number | null;
+}
+
+export interface ImportResultRow {
+  seq: number;
+  line: number | null;
+  external_id: string | null;
+  outcome: ImportOutcome;
+  listing_id: string | null;
+  error: { code: string; message: string; details?: unknown } | null;
+}
+
+export type NewResult = Omit<ImportResultRow, 'seq'> & { seq: number };
+
+/** A runner's claim: its writes count only while the token is still the import's. */
+export interface Claim {
+  id: string;
+  token: string;
+}
+
+const COUNT_KEYS = ['created', 'updated', 'unchanged', 'failed', 'removed'] as const;
+export type OutcomeTally = Record<(typeof COUNT_KEYS)[number], number>;
+
+export function countsOf(row: ImportRow): ImportCounts {
+  return {
+    lines: row.lines,
+    processed: row.processed,
+    created: row.created,
+    updated: row.updated,
+    unchanged: row.unchanged,
+    removed: row.removed,
+    failed: row.failed,
+  };
+}
+
+/** The imports and their results: every statement on `imports` and `import_results`. */
+@Injectable()
+export class ImportsStore {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /**
+   * Inserts a queued import unless the scope already has `limit` unfinished ones. Creates of one
+   * account and mode take turns on an advisory lock, so concurrent requests cannot pass the limit.
+   */
+  async insertWithinLimit(
+    em: EntityManager,
+    scope: OwnerScope,
+    draft: NewImport,
+    limit: number,
+  ): Promise<ImportRow | undefined> {
+    await em.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
+      `imports:${scope.accountId}:${scope.livemode}`,
+    ]);
+    const [row] = await em.query(
+      `INSERT INTO imports (account_id, livemode, mode, dry_run, format, source, source_url, gzip,
+                            file_key, max_removals)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10
+       WHERE (SELECT count(*) FROM imports WHERE account_id = $1 AND livemode = $2
+                AND status IN ('queued', 'running', 'held')) < $11
+       RETURNING *`,
+      [
+        scope.accountId,
+        scope.livemode,
+        draft.mode,
+        draft.dryRun,
+        draft.format,
+        draft.source,
+        draft.sourceUrl,
+        draft.gzip,
+        draft.fileKey,
+        draft.maxRemovals,
+        limit,
+      ],
+    );
+    return row;
+  }
+
+  async find(scope: OwnerScope, id: string): Promise<ImportRow | undefined> {
+    const [row] = await this.dataSource.query(
+      `SELECT * FROM imports WHERE id = $1 AND account_id = $2 AND livemode = $3`,
+      [id, scope.accountId, scope.livemode],
+    );
+    return row;
+  }
+
+  async findById(id: string): Promise<ImportRow | undefined> {
+    const [row] = await this.dataSource.query(`SELECT * FROM imports WHERE id = $1`, [id]);
+    return row;
+  }
+
+  /** Newest first. */
+  async page(
+    scope: OwnerScope,
+    filter: { page: number; limit: number; status?: ImportStatus },
+  ): Promise<[ImportRow[], number]> {
+    const params = [scope.accountId, scope.livemode, filter.status ?? null];
+    const where = `account_id = $1 AND livemode = $2 AND ($3::text IS NULL OR status = $3)`;
+    const [rows, [{ total }]] = await Promise.all([
+      this.dataSource.query(
+        `SELECT * FROM imports WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5`,
+        [...params, filter.limit, (filter.page - 1) * filter.limit],
+      ),
+      this.dataSource.query(`SELECT count(*)::int AS total FROM imports WHERE ${where}`, params),
+    ]);
+    return [rows, total];
+  }
+
+  /** Results in line order (removals last), after `afterSeq`; one more row than asked tells hasMore. */
+  results(
+    importId: string,
+    filter: { afterSeq: number; limit: number; outcome?: ImportOutcome },
+  ): Promise<ImportResultRow[]> {
+    return this.dataSource.query(
+      `SELECT seq, line, external_id, outcome, listing_id, error FROM import_results
+       WHERE import_id = $1 AND seq > $2 AND ($3::text IS NULL OR outcome = $3)
+       ORDER BY seq LIMIT $4`,
+      [importId, filter.afterSeq, filter.outcome ?? null, filter.limit],
+    );
+  }
+
+  /**
+   * Claims a runnable import for a runner: a queued one that is the oldest unfinished import of
+   * its account and mode, or a running one whose runner's lease ran out. Claims of one account
+   * and mode take turns on an advisory lock, so one import runs at a time, in order of arrival.
+   */
+  async claim(id: string, leaseMs: number): Promise<{ row: ImportRow; claim: Claim } | undefined> {
+    return this.dataSource.transaction(async (em) => {
+      const [target] = await em.query(`SELECT account_id, livemode FROM imports WHERE id = $1`, [
+        id,
+      ]);
+      if (!target) return undefined;
+      await em.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
+        `imports:${target.account_id}:${target.livemode}`,
+      ]);
+      const [row] = await em.query(
+        `UPDATE imports i SET status = 'running', claim_token = gen_random_uuid(),
+           lease_until = now() + $2 * interval '1 millisecond', attempts = attempts + 1,
+           started_at = COALESCE(started_at, now())
+         WHERE i.id = $1 AND (
+           (i.status = 'queued' AND NOT EXISTS (
+              SELECT 1 FROM imports o WHERE o.account_id = i.account_id AND o.livemode = i.livemode
+                AND o.status IN ('queued', 'running', 'held') AND o.id <> i.id
+                AND (o.status <> 'queued' OR (o.created_at, o.id) < (i.created_at, i.id))))
+           OR (i.status = 'running' AND i.lease_until < now()))
+         RETURNING *`,
+        [id, leaseMs],
+      );
+      return row ? { row, claim: { id, token: row.claim_token } } : undefined;
+    });
+  }
+
+  /** False when the claim was lost (the lease ran out and another runner took the import). */
+  async renew(claim: Claim, leaseMs: number): Promise<boolean> {
+    const [, count] = await this.dataSource.query(
+      `UPDATE imports SET lease_until = now() + $3 * interval '1 millisecond'
+       WHERE id = $1 AND claim_token = $2 AND status = 'running'`,
+      [claim.id, claim.token, leaseMs],
+    );
+    return count > 0;
+  }
+
+  /** The read pass is done: the file's line count and the moment mirror removals are judged at. */
+  async markPlanned(claim: Claim, lines: number): Promise<ImportRow | undefined> {
+    const [rows] = await this.dataSource.query(
+      `UPDATE imports SET lines = $3, planned_at = COALESCE(planned_at, now())
+       WHERE id = $1 AND claim_token = $2 RETURNING *`,
+      [claim.id, claim.token, lines],
+    );
+    return rows[0];
+  }
+
+  /** A dry run that a real run's removal limit would have held says so. */
+  async markRemovalLimitExceeded(claim: Claim): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE imports SET removal_limit_exceeded = true WHERE id = $1 AND claim_token = $2`,
+      [claim.id, claim.token],
+    );
+  }
+
+  /**
+   * Commits one chunk's results with the import's progress, in the caller's transaction (which
+   * also holds the chunk's listing writes). Throws when the claim was lost, rolling it all back.
+   */
+  async saveChunk(
+    em: EntityManager,
+    claim: Claim,
+    progress: { nextLine: number; processed: number; tally: OutcomeTally; results: NewResult[] },
+    leaseMs: number,
+  ): Promise<ImportRow> {
+    const { results, tally } = progress;
+    if (results.length > 0) {
+      await em.query(
+        `INSERT INTO import_results (import_id, seq, line, external_id, outcome, listing_id, error)
+         SELECT $1, r.seq, r.line, r.external_id, r.outcome, r.listing_id, r.error
+         FROM jsonb_to_recordset($2::jsonb) AS r(seq int, line int, external_id text,
+           outcome text, listing_id uuid, error jsonb)`,
+        [claim.id, JSON.stringify(results)],
+      );
+    }
+    const [rows] = await em.query(
+      `UPDATE imports SET next_line = $3, processed = processed + $4, created = created + $5,
+         updated = updated + $6, unchanged = unchanged + $7, failed = failed + $8,
+         removed = removed + $9, lease_until = now() + $10 * interval '1 millisecond'
+       WHERE id = $1 AND claim_token = $2 AND status = 'running' RETURNING *`,
+      [
+        claim.id,
+        claim.token,
+        progress.nextLine,
+        progress.processed,
+        tally.created,
+        tally.updated,
+        tally.unchanged,
+        tally.failed,
+        tally.removed,
+        leaseMs,
+      ],
+    );
+    if (!rows[0]) throw new LostClaimError(claim.id);
+    return rows[0];
+  }
+
+  /** The last removal recorded: where a resumed removal pass continues. */
+  async lastRemoval(importId: string): Promise<string | null> {
+    const [row] = await this.dataSource.query(
+      `SELECT listing_id FROM import_results WHERE import_id = $1 AND outcome = 'removed'
+       ORDER BY seq DESC LIMIT 1`,
+      [importId],
+    );
+    return row?.listing_id ?? null;
+  }
+
+  /** Ends the runner's work in `status` (held, a final state, or queued again after a hold). */
+  async settle(
+    em: EntityManager,
+    claim: Claim,
+    change: {
+      status: ImportStatus;
+      error?: { code: string; message: string } | null;
+      removalLimitExceeded?: boolean;
+    },
+  ): Promise<ImportRow | undefined> {
+    const final = !UNFINISHED.includes(change.status);
+    const [rows] = await em.query(
+      `UPDATE imports SET status = $3, error = $4, claim_token = NULL, lease_until = NULL,
+         removal_limit_exceeded = COALESCE($5, removal_limit_exceeded),
+         finished_at = CASE WHEN $6 THEN now() ELSE NULL END
+       WHERE id = $1 AND claim_token = $2 RETURNING *`,
+      [
+        claim.id,
+        claim.token,
+        change.status,
+        change.error ? JSON.stringify(change.error) : null,
+        change.removalLimitExceeded ?? null,
+        final,
+      ],
+    );
+    return rows[0];
+  }
+
+  /**
+   * Cancel: a queued or held import ends at once; a running one is asked to stop at its next
+   * commit. Returns the row after the call, or undefined when it was already finished.
+   */
+  async cancel(em: EntityManager, scope: OwnerScope, id: string): Promise<ImportRow | undefined> {
+    const [rows] = await em.query(
+      `UPDATE imports SET
+         status = CASE WHEN status = 'running' THEN status ELSE 'cancelled' END,
+         cancel_requested = true,
+         finished_at = CASE WHEN status = 'running' THEN NULL ELSE now() END
+       WHERE id = $1 AND account_id = $2 AND livemode = $3
+         AND status IN ('queued', 'running', 'held')
+       RETURNING *`,
+      [id, scope.accountId, scope.livemode],
+    );
+    return rows[0];
+  }
+
+  /** A held import is queued again, confirmed: it then runs in full. */
+  async confirm(scope: OwnerScope, id: string): Promise<ImportRow | undefined> {
+    const [rows] = await this.dataSource.query(
+      `UPDATE imports SET status = 'queued', confirmed = true
+       WHERE id = $1 AND account_id = $2 AND livemode = $3 AND status = 'held'
+       RETURNING *`,
+      [id, scope.accountId, scope.livemode],
+    );
+    return rows[0];
+  }
+
+  /** Whether a cancel asked the running import to stop. */
+  async cancelRequested(importId: string): Promise<boolean> {
+    const [row] = await this.dataSource.query(
+      `SELECT cancel_requested FROM imports WHERE id = $1`,
+      [importId],
+    );
+    return row?.cancel_requested ?? true;
+  }
+
+  /**
+   * What should be running and may have lost its job: per account and mode, the oldest queued
+   * import when nothing runs or is held ahead of it, and running imports whose lease ran out.
+   */
+  async runnable(limit: number): Promise<string[]> {
+    const rows: { id: string }[] = await this.dataSource.query(
+      `SELECT id FROM imports i
+       WHERE (i.status = 'running' AND i.lease_until < now())
+          OR (i.status = 'queued' AND NOT EXISTS (
+                SELECT 1 FROM imports o WHERE o.account_id = i.account_id AND o.livemode = i.livemode
+                  AND o.status IN ('queued', 'running', 'held') AND o.id <> i.id
+                  AND (o.status <> 'queued' OR (o.created_at, o.id) < (i.created_at, i.id))))
+       ORDER BY created_at LIMIT $1`,
+      [limit],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /** The next queued import of the same account and mode, to start when one ends. */
+  async nextQueued(accountId: string, livemode: boolean): Promise<string | undefined> {
+    const [row] = await this.dataSource.query(
+      `SELECT id FROM imports WHERE account_id = $1 AND livemode = $2 AND status = 'queued'
+       ORDER BY created_at, id LIMIT 1`,
+      [accountId, livemode],
+    );
+    return row?.id;
+  }
+
+  /** Deletes one batch of imports finished before the cut-off (their results go with them). */
+  async purgeFinished(olderThanMs: number, batchSize: number): Promise<(string | null)[]> {
+    const [rows]: [{ file_key: string | null }[], number] = await this.dataSource.query(
+      `DELETE FROM imports WHERE id IN (
+         SELECT id FROM imports
+         WHERE finished_at < now() - $1 * interval '1 millisecond'
+         ORDER BY finished_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+       RETURNING file_key`,
+      [olderThanMs, batchSize],
+    );
+    return rows.map((row) => row.file_key);
+  }
+
+  /** Imports per status, for the metrics gauge. */
+  async countByStatus(): Promise<{ status: ImportStatus; count: number }[]> {
+    return this.dataSource.query(
+      `SELECT status, count(*)::int AS count FROM imports GROUP BY status`,
+    );
+  }
+}
+
+/** The runner's lease ran out and another runner holds the import now. */
+export class LostClaimError extends Error {
+  constructor(importId: string) {
+    super(`The claim on import ${importId} was lost`);
+    this.name = 'LostClaimError';
+  }
+}

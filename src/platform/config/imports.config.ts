@@ -1,0 +1,41 @@
+import { registerAs } from '@nestjs/config';
+import { IsInt, Max, Min } from 'class-validator';
+import { IsDuration, parseDuration, ToInt } from './config-transforms';
+import { validateConfig } from './validate-config';
+
+class ImportsEnv {
+  @ToInt() @IsInt() @Min(1) IMPORT_MAX_BYTES: number = 100 * 1024 * 1024;
+  @ToInt() @IsInt() @Min(1) @Max(10_000_000) IMPORT_MAX_LINES: number = 100_000;
+  @IsDuration() IMPORT_RETENTION: string = '7d';
+  @ToInt() @IsInt() @Min(1) @Max(500) IMPORT_CHUNK_LINES: number = 500;
+  @IsDuration() IMPORT_LEASE: string = '30s';
+  @IsDuration() IMPORT_SWEEP_EVERY: string = '15s';
+}
+
+export interface ImportsConfig {
+  /** the file as sent (compressed, when gzip) */
+  maxBytes: number;
+  maxLines: number;
+  maxLineBytes: number;
+  /** finished imports, their results and files are purged after this */
+  retentionMs: number;
+  /** lines per transaction; progress commits with each chunk */
+  chunkLines: number;
+  /** how long a runner's claim lasts without renewal; a dead runner's import resumes after it */
+  leaseMs: number;
+  /** how often a worker re-queues imports whose job was lost or whose runner died */
+  sweepEveryMs: number;
+}
+
+export const importsConfig = registerAs('imports', (): ImportsConfig => {
+  const env = validateConfig(process.env, ImportsEnv);
+  return {
+    maxBytes: env.IMPORT_MAX_BYTES,
+    maxLines: env.IMPORT_MAX_LINES,
+    maxLineBytes: 256 * 1024,
+    retentionMs: parseDuration(env.IMPORT_RETENTION)!,
+    chunkLines: env.IMPORT_CHUNK_LINES,
+    leaseMs: parseDuration(env.IMPORT_LEASE)!,
+    sweepEveryMs: parseDuration(env.IMPORT_SWEEP_EVERY)!,
+  };
+});
