@@ -16,8 +16,15 @@ async function read(
   chunks: (Buffer | string)[],
   { gzip = false, limits = {} }: { gzip?: boolean; limits?: Partial<FeedLimits> } = {},
 ): Promise<FeedLine[]> {
+  return readSource(Readable.from(chunks), { gzip, limits });
+}
+
+async function readSource(
+  source: Readable,
+  { gzip = false, limits = {} }: { gzip?: boolean; limits?: Partial<FeedLimits> },
+): Promise<FeedLine[]> {
   const lines: FeedLine[] = [];
-  const feed = readFeed(Readable.from(chunks), {
+  const feed = readFeed(source, {
     format: 'csv',
     gzip,
     limits: { ...DEFAULT_FEED_LIMITS, ...limits },
@@ -219,6 +226,12 @@ describe('readFeed, CSV', () => {
     }
     await new Promise(setImmediate);
     expect(csv.destroyed).toBe(true);
+
+    const header = Readable.from([`externalId,${'x'.repeat(100)}`, 'more']);
+    const err = await failure(readSource(header, { limits: { maxLineBytes: 64 } }));
+    expect(err.code).toBe('line_too_long');
+    await new Promise(setImmediate);
+    expect(header.destroyed).toBe(true);
   });
 
   it('knows every listing field of a PUT body as a column', () => {
