@@ -40,42 +40,34 @@ export async function* csvLines(
   { limits, attributeType }: CsvOptions,
 ): AsyncGenerator<FeedLine> {
   const input = bytes[Symbol.asyncIterator]();
-  const head: Buffer[] = [];
-  const finder = new DelimiterFinder(limits.maxLineBytes);
-  let delimiter: string | undefined;
-  while (delimiter === undefined) {
-    const next = await input.next();
-    if (next.done) break;
-    head.push(next.value);
-    delimiter = finder.scan(next.value);
-  }
-
-  const records: string[][] = [];
-  let failure: unknown;
-  const parser = parse({
-    delimiter: delimiter ?? ',',
-    relax_column_count: true, // a row of the wrong width is that row's error, not the file's
-    skip_empty_lines: false, // blank lines come through so that line numbers count them
-    max_record_size: limits.maxLineBytes,
-    on_record: (record: string[]) => {
-      records.push(record);
-      return null; // taken here, so nothing waits in the stream's buffer
-    },
-  });
-  parser.on('error', (err) => (failure ??= err));
-  parser.resume();
-  const rows = new RowReader(limits, attributeType);
-
-  // Records parsed before a failure are read first, so chunk boundaries never change the result.
-  function* drain(): Generator<FeedLine> {
-    for (const record of records.splice(0)) {
-      const line = rows.read(record);
-      if (line) yield line;
-    }
-    if (failure !== undefined) throw rows.malformed(failure);
-  }
-
+  let parser: ReturnType<typeof parse> | undefined;
   try {
+    const { delimiter, head } = await readHeaderLine(input, limits.maxLineBytes);
+    const records: string[][] = [];
+    let failure: unknown;
+    parser = parse({
+      delimiter,
+      relax_column_count: true, // a row of the wrong width is that row's error, not the file's
+      skip_empty_lines: false, // blank lines come through so that line numbers count them
+      max_record_size: limits.maxLineBytes,
+      on_record: (record: string[]) => {
+        records.push(record);
+        return null; // taken here, so nothing waits in the stream's buffer
+      },
+    });
+    parser.on('error', (err) => (failure ??= err));
+    parser.resume();
+    const rows = new RowReader(limits, attributeType);
+
+    // Records parsed before a failure are read first, so chunk boundaries never change the result.
+    const drain = function* (): Generator<FeedLine> {
+      for (const record of records.splice(0)) {
+        const line = rows.read(record);
+        if (line) yield line;
+      }
+      if (failure !== undefined) throw rows.malformed(failure);
+    };
+
     for (const chunk of head) {
       await send(parser, chunk);
       yield* drain();
@@ -87,9 +79,24 @@ export async function* csvLines(
     await send(parser, undefined);
     yield* drain();
   } finally {
-    parser.destroy();
+    parser?.destroy();
     await input.return?.();
   }
+}
+
+/** Reads until the delimiter is known; the chunks read so far go to the parser first. */
+async function readHeaderLine(
+  input: AsyncIterator<Buffer>,
+  maxLineBytes: number,
+): Promise<{ delimiter: string; head: Buffer[] }> {
+  const head: Buffer[] = [];
+  const finder = new DelimiterFinder(maxLineBytes);
+  for (let next = await input.next(); !next.done; next = await input.next()) {
+    head.push(next.value);
+    const delimiter = finder.scan(next.value);
+    if (delimiter !== undefined) return { delimiter, head };
+  }
+  return { delimiter: ',', head };
 }
 
 /** Writes a chunk (or ends the input) and waits until the parser has taken it or failed. */

@@ -1,0 +1,265 @@
+import 'reflect-metadata';
+import { getMetadataStorage } from 'class-validator';
+import { Readable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
+import { CreateListingDto } from '../../listings/dto/create-listing.dto';
+import { CATEGORY_TREE } from '../../reference/categories.data';
+import { attributeTypesOf } from './attribute-types';
+import { CSV_FIELDS } from './csv';
+import { FeedError } from './feed-error';
+import { DEFAULT_FEED_LIMITS, type FeedLimits, type FeedLine } from './feed.types';
+import { readFeed } from './read-feed';
+
+const attributeType = attributeTypesOf(CATEGORY_TREE);
+
+async function read(
+  chunks: (Buffer | string)[],
+  { gzip = false, limits = {} }: { gzip?: boolean; limits?: Partial<FeedLimits> } = {},
+): Promise<FeedLine[]> {
+  return readSource(Readable.from(chunks), { gzip, limits });
+}
+
+async function readSource(
+  source: Readable,
+  { gzip = false, limits = {} }: { gzip?: boolean; limits?: Partial<FeedLimits> },
+): Promise<FeedLine[]> {
+  const lines: FeedLine[] = [];
+  const feed = readFeed(source, {
+    format: 'csv',
+    gzip,
+    limits: { ...DEFAULT_FEED_LIMITS, ...limits },
+    attributeType,
+  });
+  for await (const line of feed) lines.push(line);
+  return lines;
+}
+
+async function failure(promise: Promise<unknown>): Promise<FeedError> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(FeedError);
+  return err as FeedError;
+}
+
+const bytewise = (text: string | Buffer) => [...Buffer.from(text)].map((b) => Buffer.from([b]));
+
+describe('readFeed, CSV', () => {
+  it.each([
+    ['comma', ','],
+    ['semicolon', ';'],
+    ['tab', '\t'],
+  ])('takes the delimiter (%s) from the header', async (_, d) => {
+    const csv = `externalId${d}title${d}price\na-1${d}Volvo V70${d}125000\n`;
+    expect(await read([csv])).toEqual([
+      { line: 2, body: { externalId: 'a-1', title: 'Volvo V70', price: 125000 } },
+    ]);
+  });
+
+  it('takes the first delimiter outside quotes in the header line', async () => {
+    const csv = '"title,with;comma";externalId\n"a,b";x\n';
+    await expect(read([csv])).rejects.toMatchObject({
+      code: 'unknown_column',
+      message: expect.stringContaining('"title,with;comma"'),
+    });
+    expect(await read(['"title";"externalId"\n"a,b";x\n'])).toEqual([
+      { line: 2, body: { title: 'a,b', externalId: 'x' } },
+    ]);
+    expect(await read(['externalId\nx\n'])).toEqual([{ line: 2, body: { externalId: 'x' } }]);
+  });
+
+  const QUOTED =
+    '\ufeffexternalId,title,description\r\n' +
+    'a,"Säljes, billigt","Rad ett\r\nrad ""två""\r\nrad tre"\r\n' +
+    '\r\n' +
+    'b,"Cykel",Fin\r\n' +
+    'c,"multi\nline",x';
+  const QUOTED_LINES: FeedLine[] = [
+    {
+      line: 2,
+      body: {
+        externalId: 'a',
+        title: 'Säljes, billigt',
+        description: 'Rad ett\r\nrad "två"\r\nrad tre',
+      },
+    },
+    { line: 6, body: { externalId: 'b', title: 'Cykel', description: 'Fin' } },
+    { line: 7, body: { externalId: 'c', title: 'multi\nline', description: 'x' } },
+  ];
+
+  it('reads quoted cells with delimiters, doubled quotes and line breaks; numbers records by their first line', async () => {
+    expect(await read([QUOTED])).toEqual(QUOTED_LINES);
+  });
+
+  it('reads the same records whatever the chunk boundaries, and from gzip', async () => {
+    expect(await read(bytewise(QUOTED))).toEqual(QUOTED_LINES);
+    expect(await read(bytewise(gzipSync(QUOTED)), { gzip: true })).toEqual(QUOTED_LINES);
+  });
+
+  it('leaves an empty cell out of the body', async () => {
+    const csv = 'externalId,title,phone,attributes.modelYear,images\nx,,,,\n';
+    expect(await read([csv])).toEqual([{ line: 2, body: { externalId: 'x' } }]);
+  });
+
+  it('converts attribute cells to the attribute type, and leaves what it cannot read as text', async () => {
+    const csv =
+      'externalId,attributes.modelYear,attributes.balcony,attributes.fuel,attributes.model,price\n' +
+      'a,2019,TRUE,petrol,V70,-5\n' +
+      'b,20x9,ja,diesel,007,12.5\n' +
+      'c,007,false,,,99999999999999999999\n';
+    expect(await read([csv])).toEqual([
+      {
+        line: 2,
+        body: {
+          externalId: 'a',
+          attributes: { modelYear: 2019, balcony: true, fuel: 'petrol', model: 'V70' },
+          price: -5,
+        },
+      },
+      {
+        line: 3,
+        body: {
+          externalId: 'b',
+          attributes: { modelYear: '20x9', balcony: 'ja', fuel: 'diesel', model: '007' },
+          price: '12.5',
+        },
+      },
+      {
+        line: 4,
+        body: {
+          externalId: 'c',
+          attributes: { modelYear: 7, balcony: false },
+          price: '99999999999999999999',
+        },
+      },
+    ]);
+  });
+
+  it('splits images on | into the gallery, in order', async () => {
+    const csv = 'externalId,images\na,https://x/1.jpg|https://x/2.jpg | https://x/3.jpg|\n';
+    expect(await read([csv])).toEqual([
+      {
+        line: 2,
+        body: {
+          externalId: 'a',
+          images: [
+            { url: 'https://x/1.jpg' },
+            { url: 'https://x/2.jpg' },
+            { url: 'https://x/3.jpg' },
+          ],
+        },
+      },
+    ]);
+  });
+
+  it('reports a row of the wrong width as that line', async () => {
+    const csv = 'externalId,title\na\nb,t,extra\nc,t\n';
+    expect(await read([csv])).toEqual([
+      { line: 2, error: 'line 2: 1 cells where the header has 2 columns' },
+      { line: 3, error: 'line 3: 3 cells where the header has 2 columns' },
+      { line: 4, body: { externalId: 'c', title: 't' } },
+    ]);
+  });
+
+  it('fails an unknown column, naming it', async () => {
+    for (const column of ['colour', 'attributes.wingspan', 'attributes', 'status']) {
+      const err = await failure(read([`externalId,${column}\na,b\n`]));
+      expect(err.code).toBe('unknown_column');
+      expect(err.message).toContain(`"${column}"`);
+    }
+  });
+
+  it('fails a column named twice', async () => {
+    const err = await failure(read(['externalId,title,title\n']));
+    expect(err.code).toBe('duplicate_column');
+  });
+
+  it('fails malformed quoting with malformed_csv, naming the line', async () => {
+    const unclosed = await failure(read(['externalId,title\na,ok\nb,"never closed\nc,d\n']));
+    expect(unclosed).toMatchObject({ code: 'malformed_csv', line: 3 });
+    expect(unclosed.message).toMatch(/^line 3: malformed CSV/);
+    const stray = await failure(read(['externalId,title\r\na,"x\r\ny"\r\nb,ab"c\r\n']));
+    expect(stray).toMatchObject({ code: 'malformed_csv', line: 4 });
+    const bytes = await failure(read(bytewise('externalId,title\r\na,"x\r\ny"\r\nb,ab"c\r\n')));
+    expect(bytes).toMatchObject({ code: 'malformed_csv', line: 4 });
+    const trailing = await failure(read(['externalId,title\na,"x"y\n']));
+    expect(trailing).toMatchObject({ code: 'malformed_csv', line: 2 });
+  });
+
+  it('reads a header-only file, or an empty one, as no lines', async () => {
+    expect(await read(['externalId,title\r\n'])).toEqual([]);
+    expect(await read(['\ufeffexternalId;title'])).toEqual([]);
+    expect(await read([])).toEqual([]);
+  });
+
+  it('applies the limits: data lines, record length, file size', async () => {
+    const csv = 'externalId\na\n\nb\nc\n';
+    expect(await read([csv], { limits: { maxLines: 3 } })).toHaveLength(3);
+    expect(await failure(read([csv], { limits: { maxLines: 2 } }))).toMatchObject({
+      code: 'too_many_lines',
+      line: 5,
+    });
+    const long = `externalId,title\na,"${'x'.repeat(100)}"\n`;
+    expect(await failure(read([long], { limits: { maxLineBytes: 64 } }))).toMatchObject({
+      code: 'line_too_long',
+      line: 2,
+    });
+    const wide = `externalId,title\na,"${'ö'.repeat(40)}"\n`; // 40 characters, 80 bytes
+    expect(await failure(read([wide], { limits: { maxLineBytes: 64 } }))).toMatchObject({
+      code: 'line_too_long',
+      line: 2,
+    });
+    expect((await failure(read([csv], { limits: { maxBytes: 5 } }))).code).toBe('too_large');
+  });
+
+  it('closes the source when the reader stops early', async () => {
+    const csv = Readable.from(['externalId\na\n', 'b\n', 'c\n']);
+    for await (const line of readFeed(csv, {
+      format: 'csv',
+      gzip: false,
+      limits: DEFAULT_FEED_LIMITS,
+      attributeType,
+    })) {
+      expect(line).toEqual({ line: 2, body: { externalId: 'a' } });
+      break;
+    }
+    await new Promise(setImmediate);
+    expect(csv.destroyed).toBe(true);
+
+    const header = Readable.from([`externalId,${'x'.repeat(100)}`, 'more']);
+    const err = await failure(readSource(header, { limits: { maxLineBytes: 64 } }));
+    expect(err.code).toBe('line_too_long');
+    await new Promise(setImmediate);
+    expect(header.destroyed).toBe(true);
+  });
+
+  it('knows every listing field of a PUT body as a column', () => {
+    const properties = getMetadataStorage()
+      .getTargetValidationMetadatas(CreateListingDto, '', true, false)
+      .map((m) => m.propertyName);
+    expect(new Set([...CSV_FIELDS, 'attributes'])).toEqual(new Set(properties));
+  });
+});
+
+describe('attributeTypesOf', () => {
+  it('looks attribute types up across the category tree', () => {
+    expect(attributeType('modelYear')).toBe('integer');
+    expect(attributeType('balcony')).toBe('boolean');
+    expect(attributeType('fuel')).toBe('enum');
+    expect(attributeType('nope')).toBeUndefined();
+    expect(attributeType('__proto__')).toBeUndefined();
+  });
+
+  it('accepts a key that is enum in one category and string in another, and refuses integer and string', () => {
+    const leaf = (slug: string, type: 'enum' | 'string' | 'integer') => ({
+      slug,
+      name: slug,
+      attributes: [{ key: 'brand', label: 'Märke', type, required: false }],
+    });
+    expect(attributeTypesOf([leaf('a', 'enum'), leaf('b', 'string')])('brand')).toBe('enum');
+    expect(() => attributeTypesOf([leaf('a', 'integer'), leaf('b', 'string')])).toThrow(
+      'attribute brand is integer in one category and string in another',
+    );
+  });
+});

@@ -1,0 +1,210 @@
+import { Readable } from 'node:stream';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { gzipSync } from 'node:zlib';
+import { FeedError } from './feed-error';
+import { DEFAULT_FEED_LIMITS, type FeedLimits, type FeedLine } from './feed.types';
+import { readFeed } from './read-feed';
+
+async function read(
+  chunks: (Buffer | string)[],
+  { gzip = false, limits = {} }: { gzip?: boolean; limits?: Partial<FeedLimits> } = {},
+): Promise<FeedLine[]> {
+  const lines: FeedLine[] = [];
+  const feed = readFeed(Readable.from(chunks), {
+    format: 'ndjson',
+    gzip,
+    limits: { ...DEFAULT_FEED_LIMITS, ...limits },
+    attributeType: () => undefined,
+  });
+  for await (const line of feed) lines.push(line);
+  return lines;
+}
+
+async function failure(promise: Promise<unknown>): Promise<FeedError> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(FeedError);
+  return err as FeedError;
+}
+
+const bytewise = (text: string | Buffer) => [...Buffer.from(text)].map((b) => Buffer.from([b]));
+
+const SAMPLE =
+  '\ufeff{"externalId":"a","price":1}\r\n' +
+  '\r\n' +
+  '   \n' +
+  '{"externalId":"b","attributes":{"modelYear":2019}}\n' +
+  '{"externalId": "c", oops}\n' +
+  '[1,2]\n' +
+  '"text"\n' +
+  'null\n' +
+  '{"externalId":"ä","images":[{"url":"https://x/1.jpg"}]}';
+
+const SAMPLE_LINES: FeedLine[] = [
+  { line: 1, body: { externalId: 'a', price: 1 } },
+  { line: 4, body: { externalId: 'b', attributes: { modelYear: 2019 } } },
+  { line: 5, error: expect.stringMatching(/^line 5: not valid JSON \(.+\)$/) },
+  { line: 6, error: 'line 6: not a JSON object (an array)' },
+  { line: 7, error: 'line 7: not a JSON object (a string)' },
+  { line: 8, error: 'line 8: not a JSON object (null)' },
+  { line: 9, body: { externalId: 'ä', images: [{ url: 'https://x/1.jpg' }] } },
+];
+
+describe('readFeed, NDJSON', () => {
+  it('numbers lines from 1, skips blank lines, reads CRLF and a BOM, reports unreadable lines', async () => {
+    expect(await read([SAMPLE])).toEqual(SAMPLE_LINES);
+  });
+
+  it('reads the same lines whatever the chunk boundaries, a byte at a time included', async () => {
+    expect(await read(bytewise(SAMPLE))).toEqual(SAMPLE_LINES);
+    const gz = gzipSync(SAMPLE);
+    expect(await read(bytewise(gz), { gzip: true })).toEqual(SAMPLE_LINES);
+  });
+
+  it('reads a last line without a line ending, and a file without lines', async () => {
+    expect(await read(['{"a":1}\n{"b":2}'])).toEqual([
+      { line: 1, body: { a: 1 } },
+      { line: 2, body: { b: 2 } },
+    ]);
+    expect(await read([])).toEqual([]);
+    expect(await read(['\ufeff\n\r\n'])).toEqual([]);
+  });
+
+  it('reports a line that is not UTF-8 as that line', async () => {
+    const lines = await read([Buffer.from([0x7b, 0xff, 0x7d, 0x0a]), '{"a":1}\n']);
+    expect(lines).toEqual([
+      { line: 1, error: 'line 1: not valid UTF-8' },
+      { line: 2, body: { a: 1 } },
+    ]);
+  });
+
+  it('gunzips a gzip body', async () => {
+    expect(await read([gzipSync(SAMPLE)], { gzip: true })).toEqual(SAMPLE_LINES);
+  });
+
+  it('fails a truncated gzip body with bad_gzip', async () => {
+    const gz = gzipSync(SAMPLE);
+    const err = await failure(read([gz.subarray(0, gz.length - 6)], { gzip: true }));
+    expect(err.code).toBe('bad_gzip');
+  });
+
+  it('fails a body that is not gzip, or corrupt gzip, with bad_gzip', async () => {
+    expect((await failure(read([SAMPLE], { gzip: true }))).code).toBe('bad_gzip');
+    const gz = gzipSync(SAMPLE);
+    gz.fill(0x55, 12, 30);
+    expect((await failure(read([gz], { gzip: true }))).code).toBe('bad_gzip');
+  });
+
+  it('fails past maxLines with too_many_lines; blank lines do not count', async () => {
+    const three = '{"a":1}\n\n{"a":2}\nnot json\n';
+    expect(await read([three], { limits: { maxLines: 3 } })).toHaveLength(3);
+    const err = await failure(read([three + '{"a":4}\n'], { limits: { maxLines: 3 } }));
+    expect(err.code).toBe('too_many_lines');
+    expect(err.line).toBe(5);
+    expect(err.message).toContain('more than 3 lines');
+  });
+
+  it('fails a line over maxLineBytes with line_too_long before holding it whole', async () => {
+    const limits = { maxLineBytes: 16 };
+    const fits = '{"a":"123456789"}';
+    expect(Buffer.byteLength(fits)).toBe(17);
+    expect(await read([`{"a":"12345678"}\r\n`], { limits })).toHaveLength(1);
+    const err = await failure(read([`{"a":1}\n${fits}\n`], { limits }));
+    expect(err).toMatchObject({ code: 'line_too_long', line: 2 });
+    expect(err.message).toBe('line 2: longer than 16 bytes');
+
+    // an endless line stops the read once it passes the limit
+    let sent = 0;
+    async function* endless() {
+      for (;;) {
+        sent += 1024;
+        yield Buffer.alloc(1024, 0x61);
+      }
+    }
+    const feed = readFeed(endless(), {
+      format: 'ndjson',
+      gzip: false,
+      limits: { ...DEFAULT_FEED_LIMITS, maxLineBytes: 64 * 1024 },
+      attributeType: () => undefined,
+    });
+    expect((await failure(feed.next())).code).toBe('line_too_long');
+    expect(sent).toBeLessThanOrEqual(65 * 1024 + 1024);
+  });
+
+  it('fails past maxBytes with too_large, counting the compressed bytes of a gzip body', async () => {
+    const size = Buffer.byteLength(SAMPLE);
+    expect(await read([SAMPLE], { limits: { maxBytes: size } })).toHaveLength(7);
+    expect((await failure(read([SAMPLE], { limits: { maxBytes: size - 1 } }))).code).toBe(
+      'too_large',
+    );
+    const gz = gzipSync(SAMPLE);
+    expect(await read([gz], { gzip: true, limits: { maxBytes: gz.length } })).toHaveLength(7);
+    const err = await failure(read([gz], { gzip: true, limits: { maxBytes: gz.length - 1 } }));
+    expect(err.code).toBe('too_large');
+  });
+
+  it('passes an error of the source through unchanged', async () => {
+    const broken = new Readable({ read() {} });
+    broken.push('{"a":1}\n');
+    setImmediate(() => broken.destroy(new Error('connection reset')));
+    const err = await readAll(broken).catch((e: unknown) => e);
+    expect(err).not.toBeInstanceOf(FeedError);
+    expect(err).toMatchObject({ message: 'connection reset' });
+  });
+
+  it('streams 50,000 lines with bounded heap', async () => {
+    const gc = exposeGc();
+    expect(gc).toBeDefined();
+    const padding = 'x'.repeat(1000);
+    async function* lines() {
+      for (let i = 0; i < 50_000; i += 100) {
+        let batch = '';
+        for (let j = i; j < i + 100; j++)
+          batch += `{"externalId":"ext-${j}","title":"Listing ${j}","description":"${padding}"}\n`;
+        yield batch;
+      }
+    }
+    gc!();
+    const before = process.memoryUsage().heapUsed;
+    let peak = 0;
+    let count = 0;
+    let bodies = 0;
+    for await (const line of readFeed(lines(), {
+      format: 'ndjson',
+      gzip: false,
+      limits: DEFAULT_FEED_LIMITS,
+      attributeType: () => undefined,
+    })) {
+      if ('body' in line) bodies++;
+      if (++count % 10_000 === 0) {
+        gc!();
+        peak = Math.max(peak, process.memoryUsage().heapUsed - before);
+      }
+    }
+    expect(bodies).toBe(50_000);
+    // 50 MB went through; with a collector between samples, what stays is a few chunks
+    expect(peak).toBeLessThan(50 * 1024 * 1024);
+  });
+});
+
+async function readAll(source: Readable): Promise<FeedLine[]> {
+  const lines: FeedLine[] = [];
+  for await (const line of readFeed(source, {
+    format: 'ndjson',
+    gzip: false,
+    limits: DEFAULT_FEED_LIMITS,
+    attributeType: () => undefined,
+  }))
+    lines.push(line);
+  return lines;
+}
+
+/** V8's collector, so that heapUsed measures what is held rather than what awaits collection. */
+function exposeGc(): (() => void) | undefined {
+  setFlagsFromString('--expose-gc');
+  const gc: unknown = runInNewContext('typeof gc === "function" ? gc : undefined');
+  return typeof gc === 'function' ? (gc as () => void) : undefined;
+}
