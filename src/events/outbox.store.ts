@@ -174,11 +174,16 @@ export class OutboxStore {
     return rows.map((row) => row.id);
   }
 
-  /** One batch past the cut-off; SKIP LOCKED, so the purge never queues behind a writer. */
+  /**
+   * One batch past the cut-off, of fanned-out events only: an event still owed to the relay or
+   * its fan-out job (which reads the row) stays, however old, and goes on a run after it is
+   * settled. SKIP LOCKED, so the purge never queues behind a writer or another worker's purge.
+   */
   async purgeBatch(olderThanMs: number, batchSize: number): Promise<number> {
     const [, count] = await this.dataSource.query(
       `WITH due AS (
-         SELECT id FROM outbox_events WHERE created_at < now() - $1 * interval '1 millisecond'
+         SELECT id FROM outbox_events
+         WHERE fanned_out_at IS NOT NULL AND created_at < now() - $1 * interval '1 millisecond'
          ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)
        DELETE FROM outbox_events o USING due WHERE o.id = due.id`,
       [olderThanMs, batchSize],

@@ -17,16 +17,22 @@ import type { S3Config } from '../platform/config/storage.config';
 import { MEDIA_CACHE_MAX_AGE_S, MEDIA_PATH, mediaKey, StorageDriver } from './storage-driver';
 
 const CACHE_CONTROL = `public, max-age=${MEDIA_CACHE_MAX_AGE_S}, immutable`;
-/** What the images service generates (uuid.ext); anything else is not ours to look up. */
-const KEY = /^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$/;
-/** Outside the media keys (which hold no slash), so /media never reaches them. */
-const privateKey = (key: string) => `private/${key}`;
+/**
+ * What the images service generates (uuid.ext); anything else is not ours to look up. One path
+ * segment without `..`, so `<prefix><key>` cannot leave the prefix, however a server reads it.
+ */
+const KEY = /^(?!.*\.\.)[A-Za-z0-9][A-Za-z0-9._-]{0,200}$/;
 
-/** Image URLs stay {PUBLIC_BASE_URL}/media/<key> whatever the driver, so handed-out URLs work. */
+/**
+ * Image URLs stay {PUBLIC_BASE_URL}/media/<key> whatever the driver, so handed-out URLs work. The
+ * bucket may be shared: every object is written at `<S3_PREFIX><key>`, and /media/<key> reads only
+ * there, so no other object of the bucket is ever served.
+ */
 export class S3Storage implements StorageDriver, OnApplicationShutdown {
   private readonly logger = new Logger(S3Storage.name);
   private readonly client: S3Client;
   private readonly bucket: string;
+  private readonly prefix: string;
 
   constructor(
     s3: S3Config,
@@ -34,6 +40,7 @@ export class S3Storage implements StorageDriver, OnApplicationShutdown {
     private readonly mediaPublicBaseUrl: string | undefined,
   ) {
     this.bucket = s3.bucket;
+    this.prefix = s3.prefix;
     this.client = new S3Client({
       region: s3.region,
       endpoint: s3.endpoint,
@@ -50,7 +57,7 @@ export class S3Storage implements StorageDriver, OnApplicationShutdown {
     await this.client.send(
       new PutObjectCommand({
         Bucket: this.bucket,
-        Key: key,
+        Key: this.objectKey(key),
         Body: data,
         ContentType: contentType,
         CacheControl: CACHE_CONTROL,
@@ -60,25 +67,37 @@ export class S3Storage implements StorageDriver, OnApplicationShutdown {
 
   async delete(key: string): Promise<void> {
     // S3 answers a missing key as deleted too.
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+    await this.client.send(
+      new DeleteObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }),
+    );
   }
 
   async putPrivate(key: string, data: Readable): Promise<void> {
     await new Upload({
       client: this.client,
-      params: { Bucket: this.bucket, Key: privateKey(key), Body: data },
+      params: { Bucket: this.bucket, Key: this.privateKey(key), Body: data },
     }).done();
   }
 
   async readPrivate(key: string): Promise<Readable> {
     const object = await this.client.send(
-      new GetObjectCommand({ Bucket: this.bucket, Key: privateKey(key) }),
+      new GetObjectCommand({ Bucket: this.bucket, Key: this.privateKey(key) }),
     );
     return object.Body as Readable;
   }
 
   async deletePrivate(key: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: privateKey(key) }));
+    await this.client.send(
+      new DeleteObjectCommand({ Bucket: this.bucket, Key: this.privateKey(key) }),
+    );
+  }
+
+  /**
+   * Outside the media prefix, which MEDIA_PUBLIC_BASE_URL may make public, and still named by it,
+   * so services sharing a bucket keep apart.
+   */
+  private privateKey(key: string): string {
+    return `private/${this.prefix}${key}`;
   }
 
   publicUrl(key: string): string {
@@ -89,7 +108,9 @@ export class S3Storage implements StorageDriver, OnApplicationShutdown {
     return (req, res, next) => {
       const key = mediaKey(req.originalUrl);
       if ((req.method !== 'GET' && req.method !== 'HEAD') || !KEY.test(key)) return next();
-      if (this.mediaPublicBaseUrl) return res.redirect(302, `${this.mediaPublicBaseUrl}/${key}`);
+      // MEDIA_PUBLIC_BASE_URL is the bucket's (or its CDN's) root: the object is under the prefix.
+      if (this.mediaPublicBaseUrl)
+        return res.redirect(302, `${this.mediaPublicBaseUrl}/${this.objectKey(key)}`);
       this.stream(key, req, res, next).catch((error: unknown) => this.failed(error, req, res));
     };
   }
@@ -99,7 +120,11 @@ export class S3Storage implements StorageDriver, OnApplicationShutdown {
   }
 
   private async stream(key: string, req: Request, res: Response, next: NextFunction) {
-    const input = { Bucket: this.bucket, Key: key, IfNoneMatch: req.headers['if-none-match'] };
+    const input = {
+      Bucket: this.bucket,
+      Key: this.objectKey(key),
+      IfNoneMatch: req.headers['if-none-match'],
+    };
     let object;
     try {
       object =
@@ -123,6 +148,12 @@ export class S3Storage implements StorageDriver, OnApplicationShutdown {
     const body = 'Body' in object ? (object.Body as Readable | undefined) : undefined;
     if (!body) return void res.end();
     await pipeline(body, res);
+  }
+
+  /** The bucket key of a media key: under the prefix, never outside it. */
+  private objectKey(key: string): string {
+    if (!KEY.test(key)) throw new Error(`Not a media key: ${JSON.stringify(key)}`);
+    return `${this.prefix}${key}`;
   }
 
   private failed(error: unknown, req: Request, res: Response): void {

@@ -38,8 +38,10 @@ describe('Images on S3-compatible object storage', () => {
     expect(path).toMatch(/^\/media\/[0-9a-f-]{36}\.jpg$/);
     const key = path.slice('/media/'.length);
 
-    const stored = await s3.object(key);
+    // Stored under the service's prefix (S3_PREFIX, default media/), not at the bucket's top.
+    const stored = await s3.object(`media/${key}`);
     expect(stored.status).toBe(200);
+    expect((await s3.object(key)).status).toBe(404);
     expect(stored.headers.get('content-type')).toBe('image/jpeg');
 
     const served = await t.http().get(path).buffer(true).parse(rawBytes).expect(200);
@@ -63,7 +65,7 @@ describe('Images on S3-compatible object storage', () => {
     const path = new URL(image.url).pathname;
     await t.http().get(path).expect(200);
     await live().delete(`/v1/listings/${listing.id}/images/${image.id}`).expect(200);
-    expect((await s3.object(path.slice('/media/'.length))).status).toBe(404);
+    expect((await s3.object(`media/${path.slice('/media/'.length)}`)).status).toBe(404);
     expectError(await t.http().get(path), 404, 'NOT_FOUND');
   });
 
@@ -78,6 +80,59 @@ describe('Images on S3-compatible object storage', () => {
     expectError(await t.http().get('/media/%E0%A4%A.jpg'), 400, 'VALIDATION_ERROR');
   });
 
+  it('serves nothing of a shared bucket outside its prefix, whatever the path', async () => {
+    const secret = '11111111-1111-4111-8111-111111111111.jpg';
+    await s3.put(secret, 'not the service’s');
+    await s3.put(`other/${secret}`, 'not the service’s');
+    await s3.put(`mediax/${secret}`, 'not the service’s');
+    expect((await s3.object(secret)).status).toBe(200);
+    for (const path of [
+      `/media/${secret}`,
+      `/media/other%2F${secret}`,
+      `/media/..%2F${secret}`,
+      `/media/..%2Fother%2F${secret}`,
+      `/media/%2E%2E%2F${secret}`,
+      `/media/%2F${secret}`,
+      `/media/x%2F..%2F..%2F${secret}`,
+      `/media/..`,
+      `/media/a..jpg`,
+    ]) {
+      expectError(await t.http().get(path), 404, 'NOT_FOUND');
+      await t.http().head(path).expect(404);
+    }
+    // Put under the prefix, the same object is the service's to serve.
+    await s3.put(`media/${secret}`, 'stored by the service');
+    await t.http().get(`/media/${secret}`).expect(200);
+  });
+
+  it('keeps each instance to its own S3_PREFIX in one bucket', async () => {
+    const other = await createTestApp({
+      databaseName: t.databaseName,
+      redisPrefix: t.redisPrefix,
+      env: { ...s3.env, S3_PREFIX: 'tenant-b/images/' },
+    });
+    try {
+      const listing = await newListing();
+      const ours = new URL((await upload(listing.id, await png(), 'c.png')).url).pathname;
+      const theirs = new URL(
+        (
+          await as(other, seller.liveKey)
+            .post(`/v1/listings/${listing.id}/images`)
+            .attach('file', await png(), 'd.png')
+            .expect(201)
+        ).body.data.url,
+      ).pathname;
+      expect((await s3.object(`tenant-b/images/${theirs.slice(7)}`)).status).toBe(200);
+      await other.http().get(theirs).expect(200);
+      await t.http().get(ours).expect(200);
+      // Each reads only under its own prefix.
+      expectError(await other.http().get(ours), 404, 'NOT_FOUND');
+      expectError(await t.http().get(theirs), 404, 'NOT_FOUND');
+    } finally {
+      await other.close();
+    }
+  });
+
   it('redirects /media to MEDIA_PUBLIC_BASE_URL when the bucket is served publicly', async () => {
     const cdn = await createTestApp({
       databaseName: t.databaseName,
@@ -89,7 +144,8 @@ describe('Images on S3-compatible object storage', () => {
       const image = await upload(listing.id, await png(), 'b.png');
       const path = new URL(image.url).pathname;
       const res = await cdn.http().get(path).expect(302);
-      expect(res.headers.location).toBe(`https://cdn.example.com/images/${path.slice(7)}`);
+      // The base URL is the bucket's root: the object sits under the prefix there.
+      expect(res.headers.location).toBe(`https://cdn.example.com/images/media/${path.slice(7)}`);
     } finally {
       await cdn.close();
     }

@@ -1,8 +1,8 @@
 import sharp from 'sharp';
 import { readdir } from 'node:fs/promises';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { anAccount, as, TestAccount } from '../support/factories';
 import { expectError, fieldsOf } from '../support/envelope';
 import { gif, jpegWithGps, pixelBomb, png, rawBytes, webp } from '../support/images';
@@ -206,6 +206,29 @@ describe('Listing images', () => {
       expect(meta.exif).toBeUndefined();
       expect(meta.orientation).toBeUndefined();
       expect((served.body as Buffer).includes(Buffer.from('TestCam'))).toBe(false);
+    });
+
+    it('serves only files inside STORAGE_DIR: a path climbing out of it answers 404', async () => {
+      // A file beside the storage directory, one `..` away from it.
+      const outside = `${basename(storageDir)}-secret.txt`;
+      writeFileSync(join(dirname(storageDir), outside), 'not a media file');
+      try {
+        for (const path of [
+          `/media/../${outside}`,
+          `/media/..%2F${outside}`,
+          `/media/%2E%2E%2F${outside}`,
+          `/media/%2E%2E/${outside}`,
+          `/media/x%2F..%2F..%2F${outside}`,
+          `/media/..%5C${outside}`,
+          `/media/${encodeURIComponent(join(dirname(storageDir), outside))}`,
+        ]) {
+          const res = await t.http().get(path);
+          expect([path, res.status]).toEqual([path, 404]);
+          expect(res.text).not.toContain('not a media file');
+        }
+      } finally {
+        rmSync(join(dirname(storageDir), outside), { force: true });
+      }
     });
 
     it('accepts raw base64 and data: URLs, PNG and WebP, recognised by content', async () => {

@@ -1,7 +1,8 @@
 import { OutboxStore } from '../../src/events/outbox.store';
 import { inBatches } from '../../src/scheduler/in-batches';
 import { WebhookDeliveryStore } from '../../src/webhooks/deliveries/webhook-delivery.store';
-import { emitEvent } from '../support/events';
+import { WebhookDeliverySweeper } from '../../src/webhooks/dispatch/webhook-delivery.sweeper';
+import { emitEvent, sampleEventData } from '../support/events';
 import { anAccount, as, TestAccount } from '../support/factories';
 import { aListing } from '../support/listing-builder';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -136,5 +137,101 @@ describe('Retention: the worker’s event and delivery purges', () => {
     // The held rows go on the next run.
     expect(await purgeEvents()).toBe(1);
     expect(await purgeDeliveries()).toBe(1);
+  });
+});
+
+describe('Retention: an event is purged only once it is fanned out to its endpoints', () => {
+  let api: TestApp;
+  let worker: TestApp | undefined;
+  let receiver: WebhookReceiver;
+  let account: TestAccount;
+  // Only the test purges: no periodic run in between.
+  const env = { RETENTION_PURGE_EVERY: '1h' };
+  const startWorker = () =>
+    createTestApp({
+      role: 'worker',
+      databaseName: api.databaseName,
+      redisPrefix: api.redisPrefix,
+      env,
+    });
+
+  beforeAll(async () => {
+    receiver = await WebhookReceiver.start();
+    api = await createTestApp({ role: 'api', env });
+    worker = await startWorker();
+    account = await anAccount(api).build();
+    await as(api, account.liveKey)
+      .post('/v1/webhooks')
+      .send({ url: receiver.url('/owed') })
+      .expect(201);
+  });
+  afterAll(async () => {
+    await worker?.close();
+    await Promise.all([api.close(), receiver.close()]);
+  });
+
+  const purgeEvents = () =>
+    inBatches((n) => api.app.get(OutboxStore).purgeBatch(RETENTION_MS, n), 7);
+  const fannedOut = async (ids: string[]) => {
+    const [{ n }] = await api.dataSource.query(
+      `SELECT count(*)::int AS n FROM outbox_events WHERE id = ANY($1) AND fanned_out_at IS NOT NULL`,
+      [ids],
+    );
+    return n === ids.length;
+  };
+  const existing = async (ids: string[]) =>
+    (await api.dataSource.query(`SELECT id FROM outbox_events WHERE id = ANY($1)`, [ids]))
+      .map((r: { id: string }) => r.id)
+      .sort();
+  const idsOf = async (dataIds: string[]): Promise<string[]> =>
+    (
+      await api.dataSource.query(`SELECT id FROM outbox_events WHERE data->>'id' = ANY($1)`, [
+        dataIds,
+      ])
+    ).map((r: { id: string }) => r.id);
+
+  it('keeps old unrelayed and unfanned events, delivers them once a worker runs, then purges them', async () => {
+    const sent: string[] = [];
+    for (let i = 0; i < 3; i++) sent.push((await emitEvent(api, account.id, 'listing.sold')).id);
+    await receiver.waitFor('/owed', 3);
+    const delivered = await idsOf(sent);
+    await eventually(() => fannedOut(delivered));
+
+    // No worker: an event written now waits in the outbox, unrelayed.
+    await worker!.close();
+    worker = undefined;
+    const unrelayedData = await emitEvent(api, account.id, 'listing.sold');
+    const [unrelayed] = await idsOf([unrelayedData.id]);
+    // And one relayed whose fan-out job was lost: relayed, never fanned out.
+    const lostData = sampleEventData('listing.sold');
+    const [{ id: unfanned }] = await api.dataSource.query(
+      `INSERT INTO outbox_events (account_id, event, data, relayed_at)
+       VALUES ($1, 'listing.sold', $2, now() - interval '1 minute') RETURNING id`,
+      [account.id, JSON.stringify(lostData)],
+    );
+    const owed = [unrelayed, unfanned].sort();
+    await api.dataSource.query(
+      `UPDATE outbox_events SET created_at = now() - interval '31 days' WHERE id = ANY($1)`,
+      [[...delivered, ...owed]],
+    );
+
+    expect(await purgeEvents()).toBe(3);
+    expect(await existing([...delivered, ...owed])).toEqual(owed);
+    expect(await purgeEvents()).toBe(0);
+
+    // A worker again: its relay sends the unrelayed event, its sweep fans out the lost one.
+    worker = await startWorker();
+    await worker.app.get(WebhookDeliverySweeper).sweep(0);
+    const received = await receiver.waitFor('/owed', 5);
+    expect(
+      received
+        .slice(3)
+        .map((r) => r.body.data.id as string)
+        .sort(),
+    ).toEqual([unrelayedData.id, lostData.id].sort());
+    await eventually(() => fannedOut(owed));
+
+    expect(await purgeEvents()).toBe(2);
+    expect(await existing(owed)).toEqual([]);
   });
 });

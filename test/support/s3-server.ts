@@ -1,3 +1,4 @@
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,6 +54,31 @@ export class TestS3Server {
   /** An object as stored, straight from the server (path-style URL, s3rver allows anonymous reads). */
   object(key: string): Promise<Response> {
     return fetch(`${this.endpoint}/${this.bucket}/${key}`);
+  }
+
+  /** Writes an object straight into the bucket, as another user of a shared bucket would. */
+  async put(key: string, body: string | Buffer, contentType = 'image/jpeg'): Promise<void> {
+    const client = new S3Client({
+      region: this.env.S3_REGION,
+      endpoint: this.endpoint,
+      forcePathStyle: true,
+      credentials: {
+        accessKeyId: this.env.AWS_ACCESS_KEY_ID,
+        secretAccessKey: this.env.AWS_SECRET_ACCESS_KEY,
+      },
+    });
+    try {
+      await client.send(
+        new PutObjectCommand({
+          Bucket: this.bucket,
+          Key: key,
+          Body: body,
+          ContentType: contentType,
+        }),
+      );
+    } finally {
+      client.destroy();
+    }
   }
 
   async close(): Promise<void> {

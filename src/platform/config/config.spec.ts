@@ -64,6 +64,12 @@ describe('config validation', () => {
     ['WEBHOOK_ALLOW_HTTP', 'yes', webhooksConfig],
     ['STORAGE_DRIVER', 'gcs', storageConfig],
     ['S3_ENDPOINT', 'ftp://minio:9000', storageConfig],
+    ['S3_PREFIX', '/media/', storageConfig],
+    ['S3_PREFIX', 'media', storageConfig],
+    ['S3_PREFIX', '../media/', storageConfig],
+    ['S3_PREFIX', 'media/../', storageConfig],
+    ['S3_PREFIX', 'media//', storageConfig],
+    ['S3_PREFIX', 'me dia/', storageConfig],
     ['METRICS_PORT', '70000', metricsConfig],
     ['METRICS_ON_API_PORT', 'yes', metricsConfig],
     ['TRUST_PROXY', 'true', appConfig],
@@ -82,6 +88,14 @@ describe('config validation', () => {
       );
     },
   );
+
+  it('writes S3 objects under media/ unless S3_PREFIX says otherwise', () => {
+    const s3 = { STORAGE_DRIVER: 's3', S3_BUCKET: 'shared' };
+    expect(withEnv(s3, storageConfig).s3?.prefix).toBe('media/');
+    expect(withEnv({ ...s3, S3_PREFIX: 'listings/media-1/' }, storageConfig).s3?.prefix).toBe(
+      'listings/media-1/',
+    );
+  });
 
   it('takes TRUST_PROXY as a hop count or proxy addresses', () => {
     expect(withEnv({ TRUST_PROXY: '1' }, appConfig).trustProxy).toBe(1);

@@ -6,6 +6,7 @@ import {
   IsOptional,
   IsString,
   IsUrl,
+  Matches,
   Max,
   Min,
   MinLength,
@@ -19,6 +20,7 @@ export const STORAGE_DRIVERS = ['local', 's3'] as const;
 export type StorageDriverName = (typeof STORAGE_DRIVERS)[number];
 
 const HTTP_URL = { require_tld: false, protocols: ['http', 'https'] };
+const S3_PREFIX_FORMAT = /^(?:[A-Za-z0-9][A-Za-z0-9._-]{0,62}\/){1,8}$/;
 
 class StorageEnv {
   @IsIn(STORAGE_DRIVERS) STORAGE_DRIVER: StorageDriverName = 'local';
@@ -31,6 +33,15 @@ class StorageEnv {
   @IsString() S3_REGION: string = 'us-east-1';
   /** bucket in the path, not the host name: what most S3-compatible servers need */
   @IsOptional() @ToBool() @IsBoolean() S3_FORCE_PATH_STYLE?: boolean;
+  /**
+   * where in the bucket the service's objects live, and all /media may serve of a shared bucket:
+   * segments of safe characters, each ending in `/`, none starting with a dot (no `..`)
+   */
+  @Matches(S3_PREFIX_FORMAT, {
+    message:
+      'S3_PREFIX must be path segments of letters, digits, . _ - each ending in /, e.g. media/',
+  })
+  S3_PREFIX: string = 'media/';
   /** the standard AWS variables, read at start; unset: the SDK's chain (profile, instance role) */
   @IsOptional() @IsString() AWS_ACCESS_KEY_ID?: string;
   @ValidateIf((env: StorageEnv) => env.AWS_ACCESS_KEY_ID !== undefined)
@@ -45,6 +56,8 @@ class StorageEnv {
 
 export interface S3Config {
   bucket: string;
+  /** every object the service writes is `<prefix><key>`; nothing else is served */
+  prefix: string;
   endpoint: string | undefined;
   region: string;
   forcePathStyle: boolean;
@@ -70,6 +83,7 @@ export const storageConfig = registerAs('storage', (): StorageConfig => {
       env.STORAGE_DRIVER === 's3'
         ? {
             bucket: env.S3_BUCKET!,
+            prefix: env.S3_PREFIX,
             endpoint: env.S3_ENDPOINT,
             region: env.S3_REGION,
             // Custom endpoints rarely have a wildcard DNS name per bucket.

@@ -11,6 +11,7 @@ import { EventsFeed1763920000000 } from './1763920000000-EventsFeed';
 import { WebhookRecovery1763921000000 } from './1763921000000-WebhookRecovery';
 import { MediaUrlReferences1763930000000 } from './1763930000000-MediaUrlReferences';
 import { RenderedListings1763940000000 } from './1763940000000-RenderedListings';
+import { OutboxPurgeIndex1763950000000 } from './1763950000000-OutboxPurgeIndex';
 import { Imports1764000000000 } from './1764000000000-Imports';
 
 /** Listed explicitly so ts-node, Jest and the compiled build all load the same set. */
@@ -28,5 +29,6 @@ export const MIGRATIONS = [
   WebhookRecovery1763921000000,
   MediaUrlReferences1763930000000,
   RenderedListings1763940000000,
+  OutboxPurgeIndex1763950000000,
   Imports1764000000000,
 ];
