@@ -48,7 +48,7 @@ export class WebhookEndpointStore {
   }
 
   /**
-   * Inserts the endpoint unless the account already has `limit` (both modes counted); undefined
+   * Inserts the endpoint unless the account already has `limit` in the endpoint's mode; undefined
    * when it has. Creates of one account take turns on the account row, so two at once cannot
    * both be the last one allowed.
    */
@@ -59,7 +59,7 @@ export class WebhookEndpointStore {
   ): Promise<WebhookEndpoint | undefined> {
     return this.dataSource.transaction(async (em) => {
       await em.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
-      const count = await em.countBy(WebhookEndpoint, { accountId });
+      const count = await em.countBy(WebhookEndpoint, { accountId, livemode });
       if (count >= limit) return undefined;
       return em.save(
         em.create(WebhookEndpoint, {

@@ -22,7 +22,7 @@ const ENDPOINT = 'Webhook endpoint';
 export class WebhookEndpointsController {
   constructor(private readonly endpoints: WebhookEndpointsService) {}
 
-  /** In the key's mode; at most 5 per account, both modes counted. The answer carries the signing secret: the only time it is shown. */
+  /** In the key's mode; at most 5 per account and mode. The answer carries the signing secret: the only time it is shown. */
   @Post()
   async create(
     @CurrentPrincipal() principal: Principal,

@@ -42,7 +42,7 @@ export class WebhookEndpointsService {
     return endpoint;
   }
 
-  /** The limit of 5 counts the endpoints of both modes together. */
+  /** The limit of 5 holds per mode: test endpoints never use up the live ones' quota. */
   async create(owner: OwnerScope, dto: CreateWebhookDto): Promise<WebhookEndpoint> {
     await this.assertAllowedUrl(dto.url);
     const endpoint = await this.store.insertWithinLimit(
@@ -58,7 +58,7 @@ export class WebhookEndpointsService {
     if (!endpoint) {
       throw ValidationError.field(
         'url',
-        `An account can have at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints; delete one first.`,
+        `An account can have at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints per mode; delete one first.`,
       );
     }
     return endpoint;
