@@ -73,7 +73,10 @@ export class WebhookEndpointsService {
     return this.get(owner, id);
   }
 
-  /** The current secret keeps signing beside the new one until it expires (0 hours: dropped). */
+  /**
+   * The current secret keeps signing beside the new one until it expires (0 hours: it and every
+   * earlier one stop now). Answers this rotation's secret even when others run at once.
+   */
   async rotateSecret(
     owner: OwnerScope,
     id: string,
@@ -86,7 +89,7 @@ export class WebhookEndpointsService {
       expireCurrentAfterHours,
     );
     if (!rotated) throw new NotFoundError('Webhook endpoint');
-    return this.get(owner, id);
+    return rotated;
   }
 
   /** Its deliveries go with it; their queued jobs find nothing to send and end. */

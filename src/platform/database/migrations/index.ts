@@ -11,6 +11,7 @@ import { EventsFeed1763920000000 } from './1763920000000-EventsFeed';
 import { WebhookRecovery1763921000000 } from './1763921000000-WebhookRecovery';
 import { MediaUrlReferences1763930000000 } from './1763930000000-MediaUrlReferences';
 import { RenderedListings1763940000000 } from './1763940000000-RenderedListings';
+import { WebhookPreviousSecrets1763960000000 } from './1763960000000-WebhookPreviousSecrets';
 
 /** Listed explicitly so ts-node, Jest and the compiled build all load the same set. */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   WebhookRecovery1763921000000,
   MediaUrlReferences1763930000000,
   RenderedListings1763940000000,
+  WebhookPreviousSecrets1763960000000,
 ];
