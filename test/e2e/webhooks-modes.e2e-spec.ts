@@ -103,17 +103,31 @@ describe('Webhook endpoints and modes', () => {
     expect(ids('/mode-test')).toEqual([draft.id]);
   });
 
-  it('the limit of 5 endpoints counts both modes together', async () => {
+  it('the limit of 5 endpoints holds per mode: test endpoints never use up the live quota', async () => {
     const account = await anAccount(t).build();
-    for (let i = 0; i < 3; i++) await register(account.liveKey, `/limit-live-${i}`).expect(201);
-    for (let i = 0; i < 2; i++) await register(account.testKey, `/limit-test-${i}`).expect(201);
+    for (let i = 0; i < 5; i++) await register(account.testKey, `/limit-test-${i}`).expect(201);
+    for (let i = 0; i < 5; i++) await register(account.liveKey, `/limit-live-${i}`).expect(201);
     for (const key of [account.liveKey, account.testKey]) {
       const sixth = await register(key, '/limit-6');
       expect(expectError(sixth, 400, 'VALIDATION_ERROR').details).toEqual([
         { field: 'url', message: expect.stringContaining('at most 5') },
       ]);
       expect(fieldsOf(sixth)).toEqual(['url']);
+      expect((await as(t, key).get('/v1/webhooks').expect(200)).body.data).toHaveLength(5);
     }
+  });
+
+  it('holds 5 per mode when creates of both modes race', async () => {
+    const account = await anAccount(t).build();
+    const results = await Promise.all(
+      [account.liveKey, account.testKey].flatMap((key, k) =>
+        Array.from({ length: 7 }, (_, i) => register(key, `/race-${k}-${i}`)),
+      ),
+    );
+    const created = results.filter((r) => r.status === 201).map((r) => r.body.data.livemode);
+    expect(created.filter((livemode) => livemode)).toHaveLength(5);
+    expect(created.filter((livemode) => !livemode)).toHaveLength(5);
+    expect(results.filter((r) => r.status === 400)).toHaveLength(4);
   });
 
   it('the migration makes endpoints that existed before modes live-mode endpoints', async () => {

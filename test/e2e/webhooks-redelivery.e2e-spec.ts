@@ -1,8 +1,18 @@
+import { Client } from 'pg';
+import { Webhook } from 'standardwebhooks';
+import type { QueryRunner } from 'typeorm';
+import { WebhookPreviousSecrets1763960000000 } from '../../src/platform/database/migrations/1763960000000-WebhookPreviousSecrets';
 import { emitEvent } from '../support/events';
 import { expectError, fieldsOf } from '../support/envelope';
 import { anAccount, as, TestAccount } from '../support/factories';
 import { createTestApp, TestApp } from '../support/test-app';
-import { eventually, expectSignedWebhook, WebhookReceiver } from '../support/webhook-receiver';
+import { createTestDatabase, databaseUrl } from '../support/test-database';
+import {
+  eventually,
+  expectSignedWebhook,
+  ReceivedWebhook,
+  WebhookReceiver,
+} from '../support/webhook-receiver';
 import { RegisteredEndpoint as Endpoint, registerEndpoint } from '../support/webhooks';
 
 /** Ten attempts, 50 ms apart: a delivery that always fails ends in about half a second. */
@@ -427,7 +437,10 @@ describe('Webhook redelivery: detail, retry, recover, rotation', () => {
 
       // Past its expiry the old secret signs no more.
       await t.dataSource.query(
-        `UPDATE webhook_endpoints SET previous_secret_expires_at = now() - interval '1 second' WHERE id = $1`,
+        `UPDATE webhook_endpoints SET previous_secrets = (
+           SELECT jsonb_agg(p || '{"expiresAt": "2000-01-01T00:00:00.000Z"}')
+           FROM jsonb_array_elements(previous_secrets) p)
+         WHERE id = $1`,
         [endpoint.id],
       );
       await emitEvent(t, account.id, 'listing.sold');
@@ -450,6 +463,89 @@ describe('Webhook redelivery: detail, retry, recover, rotation', () => {
       await api(account).post(`/v1/webhooks/${endpoint.id}/test`).expect(200);
       const [, second] = await receiver.waitFor(endpoint.path, 2);
       expectSignedWebhook(second, twice.secret, secret);
+    });
+
+    /** Every signature header checked with the standardwebhooks package, one secret at a time. */
+    const verifies = (request: ReceivedWebhook, secret: string) => {
+      try {
+        new Webhook(secret).verify(request.rawBody, request.headers as Record<string, string>);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+
+    it('concurrent rotations end no grace early: the original and every returned secret verify', async () => {
+      const account = await anAccount(t).build();
+      const endpoint = await register(account);
+      const answers = await Promise.all([1, 2, 3].map(() => rotate(account, endpoint)));
+      expect(answers.map((res) => res.status)).toEqual([200, 200, 200]);
+      const returned: string[] = answers.map((res) => res.body.data.secret);
+      expect(new Set(returned).size).toBe(3);
+
+      // The test delivery (the API's lookup) and an event (the worker's) sign alike.
+      await api(account).post(`/v1/webhooks/${endpoint.id}/test`).expect(200);
+      await emitEvent(t, account.id, 'listing.sold');
+      const requests = await receiver.waitFor(endpoint.path, 2);
+      for (const request of requests) {
+        expect((request.headers['webhook-signature'] as string).split(' ')).toHaveLength(4);
+        for (const secret of [endpoint.secret, ...returned]) {
+          expect({ secret, verifies: verifies(request, secret) }).toEqual({
+            secret,
+            verifies: true,
+          });
+        }
+      }
+    });
+
+    it('keeps the 3 newest replaced secrets: after 4 rotations the original signs no more', async () => {
+      const account = await anAccount(t).build();
+      const endpoint = await register(account);
+      const secrets = [endpoint.secret];
+      for (let i = 0; i < 4; i++) {
+        const hours = { expireCurrentAfterHours: 72 - i };
+        secrets.push((await rotate(account, endpoint, hours).expect(200)).body.data.secret);
+      }
+      await emitEvent(t, account.id, 'listing.sold');
+      const [request] = await receiver.waitFor(endpoint.path, 1);
+      expectSignedWebhook(request, secrets[4], secrets[3], secrets[2], secrets[1]);
+      expect(verifies(request, endpoint.secret)).toBe(false);
+    });
+
+    it('the migration carries a replaced secret still in its grace over, and no expired one', async () => {
+      const client = new Client({ connectionString: databaseUrl(await createTestDatabase()) });
+      await client.connect();
+      try {
+        const runner = { query: (sql: string) => client.query(sql) } as unknown as QueryRunner;
+        const migration = new WebhookPreviousSecrets1763960000000();
+        await migration.down(runner);
+        const {
+          rows: [{ id: accountId }],
+        } = await client.query(`INSERT INTO accounts (name) VALUES ('Rotated AB') RETURNING id`);
+        const expiresAt = new Date(Date.now() + 3_600_000);
+        const insert = (previous: string | null, until: Date | null) =>
+          client.query(
+            `INSERT INTO webhook_endpoints (account_id, livemode, url, secret, previous_secret, previous_secret_expires_at)
+             VALUES ($1, true, 'https://example.com/h', 'whsec_now', $2, $3) RETURNING id`,
+            [accountId, previous, until],
+          );
+        const inGrace = (await insert('whsec_old', expiresAt)).rows[0].id;
+        const expired = (await insert('whsec_gone', new Date(Date.now() - 1000))).rows[0].id;
+        const none = (await insert(null, null)).rows[0].id;
+        await migration.up(runner);
+        const { rows } = await client.query(
+          `SELECT id, previous_secrets FROM webhook_endpoints WHERE account_id = $1`,
+          [accountId],
+        );
+        const stored = new Map(rows.map((row) => [row.id, row.previous_secrets]));
+        expect(stored.get(inGrace)).toEqual([
+          { secret: 'whsec_old', expiresAt: expiresAt.toISOString() },
+        ]);
+        expect(stored.get(expired)).toEqual([]);
+        expect(stored.get(none)).toEqual([]);
+      } finally {
+        await client.end();
+      }
     });
 
     it.each([

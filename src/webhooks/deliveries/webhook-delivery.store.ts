@@ -65,18 +65,12 @@ const DISABLED_ERROR = 'Endpoint disabled: a delivery failed all of its attempts
  * stored secret is read: which of them still sign is liveSecrets' decision alone.
  */
 const TARGET_COLUMNS = `d.id AS "deliveryId", d.event, d.payload, e.id AS "endpointId", e.url,
-  e.secret, e.previous_secret AS "previousSecret",
-  e.previous_secret_expires_at AS "previousSecretExpiresAt", e.is_active AS "endpointActive"`;
+  e.secret, e.previous_secrets AS "previousSecrets", e.is_active AS "endpointActive"`;
 
 type TargetRow = Omit<DeliveryTarget, 'secrets'> & EndpointSecrets;
 
-function toTarget({
-  secret,
-  previousSecret,
-  previousSecretExpiresAt,
-  ...target
-}: TargetRow): DeliveryTarget {
-  return { ...target, secrets: liveSecrets({ secret, previousSecret, previousSecretExpiresAt }) };
+function toTarget({ secret, previousSecrets, ...target }: TargetRow): DeliveryTarget {
+  return { ...target, secrets: liveSecrets({ secret, previousSecrets }) };
 }
 
 /** Counters change in single guarded UPDATEs, never read-modify-write: each failure counts once. */

@@ -6,6 +6,7 @@ import {
   UpdateDateColumn,
 } from 'typeorm';
 import type { EventName } from '../../events/event-types';
+import type { PreviousSecret } from './webhook-secrets';
 
 @Entity({ name: 'webhook_endpoints' })
 export class WebhookEndpoint {
@@ -19,10 +20,8 @@ export class WebhookEndpoint {
   @Column({ type: 'text', array: true }) events: EventName[];
   /** needed in clear to sign; never logged, shown once at creation */
   @Column({ type: 'text' }) secret: string;
-  /** the secret a rotation replaced: it still signs (after the new one) until it expires */
-  @Column({ name: 'previous_secret', type: 'text', nullable: true }) previousSecret: string | null;
-  @Column({ name: 'previous_secret_expires_at', type: 'timestamptz', nullable: true })
-  previousSecretExpiresAt: Date | null;
+  /** the secrets rotations replaced, newest first, each signing until its own expiry (liveSecrets) */
+  @Column({ name: 'previous_secrets', type: 'jsonb' }) previousSecrets: PreviousSecret[];
   @Column({ name: 'is_active', type: 'boolean' }) isActive: boolean;
   @Column({ name: 'consecutive_failures', type: 'integer' }) consecutiveFailures: number;
   @Column({ name: 'disabled_at', type: 'timestamptz', nullable: true }) disabledAt: Date | null;

@@ -5,6 +5,7 @@ import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialE
 import type { OwnerScope } from '../../auth/scope';
 import type { EventName } from '../../events/event-types';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
+import { secretsAfterRotation } from './webhook-secrets';
 
 export interface NewEndpoint {
   url: string;
@@ -48,7 +49,7 @@ export class WebhookEndpointStore {
   }
 
   /**
-   * Inserts the endpoint unless the account already has `limit` (both modes counted); undefined
+   * Inserts the endpoint unless the account already has `limit` in the endpoint's mode; undefined
    * when it has. Creates of one account take turns on the account row, so two at once cannot
    * both be the last one allowed.
    */
@@ -59,7 +60,7 @@ export class WebhookEndpointStore {
   ): Promise<WebhookEndpoint | undefined> {
     return this.dataSource.transaction(async (em) => {
       await em.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
-      const count = await em.countBy(WebhookEndpoint, { accountId });
+      const count = await em.countBy(WebhookEndpoint, { accountId, livemode });
       if (count >= limit) return undefined;
       return em.save(
         em.create(WebhookEndpoint, {
@@ -69,6 +70,7 @@ export class WebhookEndpointStore {
           isActive: true,
           consecutiveFailures: 0,
           disabledAt: null,
+          previousSecrets: [],
         }),
       );
     });
@@ -98,33 +100,30 @@ export class WebhookEndpointStore {
   }
 
   /**
-   * `secret` becomes the current one; the current one becomes the previous one, signing beside
-   * it for `keepCurrentHours` (with 0 it is dropped at once). One UPDATE: a concurrent rotation
-   * cannot lose a secret half-way. False when not found.
+   * `secret` becomes the current one; the replaced one keeps signing for `keepCurrentHours`
+   * (secretsAfterRotation decides the rest). Rotations of one endpoint take turns on its row, so
+   * concurrent ones each keep the secret the one before them replaced. Answers the endpoint as
+   * this rotation left it (its `secret` is this one's), undefined when not found.
    */
   async rotateSecret(
-    owner: OwnerScope,
+    { accountId, livemode }: OwnerScope,
     id: string,
     secret: string,
     keepCurrentHours: number,
-  ): Promise<boolean> {
-    const result = await this.endpoints
-      .createQueryBuilder()
-      .update()
-      .set({
-        previousSecret: () => (keepCurrentHours > 0 ? 'secret' : 'NULL'),
-        previousSecretExpiresAt: () =>
-          keepCurrentHours > 0 ? `now() + :hours * interval '1 hour'` : 'NULL',
-        secret,
-      })
-      .where('id = :id AND account_id = :accountId AND livemode = :livemode', {
-        id,
-        accountId: owner.accountId,
-        livemode: owner.livemode,
-        hours: keepCurrentHours,
-      })
-      .execute();
-    return result.affected !== 0;
+  ): Promise<WebhookEndpoint | undefined> {
+    return this.dataSource.transaction(async (em) => {
+      const endpoint = await em.findOne(WebhookEndpoint, {
+        where: { id, accountId, livemode },
+        lock: { mode: 'pessimistic_write' },
+      });
+      if (!endpoint) return undefined;
+      const now = new Date();
+      const keepCurrentUntil =
+        keepCurrentHours > 0 ? new Date(now.getTime() + keepCurrentHours * 3_600_000) : null;
+      const rotated = secretsAfterRotation(endpoint, secret, keepCurrentUntil, now);
+      await em.update(WebhookEndpoint, { id }, rotated);
+      return em.findOneByOrFail(WebhookEndpoint, { id });
+    });
   }
 
   async delete(owner: OwnerScope, id: string): Promise<void> {

@@ -22,7 +22,7 @@ const ENDPOINT = 'Webhook endpoint';
 export class WebhookEndpointsController {
   constructor(private readonly endpoints: WebhookEndpointsService) {}
 
-  /** In the key's mode; at most 5 per account, both modes counted. The answer carries the signing secret: the only time it is shown. */
+  /** In the key's mode; at most 5 per account and mode. The answer carries the signing secret: the only time it is shown. */
   @Post()
   async create(
     @CurrentPrincipal() principal: Principal,
@@ -58,7 +58,8 @@ export class WebhookEndpointsController {
 
   /**
    * A new signing secret, shown in this answer only. The current one keeps signing too (after
-   * the new one, in both signature headers) for `expireCurrentAfterHours` (default 24, 0 = now).
+   * the new one, in both signature headers) for `expireCurrentAfterHours` (default 24), as do up
+   * to 2 more replaced earlier whose grace has not ended; 0 ends them all now.
    */
   @Post(':id/rotate-secret')
   @HttpCode(200)

@@ -42,7 +42,7 @@ export class WebhookEndpointsService {
     return endpoint;
   }
 
-  /** The limit of 5 counts the endpoints of both modes together. */
+  /** The limit of 5 holds per mode: test endpoints never use up the live ones' quota. */
   async create(owner: OwnerScope, dto: CreateWebhookDto): Promise<WebhookEndpoint> {
     await this.assertAllowedUrl(dto.url);
     const endpoint = await this.store.insertWithinLimit(
@@ -58,7 +58,7 @@ export class WebhookEndpointsService {
     if (!endpoint) {
       throw ValidationError.field(
         'url',
-        `An account can have at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints; delete one first.`,
+        `An account can have at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints per mode; delete one first.`,
       );
     }
     return endpoint;
@@ -73,7 +73,10 @@ export class WebhookEndpointsService {
     return this.get(owner, id);
   }
 
-  /** The current secret keeps signing beside the new one until it expires (0 hours: dropped). */
+  /**
+   * The current secret keeps signing beside the new one until it expires (0 hours: it and every
+   * earlier one stop now). Answers this rotation's secret even when others run at once.
+   */
   async rotateSecret(
     owner: OwnerScope,
     id: string,
@@ -86,7 +89,7 @@ export class WebhookEndpointsService {
       expireCurrentAfterHours,
     );
     if (!rotated) throw new NotFoundError('Webhook endpoint');
-    return this.get(owner, id);
+    return rotated;
   }
 
   /** Its deliveries go with it; their queued jobs find nothing to send and end. */

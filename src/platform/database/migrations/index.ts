@@ -12,6 +12,7 @@ import { WebhookRecovery1763921000000 } from './1763921000000-WebhookRecovery';
 import { MediaUrlReferences1763930000000 } from './1763930000000-MediaUrlReferences';
 import { RenderedListings1763940000000 } from './1763940000000-RenderedListings';
 import { OutboxPurgeIndex1763950000000 } from './1763950000000-OutboxPurgeIndex';
+import { WebhookPreviousSecrets1763960000000 } from './1763960000000-WebhookPreviousSecrets';
 import { Imports1764000000000 } from './1764000000000-Imports';
 
 /** Listed explicitly so ts-node, Jest and the compiled build all load the same set. */
@@ -30,5 +31,6 @@ export const MIGRATIONS = [
   MediaUrlReferences1763930000000,
   RenderedListings1763940000000,
   OutboxPurgeIndex1763950000000,
+  WebhookPreviousSecrets1763960000000,
   Imports1764000000000,
 ];

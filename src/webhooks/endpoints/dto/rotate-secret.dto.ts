@@ -2,7 +2,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, Max, Min, ValidateIf } from 'class-validator';
 
 export class RotateSecretDto {
-  /** hours the current secret keeps signing beside the new one, 0–72 (default 24; 0 = it stops now) */
+  /** hours the current secret keeps signing beside the new one, 0–72 (default 24; 0 = it and every earlier one stop now) */
   @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 72, default: 24 })
   @Max(72)
   @Min(0)
