@@ -3,9 +3,9 @@ import type { LookupAddress } from 'node:dns';
 import { WebhookReceiver } from '../../../test/support/webhook-receiver';
 import type { AllConfig } from '../../platform/config';
 import type { WebhooksConfig } from '../../platform/config/webhooks.config';
-import type { LookupFunction } from './dns-lookup';
-import { AddressPolicy, blockedRangeOf } from './ssrf-guard';
-import { WebhookDns } from './webhook-dns';
+import type { LookupFunction } from '../../platform/outbound/dns-lookup';
+import { AddressPolicy, blockedRangeOf } from '../../platform/outbound/address-guard';
+import { OutboundDns } from '../../platform/outbound/outbound-dns';
 import { WebhookSender } from './webhook-sender';
 
 /** The system resolver's place: `answers` per name; a name not listed never answers. */
@@ -34,7 +34,7 @@ function senderWith(
     jobLockMs: 30_000,
   };
   const config = new ConfigService<AllConfig, true>({ webhooks });
-  return new WebhookSender(config, new WebhookDns(config, dns), policy);
+  return new WebhookSender(config, new OutboundDns(webhooks.dnsTimeoutMs, dns), policy);
 }
 
 describe('webhook sender: DNS and what lastError may say', () => {

@@ -6,7 +6,7 @@ import {
   blockedRangeOf,
   hostOf,
   publicOnlyLookup,
-} from './ssrf-guard';
+} from './address-guard';
 
 describe('SSRF guard', () => {
   it.each([
