@@ -292,7 +292,7 @@ describe('Webhook endpoints', () => {
       strict = await createTestApp({
         databaseName: t.databaseName,
         role: 'api',
-        env: { WEBHOOK_ALLOW_HTTP: 'false', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' },
+        env: { WEBHOOK_ALLOW_HTTP: 'false', FETCH_ALLOW_PRIVATE_TARGETS: 'false' },
       });
       account = await anAccount(t).build();
     });

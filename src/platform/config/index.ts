@@ -3,6 +3,7 @@ import { DatabaseConfig, databaseConfig } from './database.config';
 import { EventsConfig, eventsConfig } from './events.config';
 import { ListingsConfig, listingsConfig } from './listings.config';
 import { MetricsConfig, metricsConfig } from './metrics.config';
+import { OutboundConfig, outboundConfig } from './outbound.config';
 import { RateLimitConfig, rateLimitConfig } from './rate-limit.config';
 import { RedisConfig, redisConfig } from './redis.config';
 import { StorageConfig, storageConfig } from './storage.config';
@@ -15,6 +16,7 @@ export interface AllConfig {
   listings: ListingsConfig;
   storage: StorageConfig;
   webhooks: WebhooksConfig;
+  outbound: OutboundConfig;
   events: EventsConfig;
   rateLimit: RateLimitConfig;
   metrics: MetricsConfig;
@@ -27,6 +29,7 @@ export const CONFIG_LOADERS = [
   listingsConfig,
   storageConfig,
   webhooksConfig,
+  outboundConfig,
   eventsConfig,
   rateLimitConfig,
   metricsConfig,

@@ -32,7 +32,7 @@ export class WebhookEndpointsService {
   ) {
     const webhooks = config.get('webhooks', { infer: true });
     this.allowHttp = webhooks.allowHttp;
-    this.allowPrivateTargets = webhooks.allowPrivateTargets;
+    this.allowPrivateTargets = config.get('outbound.allowPrivateTargets', { infer: true });
   }
 
   list(owner: OwnerScope): Promise<WebhookEndpoint[]> {
@@ -100,7 +100,7 @@ export class WebhookEndpointsService {
     return endpoint;
   }
 
-  /** https unless WEBHOOK_ALLOW_HTTP; a public target unless WEBHOOK_ALLOW_PRIVATE_TARGETS. */
+  /** https unless WEBHOOK_ALLOW_HTTP; a public target unless FETCH_ALLOW_PRIVATE_TARGETS. */
   private async assertAllowedUrl(url: string): Promise<void> {
     const parsed = new URL(url);
     if (parsed.protocol !== 'https:' && !this.allowHttp) {

@@ -27,13 +27,15 @@ function senderWith(
   const webhooks: WebhooksConfig = {
     retryDelaysMs: [],
     allowHttp: true,
-    allowPrivateTargets,
     workerConcurrency: 1,
     timeoutMs: 10_000,
     dnsTimeoutMs: 200,
     jobLockMs: 30_000,
   };
-  const config = new ConfigService<AllConfig, true>({ webhooks });
+  const config = new ConfigService<AllConfig, true>({
+    webhooks,
+    outbound: { allowPrivateTargets },
+  });
   return new WebhookSender(config, new OutboundDns(webhooks.dnsTimeoutMs, dns), policy);
 }
 

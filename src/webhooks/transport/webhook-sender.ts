@@ -113,7 +113,7 @@ export class WebhookSender {
       timeout: IDLE_SOCKET_MS,
     };
     this.pooled = { 'http:': new http.Agent(idle), 'https:': new https.Agent(idle) };
-    this.allowPrivateTargets = webhooks.allowPrivateTargets;
+    this.allowPrivateTargets = config.get('outbound.allowPrivateTargets', { infer: true });
     this.policy = policy;
     this.lookup = this.allowPrivateTargets ? dns.lookup : publicOnlyLookup(dns.lookup, policy);
   }
