@@ -682,7 +682,7 @@ async function main(): Promise<void> {
     EXPIRY_BATCH_SIZE: '5000',
     REDIS_KEY_PREFIX: 'lsvc-bench',
     WEBHOOK_ALLOW_HTTP: 'true',
-    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    FETCH_ALLOW_PRIVATE_TARGETS: 'true',
     // The purge scenario: rows become due all at once and the worker should start on them soon.
     RETENTION_PURGE_EVERY: '1s',
   };

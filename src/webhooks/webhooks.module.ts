@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { WebhookDeliveriesService } from './deliveries/webhook-deliveries.service';
-import { WebhookDns } from './transport/webhook-dns';
 import { WebhookDelivery } from './deliveries/webhook-delivery.entity';
 import { WebhookDeliveryStore } from './deliveries/webhook-delivery.store';
 import { WebhookEndpoint } from './endpoints/webhook-endpoint.entity';
@@ -10,6 +10,8 @@ import { WebhookEndpointsService } from './endpoints/webhook-endpoints.service';
 import { WebhookSender } from './transport/webhook-sender';
 import { WebhookDeliveriesController } from './deliveries/webhook-deliveries.controller';
 import { WebhookEndpointsController } from './endpoints/webhook-endpoints.controller';
+import type { AllConfig } from '../platform/config';
+import { OutboundDns } from '../platform/outbound/outbound-dns';
 
 /** The endpoints API and its stores; no queue: the test delivery is sent directly. */
 @Module({
@@ -21,7 +23,12 @@ import { WebhookEndpointsController } from './endpoints/webhook-endpoints.contro
     WebhookDeliveryStore,
     WebhookDeliveriesService,
     WebhookSender,
-    WebhookDns,
+    {
+      provide: OutboundDns,
+      inject: [ConfigService],
+      useFactory: (config: ConfigService<AllConfig, true>) =>
+        new OutboundDns(config.get('webhooks.dnsTimeoutMs', { infer: true })),
+    },
   ],
   exports: [WebhookEndpointsService, WebhookEndpointStore, WebhookDeliveryStore, WebhookSender],
 })

@@ -26,7 +26,7 @@ describe('Prometheus metrics', () => {
       DB_MIGRATE_ON_START: 'false',
       REDIS_KEY_PREFIX: t.redisPrefix,
       WEBHOOK_ALLOW_HTTP: 'true',
-      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      FETCH_ALLOW_PRIVATE_TARGETS: 'true',
       WEBHOOK_RETRY_SCHEDULE: '10,10,10,10,10,10,10,10,10',
       LISTING_VALIDITY: '1s',
       EXPIRY_SWEEP_EVERY: '300ms',

@@ -49,7 +49,7 @@ describe('Several API replicas and workers', () => {
       ADMIN_TOKEN,
       PUBLIC_BASE_URL: 'http://127.0.0.1',
       WEBHOOK_ALLOW_HTTP: 'true',
-      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      FETCH_ALLOW_PRIVATE_TARGETS: 'true',
       WEBHOOK_WORKER_CONCURRENCY: String(CONCURRENCY),
       // A killed worker's jobs go back to the queue after this long without its lock.
       WEBHOOK_JOB_LOCK_MS: '2000',

@@ -292,7 +292,7 @@ describe('Webhook endpoints', () => {
       strict = await createTestApp({
         databaseName: t.databaseName,
         role: 'api',
-        env: { WEBHOOK_ALLOW_HTTP: 'false', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' },
+        env: { WEBHOOK_ALLOW_HTTP: 'false', FETCH_ALLOW_PRIVATE_TARGETS: 'false' },
       });
       account = await anAccount(t).build();
     });
@@ -314,11 +314,28 @@ describe('Webhook endpoints', () => {
       ['a private network', 'https://10.0.0.5/hooks'],
       ['cloud metadata', 'https://169.254.169.254/latest/meta-data'],
       ['a name resolving to 127.0.0.1', 'https://localhost:8443/hooks'],
+      // An IPv6 address that embeds an IPv4 one is judged by the IPv4 address.
+      ['IPv4-compatible IPv6 loopback', 'https://[::127.0.0.1]/hooks'],
+      ['IPv4-mapped IPv6 loopback', 'https://[::ffff:127.0.0.1]/hooks'],
+      ['IPv4-mapped cloud metadata', 'https://[::ffff:169.254.169.254]/latest/meta-data'],
+      ['NAT64 loopback', 'https://[64:ff9b::7f00:1]/hooks'],
+      ['6to4 loopback', 'https://[2002:7f00:1::]/hooks'],
+      ['Teredo loopback', 'https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/hooks'],
+      ['a unique-local IPv6 address', 'https://[fd00::1]/hooks'],
+      ['CGNAT', 'https://100.64.0.1/hooks'],
     ])('refuses %s without telling what it resolved to', async (_, url) => {
       const res = await register(url);
       expect(expectError(res, 400, 'VALIDATION_ERROR').details).toEqual([
         { field: 'url', message: 'url must resolve to a public address.' },
       ]);
+    });
+
+    it('accepts a public address that an IPv6 address embeds', async () => {
+      // An account of its own: each account may have only 5 endpoints.
+      const other = await anAccount(t).build();
+      for (const url of ['https://[64:ff9b::808:808]/hooks', 'https://[::ffff:8.8.8.8]/hooks']) {
+        await as(strict, other.liveKey).post('/v1/webhooks').send({ url }).expect(201);
+      }
     });
 
     it('refuses a private target on PATCH too', async () => {
@@ -330,11 +347,37 @@ describe('Webhook endpoints', () => {
       expect(fieldsOf(res)).toEqual(['url']);
     });
 
+    describe('with http allowed', () => {
+      let httpOk: TestApp;
+      beforeAll(async () => {
+        httpOk = await createTestApp({
+          databaseName: t.databaseName,
+          role: 'api',
+          env: { WEBHOOK_ALLOW_HTTP: 'true', FETCH_ALLOW_PRIVATE_TARGETS: 'false' },
+        });
+      });
+      afterAll(() => httpOk.close());
+
+      it('refuses http://[::127.0.0.1]/ (IPv4-compatible loopback) on url', async () => {
+        const res = await as(httpOk, account.liveKey)
+          .post('/v1/webhooks')
+          .send({ url: 'http://[::127.0.0.1]/' });
+        expect(expectError(res, 400, 'VALIDATION_ERROR').details).toEqual([
+          { field: 'url', message: 'url must resolve to a public address.' },
+        ]);
+      });
+    });
+
     it.each([
       [
         'an IP literal',
         (path: string) => receiver.url(path),
         /^Target 127\.0\.0\.1 is not a public address$/,
+      ],
+      [
+        'an IPv4-compatible IPv6 literal',
+        (path: string) => `http://[::127.0.0.1]:${receiver.port}${path}`,
+        /^Target ::7f00:1 is not a public address$/,
       ],
       [
         'a name (DNS rebinding)',

@@ -3,6 +3,7 @@ import { databaseConfig } from './database.config';
 import { eventsConfig } from './events.config';
 import { listingsConfig } from './listings.config';
 import { metricsConfig } from './metrics.config';
+import { outboundConfig } from './outbound.config';
 import { storageConfig } from './storage.config';
 import { webhooksConfig } from './webhooks.config';
 
@@ -62,6 +63,7 @@ describe('config validation', () => {
     ['EXPIRY_SWEEP_EVERY', '-5s', listingsConfig],
     ['WEBHOOK_RETRY_SCHEDULE', '5m,30m', webhooksConfig],
     ['WEBHOOK_ALLOW_HTTP', 'yes', webhooksConfig],
+    ['FETCH_ALLOW_PRIVATE_TARGETS', 'yes', outboundConfig],
     ['STORAGE_DRIVER', 'gcs', storageConfig],
     ['S3_ENDPOINT', 'ftp://minio:9000', storageConfig],
     ['S3_PREFIX', '/media/', storageConfig],

@@ -4,6 +4,7 @@ import { EventsConfig, eventsConfig } from './events.config';
 import { ImportsConfig, importsConfig } from './imports.config';
 import { ListingsConfig, listingsConfig } from './listings.config';
 import { MetricsConfig, metricsConfig } from './metrics.config';
+import { OutboundConfig, outboundConfig } from './outbound.config';
 import { RateLimitConfig, rateLimitConfig } from './rate-limit.config';
 import { RedisConfig, redisConfig } from './redis.config';
 import { StorageConfig, storageConfig } from './storage.config';
@@ -16,6 +17,7 @@ export interface AllConfig {
   listings: ListingsConfig;
   storage: StorageConfig;
   webhooks: WebhooksConfig;
+  outbound: OutboundConfig;
   events: EventsConfig;
   imports: ImportsConfig;
   rateLimit: RateLimitConfig;
@@ -29,6 +31,7 @@ export const CONFIG_LOADERS = [
   listingsConfig,
   storageConfig,
   webhooksConfig,
+  outboundConfig,
   eventsConfig,
   importsConfig,
   rateLimitConfig,

@@ -23,7 +23,6 @@ class WebhooksEnv {
   })
   WEBHOOK_RETRY_SCHEDULE?: string;
   @ToBool() @IsBoolean() WEBHOOK_ALLOW_HTTP: boolean = false;
-  @ToBool() @IsBoolean() WEBHOOK_ALLOW_PRIVATE_TARGETS: boolean = false;
   @ToInt() @IsInt() @Min(1) @Max(500) WEBHOOK_WORKER_CONCURRENCY: number = 50;
   @ToInt() @IsInt() @Min(100) @Max(60_000) WEBHOOK_TIMEOUT_MS: number = 10_000;
   @ToInt() @IsInt() @Min(100) @Max(60_000) WEBHOOK_DNS_TIMEOUT_MS: number = 5_000;
@@ -34,7 +33,6 @@ export interface WebhooksConfig {
   /** delays between attempts; attempts = delays + 1 */
   retryDelaysMs: number[];
   allowHttp: boolean;
-  allowPrivateTargets: boolean;
   workerConcurrency: number;
   timeoutMs: number;
   /** a lookup of a webhook host (at registration or delivery) fails after this long */
@@ -50,7 +48,6 @@ export const webhooksConfig = registerAs('webhooks', (): WebhooksConfig => {
       ? env.WEBHOOK_RETRY_SCHEDULE.split(',').map(Number)
       : DEFAULT_RETRY_DELAYS_MS,
     allowHttp: env.WEBHOOK_ALLOW_HTTP,
-    allowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS,
     workerConcurrency: env.WEBHOOK_WORKER_CONCURRENCY,
     timeoutMs: env.WEBHOOK_TIMEOUT_MS,
     dnsTimeoutMs: env.WEBHOOK_DNS_TIMEOUT_MS,

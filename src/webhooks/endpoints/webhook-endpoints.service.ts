@@ -5,8 +5,12 @@ import { NotFoundError, ValidationError } from '../../common/errors/domain-error
 import type { AllConfig } from '../../platform/config';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { UpdateWebhookDto } from './dto/update-webhook.dto';
-import { assertPublicHost, BlockedTargetError, hostOf } from '../transport/ssrf-guard';
-import { WebhookDns } from '../transport/webhook-dns';
+import {
+  assertPublicHost,
+  BlockedTargetError,
+  hostOf,
+} from '../../platform/outbound/address-guard';
+import { OutboundDns } from '../../platform/outbound/outbound-dns';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
 import type { OwnerScope } from '../../auth/scope';
 import { WebhookEndpointStore } from './webhook-endpoint.store';
@@ -23,12 +27,12 @@ export class WebhookEndpointsService {
 
   constructor(
     private readonly store: WebhookEndpointStore,
-    private readonly dns: WebhookDns,
+    private readonly dns: OutboundDns,
     config: ConfigService<AllConfig, true>,
   ) {
     const webhooks = config.get('webhooks', { infer: true });
     this.allowHttp = webhooks.allowHttp;
-    this.allowPrivateTargets = webhooks.allowPrivateTargets;
+    this.allowPrivateTargets = config.get('outbound.allowPrivateTargets', { infer: true });
   }
 
   list(owner: OwnerScope): Promise<WebhookEndpoint[]> {
@@ -99,7 +103,7 @@ export class WebhookEndpointsService {
     return endpoint;
   }
 
-  /** https unless WEBHOOK_ALLOW_HTTP; a public target unless WEBHOOK_ALLOW_PRIVATE_TARGETS. */
+  /** https unless WEBHOOK_ALLOW_HTTP; a public target unless FETCH_ALLOW_PRIVATE_TARGETS. */
   private async assertAllowedUrl(url: string): Promise<void> {
     const parsed = new URL(url);
     if (parsed.protocol !== 'https:' && !this.allowHttp) {

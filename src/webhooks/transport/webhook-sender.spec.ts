@@ -3,9 +3,9 @@ import type { LookupAddress } from 'node:dns';
 import { WebhookReceiver } from '../../../test/support/webhook-receiver';
 import type { AllConfig } from '../../platform/config';
 import type { WebhooksConfig } from '../../platform/config/webhooks.config';
-import type { LookupFunction } from './dns-lookup';
-import { AddressPolicy, blockedRangeOf } from './ssrf-guard';
-import { WebhookDns } from './webhook-dns';
+import type { LookupFunction } from '../../platform/outbound/dns-lookup';
+import { AddressPolicy, blockedRangeOf } from '../../platform/outbound/address-guard';
+import { OutboundDns } from '../../platform/outbound/outbound-dns';
 import { WebhookSender } from './webhook-sender';
 
 /** The system resolver's place: `answers` per name; a name not listed never answers. */
@@ -27,14 +27,16 @@ function senderWith(
   const webhooks: WebhooksConfig = {
     retryDelaysMs: [],
     allowHttp: true,
-    allowPrivateTargets,
     workerConcurrency: 1,
     timeoutMs: 10_000,
     dnsTimeoutMs: 200,
     jobLockMs: 30_000,
   };
-  const config = new ConfigService<AllConfig, true>({ webhooks });
-  return new WebhookSender(config, new WebhookDns(config, dns), policy);
+  const config = new ConfigService<AllConfig, true>({
+    webhooks,
+    outbound: { allowPrivateTargets },
+  });
+  return new WebhookSender(config, new OutboundDns(webhooks.dnsTimeoutMs, dns), policy);
 }
 
 describe('webhook sender: DNS and what lastError may say', () => {

@@ -3,15 +3,15 @@ import { ConfigService } from '@nestjs/config';
 import http from 'node:http';
 import https from 'node:https';
 import type { AllConfig } from '../../platform/config';
-import type { LookupFunction } from './dns-lookup';
+import type { LookupFunction } from '../../platform/outbound/dns-lookup';
 import {
   AddressPolicy,
   assertPublicLiteral,
   blockedRangeOf,
   hostOf,
   publicOnlyLookup,
-} from './ssrf-guard';
-import { WebhookDns } from './webhook-dns';
+} from '../../platform/outbound/address-guard';
+import { OutboundDns } from '../../platform/outbound/outbound-dns';
 import {
   bodyExcerpt,
   deliveryHeaders,
@@ -96,7 +96,7 @@ export class WebhookSender {
 
   constructor(
     config: ConfigService<AllConfig, true>,
-    dns: WebhookDns,
+    dns: OutboundDns,
     // Never provided in the application; the sender's tests hand in a policy under which the
     // test receiver's loopback address counts as public.
     @Optional() policy: AddressPolicy = blockedRangeOf,
@@ -113,7 +113,7 @@ export class WebhookSender {
       timeout: IDLE_SOCKET_MS,
     };
     this.pooled = { 'http:': new http.Agent(idle), 'https:': new https.Agent(idle) };
-    this.allowPrivateTargets = webhooks.allowPrivateTargets;
+    this.allowPrivateTargets = config.get('outbound.allowPrivateTargets', { infer: true });
     this.policy = policy;
     this.lookup = this.allowPrivateTargets ? dns.lookup : publicOnlyLookup(dns.lookup, policy);
   }

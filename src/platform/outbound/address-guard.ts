@@ -1,61 +1,62 @@
-import { BlockList, isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import { isIP } from 'node:net';
 import type { LookupFunction, Resolver } from './dns-lookup';
 
-/** Why an address is not a public unicast target. */
-export type BlockedRange =
-  | 'unspecified'
-  | 'loopback'
-  | 'private'
-  | 'link-local'
-  | 'shared'
-  | 'multicast'
-  | 'reserved'
-  | 'documentation';
+/** Why an address is not a target: the ipaddr.js range it is in (`loopback`, `private`, …). */
+export type BlockedRange = string;
 
-/** Never a target: own host, private nets, cloud metadata, non-global; IPv4-mapped IPv6 too. */
-const RANGES: [BlockedRange, string, number, 'ipv4' | 'ipv6'][] = [
-  ['unspecified', '0.0.0.0', 8, 'ipv4'],
-  ['private', '10.0.0.0', 8, 'ipv4'],
-  ['shared', '100.64.0.0', 10, 'ipv4'],
-  ['loopback', '127.0.0.0', 8, 'ipv4'],
-  ['link-local', '169.254.0.0', 16, 'ipv4'],
-  ['private', '172.16.0.0', 12, 'ipv4'],
-  ['reserved', '192.0.0.0', 24, 'ipv4'],
-  ['documentation', '192.0.2.0', 24, 'ipv4'],
-  ['reserved', '192.88.99.0', 24, 'ipv4'],
-  ['private', '192.168.0.0', 16, 'ipv4'],
-  ['reserved', '198.18.0.0', 15, 'ipv4'],
-  ['documentation', '198.51.100.0', 24, 'ipv4'],
-  ['documentation', '203.0.113.0', 24, 'ipv4'],
-  ['multicast', '224.0.0.0', 4, 'ipv4'],
-  ['reserved', '240.0.0.0', 4, 'ipv4'],
-  ['unspecified', '::', 128, 'ipv6'],
-  ['loopback', '::1', 128, 'ipv6'],
-  // NAT64 and 6to4 embed an IPv4 address that could be anything, Teredo tunnels out: refuse all.
-  ['reserved', '64:ff9b::', 96, 'ipv6'],
-  ['reserved', '64:ff9b:1::', 48, 'ipv6'],
-  ['reserved', '100::', 64, 'ipv6'],
-  ['reserved', '2001::', 23, 'ipv6'],
-  ['documentation', '2001:db8::', 32, 'ipv6'],
-  ['reserved', '2002::', 16, 'ipv6'],
-  ['private', 'fc00::', 7, 'ipv6'],
-  ['link-local', 'fe80::', 10, 'ipv6'],
-  ['reserved', 'fec0::', 10, 'ipv6'],
-  ['multicast', 'ff00::', 8, 'ipv6'],
-];
+type IPv4 = ipaddr.IPv4;
+type IPv6 = ipaddr.IPv6;
 
-const BLOCK_LISTS = RANGES.map(([label, network, prefix, family]) => {
-  const list = new BlockList();
-  list.addSubnet(network, prefix, family);
-  return { label, list };
-});
+const v4 = (bytes: number[]): IPv4 => new ipaddr.IPv4(bytes);
+const cidr = (range: string) => ipaddr.IPv6.parseCIDR(range);
 
+const COMPATIBLE = cidr('::/96');
+const NAT64 = cidr('64:ff9b::/96');
+const SIX_TO_FOUR = cidr('2002::/16');
+const TEREDO = cidr('2001::/32');
+
+/**
+ * The IPv4 address an IPv6 one carries, for the forms that reach it: mapped (::ffff:0:0/96),
+ * compatible (::/96) and NAT64 (64:ff9b::/96) in the last 32 bits, 6to4 (2002::/16) in bits
+ * 16-48, Teredo (2001::/32) as the client's address: the last 32 bits inverted.
+ */
+function embeddedIPv4(address: IPv6): IPv4 | undefined {
+  if (address.isIPv4MappedAddress()) return address.toIPv4Address();
+  const bytes = address.toByteArray();
+  if (address.match(COMPATIBLE) || address.match(NAT64)) return v4(bytes.slice(12));
+  if (address.match(SIX_TO_FOUR)) return v4(bytes.slice(2, 6));
+  if (address.match(TEREDO)) return v4(bytes.slice(12).map((byte) => byte ^ 0xff));
+  return undefined;
+}
+
+/**
+ * Outbound requests go only to globally routable unicast addresses (ipaddr.js's `unicast`
+ * range); an IPv6 address that embeds an IPv4 one is judged by that IPv4 address. Anything
+ * else answers the name of its range: loopback, private, linkLocal (cloud metadata),
+ * carrierGradeNat, multicast, reserved (documentation, 240/4, …), uniqueLocal, rfc6145 …
+ */
 export function blockedRangeOf(address: string): BlockedRange | undefined {
   const bare = address.replace(/%.*$/, ''); // a zone id (fe80::1%eth0) names an interface, not an address
   const version = isIP(bare);
   if (version === 0) throw new Error(`Not an IP address: ${address}`);
-  const family = version === 4 ? 'ipv4' : 'ipv6';
-  return BLOCK_LISTS.find(({ list }) => list.check(bare, family))?.label;
+  if (version === 4) return verdict(ipaddr.IPv4.parse(bare));
+  // Hex form first (::127.0.0.1 is ::7f00:1): ipaddr.js 2 reads a dotted tail after `::` as mapped.
+  const ipv6 = ipaddr.IPv6.parse(canonicalIPv6(bare));
+  const own = ipv6.range();
+  // :: and ::1 lie in ::/96 as well, but they are this host, not an embedded IPv4 address.
+  if (own === 'unspecified' || own === 'loopback') return own;
+  return verdict(embeddedIPv4(ipv6) ?? ipv6);
+}
+
+function verdict(address: IPv4 | IPv6): BlockedRange | undefined {
+  const range = address.range();
+  return range === 'unicast' ? undefined : range;
+}
+
+/** The WHATWG URL serialiser writes IPv6 in compressed hex, an embedded IPv4 tail included. */
+function canonicalIPv6(address: string): string {
+  return new URL(`http://[${address}]/`).hostname.slice(1, -1);
 }
 
 /** Names the target as given, never its resolved address (no internal DNS lookup oracle). */
