@@ -26,6 +26,8 @@ import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { RedisModule } from './platform/redis/redis.module';
 import { ReferenceModule } from './reference/reference.module';
+import { ImportsWorkerModule } from './imports/imports-worker.module';
+import { ImportsModule } from './imports/imports.module';
 import { SchedulerModule } from './scheduler/scheduler.module';
 import { UsageModule } from './usage/usage.module';
 import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
@@ -73,11 +75,14 @@ export class AppModule {
               HealthModule,
               RateLimitModule,
               WebhooksModule,
+              ImportsModule,
               EventsFeedModule,
               QueueDashboardModule,
             ]
           : []),
-        ...(worker ? [SchedulerModule, EventsWorkerModule, WebhooksWorkerModule] : []),
+        ...(worker
+          ? [SchedulerModule, EventsWorkerModule, WebhooksWorkerModule, ImportsWorkerModule]
+          : []),
       ],
       providers: http
         ? [

@@ -8,6 +8,8 @@ import { AuthFailureLimiter } from '../auth/auth-failure.limiter';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { DELIVERY_QUEUE, FANOUT_QUEUE } from '../webhooks/dispatch/webhook-queues';
 import { WebhookQueuesModule } from '../webhooks/dispatch/webhook-queues.module';
+import { IMPORT_QUEUE } from '../imports/import-queue';
+import { ImportQueueModule } from '../imports/import-queue.module';
 import { dashboardAuth } from './dashboard-auth.middleware';
 
 /** Outside the versioned API (configure-app leaves it out of the /v1 prefix): a page, not an API. */
@@ -17,6 +19,7 @@ export const QUEUE_DASHBOARD_ROUTE = 'admin/queues';
 @Module({
   imports: [
     WebhookQueuesModule,
+    ImportQueueModule,
     BullBoardModule.forRootAsync({
       imports: [RateLimitModule],
       inject: [ConfigService, AuthFailureLimiter],
@@ -28,7 +31,7 @@ export const QUEUE_DASHBOARD_ROUTE = 'admin/queues';
       }),
     }),
     BullBoardModule.forFeature(
-      ...[FANOUT_QUEUE, DELIVERY_QUEUE].map((name) => ({
+      ...[FANOUT_QUEUE, DELIVERY_QUEUE, IMPORT_QUEUE].map((name) => ({
         name,
         adapter: BullAdapter,
         options: { readOnlyMode: true },

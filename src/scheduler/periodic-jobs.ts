@@ -6,6 +6,7 @@ import { OutboxStore } from '../events/outbox.store';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { ListingCountsService } from '../listings/listing-counts.service';
 import { ExpiryService } from '../listings/expiry/expiry.service';
+import { ImportRetention } from '../imports/import-retention';
 import { UsageService } from '../usage/usage.service';
 import { WebhookDeliveryStore } from '../webhooks/deliveries/webhook-delivery.store';
 import { inBatches } from './in-batches';
@@ -35,6 +36,7 @@ export class PeriodicJobs implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly usage: UsageService,
     private readonly outbox: OutboxStore,
     private readonly deliveries: WebhookDeliveryStore,
+    private readonly imports: ImportRetention,
     private readonly config: ConfigService<AllConfig, true>,
   ) {}
 
@@ -63,6 +65,7 @@ export class PeriodicJobs implements OnApplicationBootstrap, OnApplicationShutdo
     this.every('delivery-purge', purgeEveryMs, () =>
       inBatches((n) => this.deliveries.purgeBatch(deliveryRetentionMs, n)),
     );
+    this.every('import-purge', purgeEveryMs, () => inBatches((n) => this.imports.purgeBatch(n)));
   }
 
   /**

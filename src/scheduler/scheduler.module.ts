@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ExpiryModule } from '../listings/expiry/expiry.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
+import { ImportsModule } from '../imports/imports.module';
 import { ListingsModule } from '../listings/listings.module';
 import { UsageModule } from '../usage/usage.module';
 import { WebhooksModule } from '../webhooks/webhooks.module';
@@ -8,10 +9,17 @@ import { PeriodicJobs } from './periodic-jobs';
 
 /**
  * The worker's periodic jobs: listing expiry, count folding, idempotency and usage purges, event
- * and delivery retention. A new job is one line in PeriodicJobs plus its feature's module here.
+ * delivery and import retention. A new job is one line in PeriodicJobs plus its feature's module here.
  */
 @Module({
-  imports: [ExpiryModule, ListingsModule, IdempotencyModule, UsageModule, WebhooksModule],
+  imports: [
+    ExpiryModule,
+    ListingsModule,
+    IdempotencyModule,
+    UsageModule,
+    WebhooksModule,
+    ImportsModule,
+  ],
   providers: [PeriodicJobs],
 })
 export class SchedulerModule {}

@@ -45,7 +45,9 @@ export class Imports1764000000000 implements MigrationInterface {
         started_at timestamptz,
         finished_at timestamptz
       )`);
-    await q.query(`CREATE INDEX imports_owner_idx ON imports (account_id, livemode, created_at DESC, id DESC)`);
+    await q.query(
+      `CREATE INDEX imports_owner_idx ON imports (account_id, livemode, created_at DESC, id DESC)`,
+    );
     await q.query(`CREATE INDEX imports_unfinished_idx ON imports (account_id, livemode, created_at, id)
       WHERE status IN ('queued', 'running', 'held')`);
     await q.query(`CREATE INDEX imports_finished_idx ON imports (finished_at)
