@@ -12,9 +12,8 @@ import { ApiKey } from './api-key.entity';
 import { API_KEY_PATTERN, displayPrefix, generateApiKey, hashApiKey } from './api-key-secret';
 
 /**
- * Revocation and suspension must take effect on every instance within 5 s, so a cached
- * answer lives a little less than that (API_KEY_CACHE_TTL_MS, at most 4 s). Only hashes are
- * used as cache keys.
+ * Revocation and suspension reach every instance within 5 s, so cached answers live less
+ * (API_KEY_CACHE_TTL_MS, at most 4 s). Cache keys are hashes only.
  */
 const CACHE_MAX_ENTRIES = 10_000;
 
@@ -90,8 +89,8 @@ export class ApiKeysService implements KeyAuthenticator {
   }
 
   /**
-   * Records the latest use of each key (epoch ms), in the caller's transaction: one statement
-   * for the lot. GREATEST keeps the latest time when several instances write theirs.
+   * Records each key's latest use (epoch ms) in one statement, in the caller's transaction;
+   * GREATEST keeps the latest when several instances write.
    */
   async touchLastUsed(em: EntityManager, lastUsed: ReadonlyMap<string, number>): Promise<void> {
     const touches = [...lastUsed].map(([keyId, at]) => ({

@@ -58,8 +58,8 @@ export function successOutcome<T>(status: number, data: T): IdempotentOutcome<T>
 }
 
 /**
- * The answer kept for a failed first execution: client errors are answers too and are kept;
- * undefined for anything else, which must roll the claim back with the work.
+ * A failed first execution's kept answer: client errors are answers; anything else is
+ * undefined and must roll the claim back with the work.
  */
 export function errorOutcome(error: unknown): IdempotentOutcome<never> | undefined {
   if (!(error instanceof DomainError) || error.code === ErrorCode.SERVER_ERROR) return undefined;

@@ -16,9 +16,8 @@ import { IdempotencyStore } from './idempotency.store';
 export type { IdempotentOutcome, StoredError } from './idempotency-outcome';
 
 /**
- * Idempotency-Key: the key row is claimed in the same transaction as the work, so the work
- * commits exactly once. A concurrent request with the same key blocks on the uncommitted row
- * and, once the first commits, replays its answer; if the first rolled back (a 5xx), it runs.
+ * The key row is claimed in the work's transaction, so the work commits once; a concurrent
+ * request with the key waits on that row, then replays the answer, or runs if it rolled back.
  */
 @Injectable()
 export class IdempotencyService {

@@ -13,8 +13,8 @@ export class IdempotencyStore {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /**
-   * Claims the key in `em`'s transaction: true when it is new or its earlier use has expired
-   * (that row starts over). A claim not yet committed makes a second one wait for it.
+   * Claims the key in `em`'s transaction: true when new or expired (the row starts over); an
+   * uncommitted claim makes a second one wait for it.
    */
   async claim(
     em: EntityManager,

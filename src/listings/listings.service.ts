@@ -41,9 +41,8 @@ const UPSERT_ATTEMPTS = 3;
 type ImageList = { url: string }[];
 
 /**
- * How a PATCH body merges into a listing's content: an absent field keeps its value, a sent one
- * replaces it, null clears an optional field (attributes to {}). A required field sent as null
- * is refused, all of them named. Fields outside the content (images) are not merged here.
+ * PATCH merge: absent keeps, sent replaces, null clears an optional field (attributes to {});
+ * null for a required field is refused, each named. Images are not merged here.
  */
 export function mergePatch(current: ListingContent, dto: UpdateListingDto): ListingContent {
   const cleared = REQUIRED_LISTING_FIELDS.filter((field) => dto[field] === null);
@@ -63,13 +62,8 @@ export function mergePatch(current: ListingContent, dto: UpdateListingDto): List
 }
 
 /**
- * The listing lifecycle: create, edit, upsert, sell, renew, remove; every change with its event.
- *
- * One transaction convention: a method that can join a caller's transaction (bulk items,
- * idempotent replays, the images service) takes `em: EntityManager` first and returns domain
- * rows (`ListingRow`). The controller-facing methods take no `em`, open their own transaction
- * where they need one, and return API responses (`ListingResponse`); the `…One` ones are the
- * single-listing forms of an `em` method.
+ * The listing lifecycle, every change with its event. Methods taking `em` first join the
+ * caller's transaction and return rows; the others open their own and return API responses.
  */
 /** What a PUT by externalId did to one listing of a batch. */
 export type UpsertOutcome =
@@ -99,9 +93,8 @@ export class ListingsService {
     dto: CreateListingDto,
     idempotencyKey?: string,
   ): Promise<IdempotentOutcome<ListingResponse>> {
-    // Every pure input check runs before the key is claimed: a refused request does not use
-    // the key up, and its corrected retry with the same key runs. What only the database can
-    // refuse (a taken externalId) is an answer of the execution and is kept with the key.
+    // Pure input checks run before the key is claimed, so a refused request leaves the key unused;
+    // a refusal only the database can give (a taken externalId) is kept with the key.
     const listing = this.prepare(scope, dto);
     const work = async (em: EntityManager) => toListingResponse(await this.insert(em, listing));
     // A create is one statement, atomic by itself: without a key it needs no transaction.
@@ -112,9 +105,8 @@ export class ListingsService {
   }
 
   /**
-   * Creates the listing, its gallery and its event in one statement, inside the caller's
-   * transaction if there is one (PUT-create, idempotent create). A refusal leaves that
-   * transaction for the caller to roll back, so no savepoint of its own is needed.
+   * Creates the listing, its gallery and its event in one statement, in the caller's transaction
+   * if any; a refusal leaves that transaction for the caller to roll back.
    */
   async create(em: EntityManager, scope: OwnerScope, dto: CreateListingDto): Promise<ListingRow> {
     return this.insert(em, this.prepare(scope, dto));
@@ -130,11 +122,8 @@ export class ListingsService {
   }
 
   /**
-   * Creates many listings in the caller's transaction (bulk create): each is validated on its
-   * own, the valid ones are inserted together with their images and events in a few statements.
-   * Returns, in input order, each new row or the DomainError that refused it. Within the batch
-   * the first use of an externalId wins; when one is already held by another listing, the batch
-   * is redone one listing at a time, each in a savepoint, to tell which.
+   * Bulk create: in input order, each new row or the DomainError that refused it. The first use
+   * of an externalId wins; one held by a stored listing makes the batch redo item by item.
    */
   async createMany(
     em: EntityManager,
@@ -255,9 +244,8 @@ export class ListingsService {
   }
 
   /**
-   * PUT /listings/by-external-id/:externalId: a full representation. Updates the listing with this
-   * externalId or creates it. Concurrent PUTs of a new externalId race on the unique index: the
-   * losers roll back to a savepoint and find the winner's row to update.
+   * PUT: a full representation, updating or creating by externalId. Losers of a race on a new
+   * externalId roll back to a savepoint and update the winner's row.
    */
   async upsertByExternalId(
     scope: OwnerScope,

@@ -11,9 +11,8 @@ import { CONTENT_COLUMNS, ListingContent, ListingRow } from './listing-row';
 import { listingTotalSql } from './listing-total.sql';
 
 /**
- * Every column of ListingRow, named rather than `l.*`: a prepared statement must keep its result
- * shape when a migration adds a column while instances run (PostgreSQL refuses a cached plan
- * whose result type changed). The Record makes the compiler check the list is complete.
+ * Named columns, not `l.*`: a prepared statement's result shape must survive a migration
+ * adding a column while instances run. The Record makes the compiler check the list.
  */
 const COLUMNS: Record<Exclude<keyof ListingRow, 'images'>, true> = {
   id: true,
@@ -74,10 +73,7 @@ export interface ListFilter {
   offset: number;
 }
 
-/**
- * SQL for listings. Writes are single guarded statements where possible, so the database,
- * not a read-then-write in the service, decides races.
- */
+/** SQL for listings: writes are single guarded statements, so the database decides races. */
 @Injectable()
 export class ListingsStore {
   constructor(
@@ -86,12 +82,8 @@ export class ListingsStore {
   ) {}
 
   /**
-   * Inserts listings, their galleries and their listing.created events in one statement, whatever
-   * their number: atomic on its own, so a single create needs no transaction (and none of its
-   * round trips). Ids are made here so images are matched to listings by id, not by the order
-   * RETURNING happens to use. The event is the service's `ref` plus status and updatedAt.
-   * The gallery rows and the event are written here rather than by their owners (GalleryStore,
-   * OutboxService) on purpose: one statement for the hottest write.
+   * Inserts listings, galleries and listing.created events in one atomic statement, so a create
+   * needs no transaction. Ids are made here to match images to listings by id, not RETURNING order.
    */
   async insertCreated(em: EntityManager, listings: NewListing[]): Promise<ListingRow[]> {
     const withIds = listings.map((listing) => ({ id: randomUUID(), ...listing }));
@@ -201,9 +193,8 @@ export class ListingsStore {
   }
 
   /**
-   * Locks, then reads in a second statement. A statement that waited for the lock still sees
-   * everything else (the gallery) as it was when it started; a new statement sees what the
-   * previous holder committed, so positions are never computed from a stale gallery.
+   * Locks, then reads in a second statement: one that waited for the lock would still see the
+   * gallery as it was, and positions must not be computed from a stale gallery.
    */
   private async lockThenRead(
     em: EntityManager,
@@ -261,10 +252,7 @@ export class ListingsStore {
     return this.transition(em, { id, scope }, ['ACTIVE'], `status = 'SOLD', sold_at = now()`);
   }
 
-  /**
-   * ACTIVE or EXPIRED → ACTIVE, valid for `validityMs` more from the later of now and the
-   * current expiry.
-   */
+  /** ACTIVE or EXPIRED → ACTIVE, valid `validityMs` past the later of now and its expiry. */
   renew(
     em: EntityManager,
     scope: OwnerScope,
@@ -282,11 +270,8 @@ export class ListingsStore {
   }
 
   /**
-   * Expires up to `limit` ACTIVE listings past expiresAt; returns how many. One statement flips
-   * the rows and writes their listing.expired events together (the outbox insert is here rather
-   * than in OutboxService on purpose: a batch is one atomic statement); SKIP LOCKED hands every
-   * row to exactly one of several instances sweeping at once, and the status recheck makes a row
-   * expire only once.
+   * Expires up to `limit` due listings with their events in one statement; SKIP LOCKED and the
+   * status recheck expire each row once, however many instances sweep. Returns how many.
    */
   async expireDue(em: EntityManager, limit: number): Promise<number> {
     const [{ n }] = await em.query(
@@ -320,8 +305,8 @@ export class ListingsStore {
   }
 
   /**
-   * Applies `set` only if the listing is in one of `from`; returns the new row and its previous
-   * status, or undefined when no row matched (absent, or in another state).
+   * Applies `set` only from one of the `from` states: the new row and its previous status, or
+   * undefined when no row matched.
    */
   private async transition(
     em: EntityManager,
@@ -356,9 +341,8 @@ export class ListingsStore {
   }
 
   /**
-   * A page, as the JSON array the API sends (the rows' stored renderings joined), and the exact
-   * total of its filter, in one statement. Plain and status-filtered lists take the total from
-   * the maintained counts; narrower filters count their rows.
+   * A page as the JSON array the API sends, and its filter's exact total, in one statement;
+   * plain and status-filtered totals come from the maintained counts.
    */
   async page(
     em: EntityManager,
@@ -391,15 +375,9 @@ export interface PageStatement {
 }
 
 /**
- * The statement behind GET /listings: each row's `rendered` JSON (kept current by triggers, see
- * the RenderedListings migration, galleries included), in the page's order, and the total.
- *
- * Plain and status-filtered pages are planned generically, once: each of their shapes has an
- * index whose leading columns are the filter and whose order is the sort (see the Listings
- * migration), so the plan never depends on an account's size; the status is written into the
- * text (a closed set of values), so PostgreSQL sees which states are rare and reads those from
- * the status index. test/e2e/listings-plans.e2e-spec.ts plans every such shape. An externalId or
- * updatedSince filter leaves the best index to the values, so those pages are planned per call.
+ * GET /listings: the rows' trigger-kept `rendered` JSON in page order, and the total. Plain and
+ * status pages are planned once, generically (an index serves each); externalId and
+ * updatedSince pages per call. Why: docs/performance.md, History.
  */
 export function pageStatement(scope: OwnerScope, filter: ListFilter): PageStatement {
   const filterParams: unknown[] = [scope.accountId, scope.livemode];

@@ -4,10 +4,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 const RETENTION_BATCH = 2_000;
 
 /**
- * Runs a purge batch after batch until one comes back short; returns the total removed. Between
- * full batches it rests as long as the last batch took, so a large backlog (a million rows due at
- * once) takes at most half of the database's time from the writers, however fast the machine:
- * the purge is background work, the writers are not.
+ * Runs purge batches until one comes back short; returns the total removed. After each full
+ * batch it rests as long as the batch took, so a backlog takes at most half the database's time.
  */
 export async function inBatches(
   batch: (size: number) => Promise<number>,

@@ -18,11 +18,9 @@ const PURGE_USAGE_EVERY_MS = 60 * 60_000;
 const USAGE_RETENTION_DAYS = 92;
 
 /**
- * The schedule of the worker's periodic jobs, all in one place. Only triggers: each job's work
- * is in its feature's service or store, each safe when every worker instance runs it at the same
- * moment. A run still in progress is not started again on the same instance. (The webhook
- * pipeline's own loops, the outbox relay and the delivery sweep, stay in the webhooks worker
- * module: they run only while Bull's queues are up and are stopped in order with them.)
+ * The worker's periodic jobs in one place, triggers only: each job's work lives in its
+ * feature and is safe when every instance runs it at once. (The relay and the delivery sweep
+ * stay in the webhooks worker module, stopped in order with Bull's queues.)
  */
 @Injectable()
 export class PeriodicJobs implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -68,10 +66,7 @@ export class PeriodicJobs implements OnApplicationBootstrap, OnApplicationShutdo
     this.every('import-purge', purgeEveryMs, () => inBatches((n) => this.imports.purgeBatch(n)));
   }
 
-  /**
-   * Stops the timers without waiting for a run in progress: a purge with a large backlog would
-   * otherwise hold shutdown for as long as it takes.
-   */
+  /** Stops the timers without waiting for a run: a large purge would hold shutdown. */
   onApplicationShutdown(): void {
     for (const loop of this.loops) void loop.stop();
   }

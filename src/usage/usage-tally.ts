@@ -25,8 +25,8 @@ const idOf = (c: Omit<UsageCount, 'requests'>) =>
   `${c.keyId} ${c.day} ${c.method} ${c.statusClass} ${c.rateLimited} ${c.route}`;
 
 /**
- * In-memory counts between flushes: one entry per key, day, endpoint and outcome, so a request
- * costs a map update and the database sees one row per combination per flush.
+ * Counts between flushes, one entry per key, day, endpoint and outcome: a request costs a map
+ * update, the database one row per combination per flush.
  */
 export class UsageTally {
   private counts = new Map<string, UsageCount>();

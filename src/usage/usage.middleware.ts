@@ -4,9 +4,8 @@ import type { AuthenticatedRequest } from '../auth/auth.decorators';
 import { UsageRecorder } from './usage.recorder';
 
 /**
- * Counts a request once its response is sent, whatever answered it: the handler, a pipe, or a
- * guard refusing it (403, 429), which an interceptor would never see. Only requests whose key was
- * recognised count; a 401 has no key to charge it to.
+ * Counts on response, whoever answered (a guard's 403 or 429 too, which an interceptor never
+ * sees); only requests with a recognised key count, so not a 401.
  */
 @Injectable()
 export class UsageMiddleware implements NestMiddleware {

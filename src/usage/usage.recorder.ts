@@ -9,10 +9,8 @@ import { UsageStore } from './usage.store';
 export const USAGE_FLUSH_INTERVAL_MS = 2_000;
 
 /**
- * Counts every request made with a key in memory and writes the counts in batches: one upsert of
- * usage rows (UsageStore) and one update of api_keys.last_used_at (ApiKeysService) per flush,
- * in one transaction, never a write per request.
- * Flushes every USAGE_FLUSH_INTERVAL_MS and once more at shutdown, after the HTTP server closed.
+ * Counts requests per key in memory and writes them in one transaction per flush (usage rows
+ * and lastUsedAt), never per request; a last flush at shutdown, after the HTTP server closed.
  */
 @Injectable()
 export class UsageRecorder implements OnModuleInit, OnApplicationShutdown {

@@ -35,8 +35,8 @@ interface RawUsageRow {
 }
 
 /**
- * The one owner of `api_usage`' SQL. Its upsert reads `api_keys` (does the key still exist) in
- * the same statement, so a batch never fails on a key deleted since it was counted.
+ * The one owner of `api_usage`' SQL. The upsert checks the key still exists in the same
+ * statement, so a batch never fails on a key deleted since it was counted.
  */
 @Injectable()
 export class UsageStore {

@@ -237,30 +237,6 @@ describe('Bulk: create, update, delete and mark sold', () => {
       expect(res.body.data).toMatchObject({ total: 1, created: 0, failed: 1 });
     });
 
-    it('lets the first of duplicate externalIds win; later ones fail with 400 on externalId', async () => {
-      const seller = await anAccount(t).build();
-      await createListing(seller.liveKey, aListing().withExternalId('dup-old').build());
-      const items = [
-        aListing().withExternalId('dup-a').with({ price: 1 }).build(),
-        aListing().withExternalId('dup-a').with({ price: 2 }).build(),
-        aListing().withExternalId('dup-b').build(),
-        aListing().withExternalId('dup-a').with({ price: 3 }).build(),
-        aListing().withExternalId('dup-old').build(),
-      ];
-      const data = (await bulkCreate(seller.liveKey, items).expect(200)).body.data;
-      expect(outcomes(data.results)).toEqual([
-        'ok',
-        'VALIDATION_ERROR',
-        'ok',
-        'VALIDATION_ERROR',
-        'VALIDATION_ERROR',
-      ]);
-      for (const i of [1, 3, 4]) expect(data.results[i].error.details[0].field).toBe('externalId');
-      const dupA = await as(t, seller.liveKey).get('/v1/listings?externalId=dup-a').expect(200);
-      expect(dupA.body.data.map((l: { price: number }) => l.price)).toEqual([1]);
-      expect(await countRows('listings WHERE account_id = $1', [seller.id])).toBe(3);
-    });
-
     describe('with Idempotency-Key', () => {
       let seller: TestAccount;
       beforeAll(async () => {

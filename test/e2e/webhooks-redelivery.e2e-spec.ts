@@ -404,7 +404,6 @@ describe('Webhook redelivery: detail, retry, recover, rotation', () => {
     it.each([
       [{ since: 'yesterday' }, 'since'],
       [{}, 'since'],
-      [{ since: new Date(Date.now() + 3_600_000).toISOString() }, 'since'],
       [{ since: new Date(Date.now() - 31 * 86_400_000).toISOString() }, 'since'],
       [{ since: new Date().toISOString(), extra: 1 }, 'extra'],
     ])('answers %j with 400 naming %s', async (body, field) => {

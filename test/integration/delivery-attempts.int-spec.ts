@@ -100,6 +100,7 @@ describe('WebhookAttemptsService bookkeeping', () => {
     expect(await endpointRow(endpoint.id)).toMatchObject({
       is_active: false,
       consecutive_failures: 3,
+      disabled_at: expect.any(Date),
     });
     // Never attempted, ended with the endpoint; nothing left to load for a job.
     expect(await delivery(second)).toEqual({ status: 'failed', attempts: 0, logged: 0 });

@@ -77,15 +77,24 @@ describe('ListingsService.update (PATCH merging)', () => {
 
   it('images: absent keeps the gallery, null clears it, a list replaces it in order', async () => {
     const l = await create({ images: [{ url: 'https://img.example.com/a.jpg' }] });
-    expect((await patch(l.id, { price: 2 })).images.map((i) => i.url)).toEqual([
-      'https://img.example.com/a.jpg',
-    ]);
+    expect((await patch(l.id, { price: 2 })).images).toEqual(l.images);
     const replaced = await patch(l.id, {
       images: [{ url: 'https://img.example.com/b.jpg' }, { url: 'https://img.example.com/a.jpg' }],
     });
     expect(replaced.images.map((i) => [i.url, i.order])).toEqual([
       ['https://img.example.com/b.jpg', 0],
       ['https://img.example.com/a.jpg', 1],
+    ]);
+    // an explicit order wins over the position in the list
+    const reordered = await patch(l.id, {
+      images: [
+        { url: 'https://img.example.com/b.jpg', order: 1 },
+        { url: 'https://img.example.com/a.jpg', order: 0 },
+      ],
+    });
+    expect(reordered.images.map((i) => [i.url, i.order])).toEqual([
+      ['https://img.example.com/a.jpg', 0],
+      ['https://img.example.com/b.jpg', 1],
     ]);
     expect((await patch(l.id, { images: null })).images).toEqual([]);
   });

@@ -8,11 +8,9 @@ export interface PollingLoopOptions {
 }
 
 /**
- * The one timer for periodic work. Runs `step` again `intervalMs` after the previous run ended,
- * so runs never overlap on one instance; `stop()` waits for a run in progress (it may finish or
- * roll back before the database closes). A failure is logged once per outage, since the loop
- * retries every interval and would otherwise flood the log, and the recovery once; a `failure`
- * function instead handles every failure itself. `step` gets `stopped` to end a long drain early.
+ * The one timer for periodic work: the next run starts `intervalMs` after one ends, so runs
+ * never overlap; `stop()` waits for a run. Failures are logged once per outage (and the
+ * recovery once) unless `failure` handles each; `step` gets `stopped` to end a drain early.
  */
 export class PollingLoop {
   private timer: NodeJS.Timeout | undefined;

@@ -8,11 +8,8 @@ import { OutboxStore } from '../../events/outbox.store';
 import { OutboxWake } from '../../events/outbox-wake';
 
 /**
- * How often an idle relay looks for new events when no wake comes (OutboxWake: a transaction
- * that wrote events wakes the relays over Redis as it commits). Polling replaced LISTEN/NOTIFY:
- * a NOTIFY on every commit cost the database and the worker CPU on every event (measured in
- * docs/performance.md), where a probe every 50 ms costs little when idle and, under load, each
- * poll carries a batch. The poll is what delivers an event whose wake was lost.
+ * How often an idle relay polls when no wake comes (OutboxWake); the poll delivers an event
+ * whose wake was lost. Why polling, not LISTEN/NOTIFY: docs/performance.md, History.
  */
 const POLL_INTERVAL_MS = 50;
 const BATCH_SIZE = 100;
@@ -20,11 +17,9 @@ const BATCH_SIZE = 100;
 const ENQUEUE_TIMEOUT_MS = 3_000;
 
 /**
- * Moves committed events from the outbox into the fan-out queue, polling. Rows are claimed with
- * FOR UPDATE SKIP LOCKED, so any number of workers share the work, and marked relayed in the
- * same transaction only after Bull has accepted their jobs. When Redis is down the enqueue
- * fails, the transaction rolls back and the rows wait for the next tick: an event is delayed,
- * never lost. Enqueueing twice is harmless: the job id is the event id.
+ * Moves committed events into the fan-out queue: rows claimed with SKIP LOCKED and marked
+ * relayed only once Bull took the jobs, so with Redis down an event waits, never lost.
+ * Job id = event id, so enqueueing twice is harmless.
  */
 @Injectable()
 export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {

@@ -16,11 +16,8 @@ const POLL_INTERVAL_MS = 200;
 const BATCH_SIZE = 500;
 
 /**
- * Turns the retry and recover requests the API committed into delivery jobs, as the outbox
- * relay does for events: rows are claimed with SKIP LOCKED (workers share them) and deleted in
- * the same transaction only once Bull took the jobs, so with Redis down they wait, never lost.
- * A pending delivery gets its scheduled job unless a live one exists; a manual retry also gets a
- * one-off job.
+ * Turns committed retry and recover requests into delivery jobs, as the outbox relay does:
+ * SKIP LOCKED, rows deleted only once Bull took the jobs. A manual retry adds a one-off job.
  */
 @Injectable()
 export class RedeliveryRelay implements OnApplicationBootstrap, OnModuleDestroy {

@@ -20,12 +20,9 @@ const OVERDUE_GRACE_MS = 5 * 60_000;
 const SWEEP_BATCH = 500;
 
 /**
- * The safety net under Redis: the delivery records in PostgreSQL are the truth. A pending
- * delivery whose job is gone (Redis restarted without its data, or the job ended while the
- * record could not be written) gets a new job with the same id; so does a relayed event whose
- * fan-out job was lost before it ran; fan-outs that used up their
- * retries (PostgreSQL was away for long) are retried. Safe on every worker at once: job ids
- * deduplicate.
+ * Safety net under Redis, whose jobs PostgreSQL's records outrank: re-queues pending
+ * deliveries and relayed events whose job was lost, and fan-outs out of retries. Safe on
+ * every worker at once: job ids deduplicate.
  */
 @Injectable()
 export class WebhookDeliverySweeper implements OnApplicationBootstrap, OnModuleDestroy {

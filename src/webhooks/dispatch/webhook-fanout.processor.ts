@@ -16,8 +16,8 @@ import {
 import { startProcessing } from '../../platform/queues/queue-processing';
 
 /**
- * Creates an event's deliveries and makes each new one's first attempt here (a Bull job per
- * delivery cost more than the POST); failures and earlier deliveries get jobs, deduplicated by id.
+ * Creates an event's deliveries and makes each new one's first attempt here (why: design
+ * notes in docs/performance.md); failures and earlier deliveries get jobs, deduplicated by id.
  */
 @Injectable()
 export class WebhookFanoutProcessor implements OnApplicationBootstrap {

@@ -15,8 +15,8 @@ export class WebhookFanoutService {
   ) {}
 
   /**
-   * Idempotent. `created`: this call's deliveries (first attempt is the caller's); `resumed`: the
-   * event's other pending ones, to re-enqueue (deduplicated by job id) in case their job was lost.
+   * Idempotent. `created`: this call's deliveries (their first attempt is the caller's);
+   * `resumed`: the event's other pending ones, re-enqueued in case their job was lost.
    */
   async createForEvent(
     eventId: string,
