@@ -196,7 +196,7 @@ export class ImportsStore {
       await em.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
         `imports:${target.account_id}:${target.livemode}`,
       ]);
-      const [row] = await em.query(
+      const [[row]] = await em.query(
         `UPDATE imports i SET status = 'running', claim_token = gen_random_uuid(),
            lease_until = now() + $2 * interval '1 millisecond', attempts = attempts + 1,
            started_at = COALESCE(started_at, now())

@@ -1,0 +1,377 @@
+import { gzipSync } from 'node:zlib';
+import { expectError, fieldsOf } from '../support/envelope';
+import { anAccount, as, TestAccount } from '../support/factories';
+import { aListing } from '../support/listing-builder';
+import { createTestApp, TestApp } from '../support/test-app';
+
+type Body = Record<string, unknown>;
+const expectFieldError = (res: Parameters<typeof expectError>[0], field: string) => {
+  expectError(res, 400, 'VALIDATION_ERROR');
+  expect(fieldsOf(res)).toContain(field);
+};
+const ndjson = (lines: (Body | string)[]) =>
+  lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n') + '\n';
+const item = (externalId: string, fields: Body = {}) =>
+  aListing()
+    .with({ externalId, ...fields })
+    .build();
+
+describe('Inventory imports', () => {
+  let t: TestApp;
+  let seller: TestAccount;
+
+  beforeAll(async () => {
+    t = await createTestApp({ env: { IMPORT_SWEEP_EVERY: '1s' } });
+    seller = await anAccount(t).build();
+  });
+  afterAll(() => t.close());
+
+  const upload = (
+    body: string | Buffer,
+    query = '',
+    key = seller.liveKey,
+    type = 'application/x-ndjson',
+  ) => as(t, key).post(`/v1/imports${query}`).set('Content-Type', type).send(body);
+
+  async function finished(id: string, key = seller.liveKey) {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const res = await as(t, key).get(`/v1/imports/${id}`).expect(200);
+      if (!['queued', 'running'].includes(res.body.data.status)) return res.body.data;
+      if (Date.now() > deadline) throw new Error(`import ${id} still ${res.body.data.status}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  const results = async (id: string, query = '') =>
+    (await as(t, seller.liveKey).get(`/v1/imports/${id}/results${query}`).expect(200)).body;
+  const listingByExternalId = async (externalId: string) =>
+    (
+      await t.dataSource.query(
+        `SELECT id, status, price, updated_at FROM listings WHERE account_id = $1 AND external_id = $2`,
+        [seller.id, externalId],
+      )
+    )[0];
+  const eventsAbout = async (ids: string[]) =>
+    (await t.dataSource.query(
+      `SELECT event FROM outbox_events WHERE data->>'id' = ANY($1) ORDER BY seq`,
+      [ids],
+    )) as { event: string }[];
+
+  it('answers 202 with the import and its Location, then applies every line once', async () => {
+    const res = await upload(
+      ndjson([item('imp-a'), item('imp-b', { price: 5 }), item('imp-c', { price: -1 })]),
+    ).expect(202);
+    expect(res.headers.location).toBe(`/v1/imports/${res.body.data.id}`);
+    expect(res.body.data).toMatchObject({
+      status: 'queued',
+      mode: 'upsert',
+      dryRun: false,
+      format: 'ndjson',
+      source: 'upload',
+      livemode: true,
+      counts: { lines: null, processed: 0 },
+    });
+    const done = await finished(res.body.data.id);
+    expect(done).toMatchObject({
+      status: 'succeeded_with_errors',
+      counts: {
+        lines: 3,
+        processed: 3,
+        created: 2,
+        updated: 0,
+        unchanged: 0,
+        failed: 1,
+        removed: 0,
+      },
+      error: null,
+    });
+    const page = await results(res.body.data.id);
+    expect(page.data.map((r: Body) => [r.line, r.externalId, r.outcome])).toEqual([
+      [1, 'imp-a', 'created'],
+      [2, 'imp-b', 'created'],
+      [3, 'imp-c', 'failed'],
+    ]);
+    expect(page.data[2].error).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: [{ field: 'price' }],
+    });
+    const a = await listingByExternalId('imp-a');
+    expect(page.data[0].listingId).toBe(a.id);
+    expect((await eventsAbout([a.id])).map((e) => e.event)).toEqual(['listing.created']);
+    const finishedEvents = await eventsAbout([res.body.data.id]);
+    expect(finishedEvents.map((e) => e.event)).toEqual(['import.finished']);
+  });
+
+  it('writes nothing and emits nothing for lines that did not change', async () => {
+    const file = ndjson([item('same-1'), item('same-2', { price: 7 })]);
+    const first = await finished((await upload(file).expect(202)).body.data.id);
+    expect(first.counts.created).toBe(2);
+    const before = await listingByExternalId('same-1');
+    const again = await finished((await upload(file).expect(202)).body.data.id);
+    expect(again).toMatchObject({ status: 'succeeded', counts: { unchanged: 2, created: 0 } });
+    const after = await listingByExternalId('same-1');
+    expect(after.updated_at).toEqual(before.updated_at);
+    expect((await eventsAbout([after.id])).map((e) => e.event)).toEqual(['listing.created']);
+    const changed = await finished(
+      (await upload(ndjson([item('same-1', { price: 99 })])).expect(202)).body.data.id,
+    );
+    expect(changed.counts.updated).toBe(1);
+    expect((await eventsAbout([after.id])).map((e) => e.event)).toEqual([
+      'listing.created',
+      'listing.updated',
+    ]);
+  });
+
+  it('reads CSV with the delimiter of its header, typed attributes and images', async () => {
+    const csv = [
+      '\uFEFFexternalId;title;description;price;condition;categorySlug;locationLan;locationKommun;attributes.make;attributes.model;attributes.modelYear;attributes.mileageKm;attributes.fuel;attributes.gearbox;images',
+      'csv-1;"Volvo V70; fin";Servad 2025.;89000;GOOD;cars;stockholm;upplands-vasby;volvo;V70;2012;184000;diesel;automatic;https://img.example.com/1.jpg|https://img.example.com/2.jpg',
+    ].join('\r\n');
+    const res = await upload(csv, '', seller.liveKey, 'text/csv').expect(202);
+    const done = await finished(res.body.data.id);
+    expect(done).toMatchObject({ status: 'succeeded', format: 'csv', counts: { created: 1 } });
+    const listing = await as(t, seller.liveKey)
+      .get(`/v1/listings/${(await results(res.body.data.id)).data[0].listingId}`)
+      .expect(200);
+    expect(listing.body.data).toMatchObject({
+      title: 'Volvo V70; fin',
+      price: 89000,
+      attributes: { modelYear: 2012, mileageKm: 184000 },
+    });
+    expect(listing.body.data.images.map((i: Body) => i.url)).toEqual([
+      'https://img.example.com/1.jpg',
+      'https://img.example.com/2.jpg',
+    ]);
+    expect((await results(res.body.data.id)).data[0].line).toBe(2);
+  });
+
+  it('takes a gzip body', async () => {
+    const res = await upload(gzipSync(ndjson([item('gz-1')])))
+      .set('Content-Encoding', 'gzip')
+      .expect(202);
+    expect(await finished(res.body.data.id)).toMatchObject({
+      status: 'succeeded',
+      counts: { created: 1 },
+    });
+  });
+
+  it('fails a whole file it cannot read, applying nothing', async () => {
+    const csv = 'externalId,title,colour\nbad-col-1,Volvo,red\n';
+    const res = await upload(csv, '', seller.liveKey, 'text/csv').expect(202);
+    const done = await finished(res.body.data.id);
+    expect(done.status).toBe('failed');
+    expect(done.error.message).toContain('colour');
+    expect(await listingByExternalId('bad-col-1')).toBeUndefined();
+    const truncated = gzipSync(ndjson([item('gz-cut')])).subarray(0, 20);
+    const cut = await upload(truncated).set('Content-Encoding', 'gzip').expect(202);
+    expect((await finished(cut.body.data.id)).status).toBe('failed');
+    expect(await listingByExternalId('gz-cut')).toBeUndefined();
+  });
+
+  it('fails a later line that repeats an externalId, naming the first', async () => {
+    const res = await upload(ndjson([item('dup-1'), item('dup-1', { price: 3 })])).expect(202);
+    await finished(res.body.data.id);
+    const page = await results(res.body.data.id);
+    expect(page.data[1]).toMatchObject({ outcome: 'failed', externalId: 'dup-1' });
+    expect(page.data[1].error.message).toContain('line 1');
+  });
+
+  it('reports a dry run in full and writes nothing', async () => {
+    const res = await upload(ndjson([item('dry-1'), 'not json']), '?dryRun=true').expect(202);
+    const done = await finished(res.body.data.id);
+    expect(done).toMatchObject({ dryRun: true, counts: { created: 1, failed: 1 } });
+    expect(await listingByExternalId('dry-1')).toBeUndefined();
+    expect((await results(res.body.data.id)).data.map((r: Body) => r.outcome)).toEqual([
+      'created',
+      'failed',
+    ]);
+  });
+
+  describe('mirror', () => {
+    let owner: TestAccount;
+    const put = (externalId: string, fields: Body = {}) =>
+      as(t, owner.liveKey)
+        .put(`/v1/listings/by-external-id/${externalId}`)
+        .send(aListing().with(fields).build())
+        .expect(201);
+    const mirror = (lines: (Body | string)[], query = '') =>
+      upload(ndjson(lines), `?mode=mirror${query}`, owner.liveKey).expect(202);
+    const statusOf = async (externalId: string) =>
+      (
+        await t.dataSource.query(
+          `SELECT status FROM listings WHERE account_id = $1 AND external_id = $2`,
+          [owner.id, externalId],
+        )
+      )[0]?.status;
+
+    beforeAll(async () => {
+      owner = await anAccount(t).build();
+      for (const id of ['m-keep', 'm-typo', 'm-gone', 'm-sold']) await put(id);
+      await as(t, owner.liveKey).post('/v1/listings').send(aListing().build()).expect(201);
+      const sold = await as(t, owner.liveKey).get('/v1/listings?limit=100').expect(200);
+      const soldId = sold.body.data.find((l: Body) => l.externalId === 'm-sold').id;
+      await as(t, owner.liveKey).post(`/v1/listings/${soldId}/sold`).expect(200);
+    });
+
+    it('removes what the feed no longer lists, never SOLD, unnamed or failed-line listings', async () => {
+      const res = await mirror(
+        [item('m-keep'), { ...item('m-typo'), price: 'oops' }],
+        '&maxRemovals=5',
+      );
+      const done = await finished(res.body.data.id, owner.liveKey);
+      expect(done).toMatchObject({ status: 'succeeded_with_errors', counts: { removed: 1 } });
+      expect(await statusOf('m-gone')).toBe('REMOVED');
+      expect(await statusOf('m-typo')).toBe('ACTIVE');
+      expect(await statusOf('m-sold')).toBe('SOLD');
+      const page = (
+        await as(t, owner.liveKey).get(`/v1/imports/${res.body.data.id}/results`).expect(200)
+      ).body;
+      expect(page.data.map((r: Body) => [r.line, r.externalId, r.outcome])).toEqual([
+        [1, 'm-keep', 'unchanged'],
+        [2, 'm-typo', 'failed'],
+        [null, 'm-gone', 'removed'],
+      ]);
+      const unnamed = await t.dataSource.query(
+        `SELECT status FROM listings WHERE account_id = $1 AND external_id IS NULL`,
+        [owner.id],
+      );
+      expect(unnamed).toEqual([{ status: 'ACTIVE' }]);
+    });
+
+    it('holds a mirror over its removal limit until confirmed, applying nothing', async () => {
+      await put('m-two');
+      await put('m-three');
+      const res = await mirror([item('m-keep', { price: 1 })], '&maxRemovals=1');
+      const held = await finished(res.body.data.id, owner.liveKey);
+      expect(held).toMatchObject({
+        status: 'held',
+        removalLimitExceeded: true,
+        counts: { processed: 0 },
+      });
+      expect(await statusOf('m-two')).toBe('ACTIVE');
+      expect((await eventsAbout([res.body.data.id])).map((e) => e.event)).toEqual(['import.held']);
+      const confirmed = await as(t, owner.liveKey)
+        .post(`/v1/imports/${res.body.data.id}/confirm`)
+        .expect(200);
+      expect(confirmed.body.data.status).toBe('queued');
+      const done = await finished(res.body.data.id, owner.liveKey);
+      expect(done).toMatchObject({ status: 'succeeded', counts: { updated: 1, removed: 3 } });
+      expect(await statusOf('m-two')).toBe('REMOVED');
+    });
+
+    it('cancels a held import at once', async () => {
+      await put('m-four');
+      await put('m-five');
+      const res = await mirror([item('m-keep')], '&maxRemovals=0');
+      expect((await finished(res.body.data.id, owner.liveKey)).status).toBe('held');
+      const cancelled = await as(t, owner.liveKey)
+        .post(`/v1/imports/${res.body.data.id}/cancel`)
+        .expect(200);
+      expect(cancelled.body.data.status).toBe('cancelled');
+      expect(await statusOf('m-four')).toBe('ACTIVE');
+      const again = await as(t, owner.liveKey).post(`/v1/imports/${res.body.data.id}/cancel`);
+      expectFieldError(again, 'status');
+      const confirm = await as(t, owner.liveKey).post(`/v1/imports/${res.body.data.id}/confirm`);
+      expectFieldError(confirm, 'status');
+    });
+  });
+
+  it('pages results with a cursor and downloads them as NDJSON', async () => {
+    const lines = Array.from({ length: 5 }, (_, i) => item(`page-${i}`));
+    const res = await upload(ndjson(lines)).expect(202);
+    await finished(res.body.data.id);
+    const first = await results(res.body.data.id, '?limit=2');
+    expect(first.pagination).toEqual({ limit: 2, hasMore: true, nextCursor: '2' });
+    const second = await results(res.body.data.id, `?limit=2&after=${first.pagination.nextCursor}`);
+    expect(second.data.map((r: Body) => r.line)).toEqual([3, 4]);
+    const download = await as(t, seller.liveKey)
+      .get(`/v1/imports/${res.body.data.id}/results`)
+      .set('Accept', 'application/x-ndjson')
+      .expect(200);
+    expect(download.headers['content-type']).toContain('application/x-ndjson');
+    const rows = download.text
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(rows.map((r) => r.line)).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it("answers 404 for another account's or mode's import", async () => {
+    const res = await upload(ndjson([item('mine-1')])).expect(202);
+    const other = await anAccount(t).build();
+    expectError(
+      await as(t, other.liveKey).get(`/v1/imports/${res.body.data.id}`),
+      404,
+      'NOT_FOUND',
+    );
+    expectError(
+      await as(t, seller.testKey).get(`/v1/imports/${res.body.data.id}`),
+      404,
+      'NOT_FOUND',
+    );
+    expectError(
+      await as(t, other.liveKey).get(`/v1/imports/${res.body.data.id}/results`),
+      404,
+      'NOT_FOUND',
+    );
+  });
+
+  it('replays an Idempotency-Key instead of importing twice', async () => {
+    const file = ndjson([item('idem-1')]);
+    const first = await upload(file).set('Idempotency-Key', 'import-idem-1').expect(202);
+    const again = await upload(file).set('Idempotency-Key', 'import-idem-1').expect(202);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body.data.id).toBe(first.body.data.id);
+  });
+
+  it.each([
+    [
+      'a Content-Type it cannot read',
+      () => upload('x', '', seller.liveKey, 'text/plain'),
+      'Content-Type',
+    ],
+    ['an unknown mode', () => upload('{}', '?mode=replace'), 'mode'],
+    ['maxRemovals on an upsert', () => upload('{}', '?maxRemovals=3'), 'maxRemovals'],
+    ['a negative maxRemovals', () => upload('{}', '?mode=mirror&maxRemovals=-1'), 'maxRemovals'],
+    ['dryRun that is not a boolean', () => upload('{}', '?dryRun=yes'), 'dryRun'],
+    [
+      'a sourceUrl that is not http(s)',
+      () =>
+        as(t, seller.liveKey)
+          .post('/v1/imports')
+          .send({ sourceUrl: 'ftp://x.example/feed', format: 'csv' }),
+      'sourceUrl',
+    ],
+    [
+      'a missing format',
+      () => as(t, seller.liveKey).post('/v1/imports').send({ sourceUrl: 'https://x.example/feed' }),
+      'format',
+    ],
+    [
+      'an unknown Content-Encoding',
+      () => upload('{}').set('Content-Encoding', 'br'),
+      'Content-Encoding',
+    ],
+  ])('refuses %s with 400 naming the field', async (_, send, field) => {
+    expectFieldError(await send(), field);
+  });
+});
+
+describe('Inventory imports without a worker', () => {
+  let t: TestApp;
+  let seller: TestAccount;
+
+  beforeAll(async () => {
+    t = await createTestApp({ role: 'api' });
+    seller = await anAccount(t).build();
+  });
+  afterAll(() => t.close());
+
+  it('refuses a 6th unfinished import of a mode with 429, and counts modes apart', async () => {
+    const send = (key: string) =>
+      as(t, key).post('/v1/imports').set('Content-Type', 'application/x-ndjson').send('{}\n');
+    for (let i = 0; i < 5; i++) await send(seller.liveKey).expect(202);
+    expectError(await send(seller.liveKey), 429, 'RATE_LIMITED');
+    await send(seller.testKey).expect(202);
+  });
+});
