@@ -166,6 +166,20 @@ describe('Text is valid Unicode, stored in NFC; bodies are bounded', () => {
     expect(fieldsOf(hook)).toEqual(['description']);
   });
 
+  it('a surrogate cannot reach PostgreSQL through a query or another body either', async () => {
+    // %ED%A0%80 is U+D800 encoded as UTF-8 bytes, which UTF-8 does not allow
+    for (const raw of ['%ED%A0%80', '%ED%B0%80abc', '%F0%9F%98']) {
+      const res = await api().get(`/v1/listings?externalId=${raw}`);
+      expect(res.status).toBeLessThan(500);
+      expect(res.body.success).toBe(res.status === 200);
+    }
+    const hook = await api()
+      .post('/v1/webhooks')
+      .send({ url: 'https://hooks.example.com/a', description: `ny ${LONE}` });
+    expectError(hook, 400, 'VALIDATION_ERROR');
+    expect(fieldsOf(hook)).toEqual(['description']);
+  });
+
   it('invalid UTF-8 bytes inside a string answer 400 on body', async () => {
     const body = Buffer.concat([
       Buffer.from(JSON.stringify(aListing().build()).replace('Volvo', 'Vol')),
