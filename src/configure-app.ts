@@ -14,6 +14,7 @@ import { Logger } from 'nestjs-pino';
 import { AuthenticateMiddleware } from './auth/authenticate.middleware';
 import { contentTypeMiddleware } from './common/http/content-type.middleware';
 import { jsonDepthMiddleware } from './common/http/json-depth.middleware';
+import { verifyJsonBody } from './common/http/json-body.verify';
 import { requestIdMiddleware } from './platform/logging/request-id';
 import { requestLogger } from './platform/logging/request-logger';
 import { buildOpenApiDocument } from './openapi';
@@ -43,8 +44,11 @@ export async function configureApp(app: NestExpressApplication): Promise<NestExp
   // body but the queue dashboard, whose router parses its own behind the admin-token check.
   app.use(`/${API_PREFIX}`, contentTypeMiddleware);
   // An image sent as base64 is a third larger than its 10 MB; only that route takes such bodies.
-  app.use(`/${API_PREFIX}/listings/:id/images`, json({ limit: IMAGE_JSON_BODY_LIMIT }));
-  app.use(`/${API_PREFIX}`, json({ limit: JSON_BODY_LIMIT }));
+  app.use(
+    `/${API_PREFIX}/listings/:id/images`,
+    json({ limit: IMAGE_JSON_BODY_LIMIT, verify: verifyJsonBody }),
+  );
+  app.use(`/${API_PREFIX}`, json({ limit: JSON_BODY_LIMIT, verify: verifyJsonBody }));
   app.use(`/${API_PREFIX}`, jsonDepthMiddleware);
   app.setGlobalPrefix(API_PREFIX, {
     exclude: [

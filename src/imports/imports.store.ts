@@ -82,8 +82,7 @@ export interface Claim {
   token: string;
 }
 
-const COUNT_KEYS = ['created', 'updated', 'unchanged', 'failed', 'removed'] as const;
-export type OutcomeTally = Record<(typeof COUNT_KEYS)[number], number>;
+export type OutcomeTally = Record<Exclude<ImportOutcome, never>, number>;
 
 export function countsOf(row: ImportRow): ImportCounts {
   return {

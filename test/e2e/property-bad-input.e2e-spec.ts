@@ -34,6 +34,7 @@ const wildValue = fc.oneof(
   fc.integer(),
   fc.double(),
   fc.constantFrom(null, true, '', ' ', '\u0000', '💥', -1, Number.MAX_VALUE, 2 ** 53, '1e3', 'NaN'),
+  fc.constantFrom('Volvo \ud800', '\udfff', 'e\u0301', 'V70\u202e', '\ufeffbil', 'a\u2066b'),
 );
 const listingKeys = [
   'title',
@@ -73,6 +74,26 @@ const controlCharacter = fc
     ),
   )
   .map((code) => String.fromCharCode(code));
+
+/** Lone surrogates, high and low: JSON can carry them as escapes, Unicode text cannot. */
+const loneSurrogate = fc
+  .integer({ min: 0xd800, max: 0xdfff })
+  .map((code) => String.fromCharCode(code));
+
+/** Bidi embeddings, overrides and isolates, and U+FEFF: text that reads other than it is. */
+const bidiOrBom = fc
+  .constantFrom(0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069, 0xfeff)
+  .map((code) => String.fromCharCode(code));
+
+/** Every character a text field refuses. */
+const refusedCharacter = fc.oneof(controlCharacter, loneSurrogate, bidiOrBom);
+
+/** An object of `count` keys (over the limit of 200 or not) with wild values. */
+const wideObject = fc
+  .tuple(fc.integer({ min: 150, max: 5000 }), wildValue)
+  .map(([count, value]) =>
+    Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${i}`, value])),
+  );
 
 type Body = Record<string, unknown>;
 const insertAt = (text: string, at: number, char: string) =>
@@ -119,8 +140,8 @@ const STRING_FIELDS: [string, (body: Body, char: string, at: number) => void][] 
   ],
 ];
 
-const withControlCharacter = fc
-  .tuple(fc.constantFrom(...STRING_FIELDS), controlCharacter, fc.nat({ max: 200 }))
+const withRefusedCharacter = fc
+  .tuple(fc.constantFrom(...STRING_FIELDS), refusedCharacter, fc.nat({ max: 200 }))
   .map(([[field, inject], char, at]) => {
     const body = aListing()
       .withExternalId(`ctl-${at}`)
@@ -167,10 +188,10 @@ describe('Bad input never causes a 5xx nor a change (property tests)', () => {
     if (res.status >= 400) expect(await snapshot()).toBe(before);
   }
 
-  it('a control character in any string field answers 400 naming that field: create, PATCH, bulk item', async () => {
+  it('a control character, lone surrogate, bidi control or U+FEFF in any string field answers 400 naming that field: create, PATCH, bulk item', async () => {
     const fieldOf = (res: Response) => res.body.error?.details?.[0]?.field;
     await fc.assert(
-      fc.asyncProperty(withControlCharacter, async ({ field, body }) => {
+      fc.asyncProperty(withRefusedCharacter, async ({ field, body }) => {
         const created = await as(t, seller.liveKey).post('/v1/listings').send(body);
         expect([created.status, fieldOf(created)]).toEqual([400, field]);
 
@@ -424,6 +445,33 @@ describe('Bad input never causes a 5xx nor a change (property tests)', () => {
         },
       ),
       { numRuns: RUNS },
+    );
+  });
+
+  it('objects wider than 200 keys anywhere: one 400 with at most 50 details, nothing changed', async () => {
+    const placed = fc.oneof(
+      wideObject.map((wide) => ({ ...aListing().build(), ...wide })),
+      wideObject.map((wide) => aListing().with({ attributes: wide }).build()),
+      wideObject.map((wide) =>
+        aListing()
+          .withImages(1)
+          .with({ images: [{ url: 'x', ...wide }] })
+          .build(),
+      ),
+      wideObject.map((wide) => ({ items: [aListing().build(), { nested: { deeper: wide } }] })),
+    );
+    await fc.assert(
+      fc.asyncProperty(placed, fc.constantFrom('/v1/listings', '/v1/listings/bulk'), (body, path) =>
+        refusedWithoutChange(async () => {
+          const res = await as(t, seller.liveKey)
+            .post(path)
+            .set('Content-Type', 'application/json')
+            .send(json(body));
+          if (res.status === 400) expect(res.body.error.details.length).toBeLessThanOrEqual(50);
+          return res;
+        }),
+      ),
+      { numRuns: Math.ceil(RUNS / 4) },
     );
   });
 

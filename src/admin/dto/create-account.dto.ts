@@ -1,9 +1,9 @@
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsOptional, IsString, Length } from 'class-validator';
-import { IsPlainText } from '../../common/http/plain-text.validator';
+import { IsPlainText, trimText } from '../../common/http/plain-text.validator';
 
 export class CreateAccountDto {
-  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value))
+  @Transform(trimText)
   @IsString()
   @IsPlainText()
   @Length(1, 200)

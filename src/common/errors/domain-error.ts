@@ -17,9 +17,17 @@ export class DomainError extends Error {
   }
 }
 
+/** An error lists at most this many field errors; its message counts the rest. */
+export const MAX_ERROR_DETAILS = 50;
+
 export class ValidationError extends DomainError {
   constructor(details: FieldError[], message = 'The request is invalid.') {
-    super(ErrorCode.VALIDATION_ERROR, message, details);
+    const hidden = details.length - MAX_ERROR_DETAILS;
+    super(
+      ErrorCode.VALIDATION_ERROR,
+      hidden > 0 ? `${message} … and ${hidden} more error${hidden === 1 ? '' : 's'}` : message,
+      hidden > 0 ? details.slice(0, MAX_ERROR_DETAILS) : details,
+    );
   }
 
   static field(field: string, message: string): ValidationError {

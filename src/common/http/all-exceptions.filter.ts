@@ -63,11 +63,13 @@ export class AllExceptionsFilter implements ExceptionFilter {
   }
 
   private map(exception: unknown, req: Request): Mapped {
-    if (exception instanceof DomainError) {
-      return { code: exception.code, message: exception.message, details: exception.details };
-    }
-    // Express-level errors (body-parser, malformed URLs) arrive wrapped in an HttpException.
+    // Express-level errors (body-parser, malformed URLs) arrive wrapped in an HttpException; so
+    // does a DomainError thrown by the body parser's verify hook.
     const cause = exception instanceof HttpException ? exception.cause : undefined;
+    const domain = exception instanceof DomainError ? exception : cause;
+    if (domain instanceof DomainError) {
+      return { code: domain.code, message: domain.message, details: domain.details };
+    }
     const bodyError = this.mapBodyParserError(cause ?? exception);
     if (bodyError) return bodyError;
     const multerError = this.mapMulterError(cause ?? exception);

@@ -1,7 +1,13 @@
 import 'reflect-metadata';
 import { CreateListingDto } from '../../listings/dto/create-listing.dto';
-import { DomainError } from '../errors/domain-error';
-import { createValidationPipe, validateDto } from './validation.pipe';
+import { DomainError, MAX_ERROR_DETAILS } from '../errors/domain-error';
+import { ValidationError as ClassValidatorError } from 'class-validator';
+import {
+  createValidationPipe,
+  normalizeText,
+  toValidationError,
+  validateDto,
+} from './validation.pipe';
 
 const valid = {
   title: '  Volvo V70 2.4 D5  ',
@@ -47,5 +53,92 @@ describe('validateDto (one bulk item) and the global pipe (one body)', () => {
         details: [{ field: 'body', message: 'body must be a JSON object' }],
       });
     }
+  });
+});
+
+describe('text in NFC', () => {
+  const decomposed = 'Cafe\u0301 Ha\u0308rno\u0308sand'; // "Café Härnösand", decomposed
+  const composed = 'Café Härnösand';
+
+  it('composes a decomposed "é"', () => {
+    expect('e\u0301'.length).toBe(2);
+    expect(normalizeText('e\u0301')).toBe('\u00e9');
+  });
+
+  it('normalises strings and keys at any depth, in arrays too, and keeps other values', () => {
+    const date = new Date(0);
+    expect(
+      normalizeText({ [decomposed]: [decomposed, 1, null, true, { k: decomposed }], date }),
+    ).toEqual({ [composed]: [composed, 1, null, true, { k: composed }], date });
+  });
+
+  it('leaves ill-formed text for the validators to refuse, and buffers alone', () => {
+    expect(normalizeText('e\u0301\ud800')).toBe('e\u0301\ud800');
+    const file = Buffer.from('e\u0301');
+    expect((normalizeText({ file }) as { file: Buffer }).file).toBe(file);
+  });
+
+  it('keeps a "__proto__" key as data, as JSON.parse made it', () => {
+    const out = normalizeText(JSON.parse('{"__proto__": {"polluted": "e\u0301"}}')) as object;
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(Object.keys(out)).toEqual(['__proto__']);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('applies to bodies through the pipe and to bulk items alike', async () => {
+    const body = {
+      ...valid,
+      title: `${decomposed} 2`,
+      description: decomposed,
+      attributes: { [`märke ${decomposed}`]: decomposed },
+    };
+    const expected = {
+      title: `${composed} 2`,
+      description: composed,
+      attributes: { [`märke ${composed}`]: composed },
+    };
+    expect(await viaPipe(structuredClone(body))).toMatchObject(expected);
+    expect(await validateDto(CreateListingDto, structuredClone(body))).toMatchObject(expected);
+  });
+
+  it('applies to queries and path parameters, not to values of custom decorators', async () => {
+    const pipe = createValidationPipe();
+    expect(await pipe.transform(decomposed, { type: 'param', metatype: String })).toBe(composed);
+    expect(await pipe.transform({ q: decomposed }, { type: 'query' })).toEqual({ q: composed });
+    const principal = { name: decomposed };
+    expect(await pipe.transform(principal, { type: 'custom' })).toBe(principal);
+  });
+
+  it('refuses a lone surrogate in a text field after normalising the rest', async () => {
+    await expect(viaPipe({ ...valid, title: 'Cafe\u0301 \ud800 bra' })).rejects.toMatchObject({
+      details: [
+        { field: 'title', message: 'title must be valid Unicode (it contains a lone surrogate)' },
+      ],
+    });
+  });
+});
+
+describe('the number of details', () => {
+  const errors = (n: number) =>
+    Array.from({ length: n }, (_, i) =>
+      Object.assign(new ClassValidatorError(), {
+        property: `f${i}`,
+        constraints: { whitelistValidation: 'x' },
+        children: [],
+      }),
+    );
+
+  it('lists every error up to 50', () => {
+    const error = toValidationError(errors(MAX_ERROR_DETAILS));
+    expect(error.details).toHaveLength(50);
+    expect(error.message).toBe('f0 is not an allowed field');
+  });
+
+  it('lists 50 and counts the rest in the message', () => {
+    const error = toValidationError(errors(1284));
+    expect(error.details).toHaveLength(50);
+    expect(error.details?.[49].field).toBe('f49');
+    expect(error.message).toBe('f0 is not an allowed field … and 1234 more errors');
+    expect(toValidationError(errors(51)).message).toMatch(/… and 1 more error$/);
   });
 });

@@ -1,4 +1,4 @@
-import { ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, ValidationPipe } from '@nestjs/common';
 import { ClassConstructor, plainToInstance } from 'class-transformer';
 import {
   validate,
@@ -32,13 +32,48 @@ export function flattenValidationErrors(errors: ClassValidatorError[], parent = 
   });
 }
 
-function toValidationError(errors: ClassValidatorError[]): ValidationError {
+export function toValidationError(errors: ClassValidatorError[]): ValidationError {
   const details = flattenValidationErrors(errors);
   return new ValidationError(details, details[0]?.message ?? 'The request is invalid.');
 }
 
+/** No character below U+0300 composes with its neighbours, so such text is NFC already. */
+const MAY_CHANGE_UNDER_NFC = /[\u0300-\uffff]/;
+
+/**
+ * Every string and object key of a parsed body, query or param in NFC, so text is stored and
+ * compared in one form. Ill-formed strings pass unchanged: the validators refuse them by field.
+ * Only plain objects and arrays are rebuilt (files and buffers are left alone); a key that
+ * becomes equal to another wins over it as a later duplicate key in JSON does.
+ */
+export function normalizeText(value: unknown): unknown {
+  if (typeof value === 'string') {
+    return value.isWellFormed() && MAY_CHANGE_UNDER_NFC.test(value)
+      ? value.normalize('NFC')
+      : value;
+  }
+  if (Array.isArray(value)) return value.map(normalizeText);
+  if (typeof value !== 'object' || value === null) return value;
+  // Plain objects only (of any realm): their prototype is null or has none itself.
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== null && Object.getPrototypeOf(proto) !== null) return value;
+  const entries = Object.entries(value).map(([k, v]) => [normalizeText(k), normalizeText(v)]);
+  // fromEntries defines own properties: a "__proto__" key stays data, as JSON.parse left it.
+  const normalized: object = Object.fromEntries(entries);
+  if (proto === null) Object.setPrototypeOf(normalized, null);
+  return normalized;
+}
+
+/** The global pipe: what the caller sent (not custom parameters) in NFC, then the DTO's rules. */
+class TextValidationPipe extends ValidationPipe {
+  override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const sent = metadata.type === 'body' || metadata.type === 'query' || metadata.type === 'param';
+    return super.transform(sent ? normalizeText(value) : value, metadata);
+  }
+}
+
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new TextValidationPipe({
     ...VALIDATOR_OPTIONS,
     transform: true,
     exceptionFactory: toValidationError,
@@ -50,7 +85,7 @@ export async function validateDto<T extends object>(
   dtoClass: ClassConstructor<T>,
   plain: unknown,
 ): Promise<T> {
-  const dto = plainToInstance(dtoClass, asJsonObject(plain));
+  const dto = plainToInstance(dtoClass, normalizeText(asJsonObject(plain)));
   const errors = await validate(dto, VALIDATOR_OPTIONS);
   if (errors.length > 0) throw toValidationError(errors);
   return dto;

@@ -16,14 +16,8 @@ import {
 } from 'class-validator';
 import { CONDITIONS, Condition } from '../listing.constants';
 import { ImageRefDto } from './image-ref.dto';
-import { IsPlainText } from '../../common/http/plain-text.validator';
+import { IsPlainText, trimText } from '../../common/http/plain-text.validator';
 
-/**
- * Whitespace at the ends goes, but not the two control characters JavaScript counts as whitespace
- * (vertical tab, form feed): the field refuses those, wherever they are.
- */
-const trim = ({ value }: { value: unknown }) =>
-  typeof value === 'string' ? value.replace(/^[^\S\v\f]+|[^\S\v\f]+$/g, '') : value;
 /**
  * Spaces and dashes are how people write numbers; E.164 is how they are stored. Only space
  * separators and tabs are dropped: a control character is refused, not silently removed.
@@ -43,7 +37,7 @@ export class CreateListingDto {
   @Length(5, 120)
   @IsPlainText()
   @IsString()
-  @Transform(trim)
+  @Transform(trimText)
   @required()
   title: string;
 

@@ -12,14 +12,12 @@ import {
   MaxLength,
 } from 'class-validator';
 import { EVENT_NAMES, EventName } from '../../../events/event-types';
-import { IsPlainText } from '../../../common/http/plain-text.validator';
-
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+import { IsPlainText, trimText } from '../../../common/http/plain-text.validator';
 
 /** Syntax only: the scheme and target rules depend on configuration, so the service checks them. */
 export const WebhookUrl = () =>
   applyDecorators(
-    Transform(trim),
+    Transform(trimText),
     IsString(),
     IsPlainText(),
     MaxLength(2048),
@@ -41,7 +39,7 @@ export const WebhookEvents = () =>
   );
 
 export const WebhookDescription = () =>
-  applyDecorators(Transform(trim), IsString(), IsPlainText(), Length(0, 500));
+  applyDecorators(Transform(trimText), IsString(), IsPlainText(), Length(0, 500));
 
 export class CreateWebhookDto {
   @WebhookUrl()

@@ -1,0 +1,307 @@
+import type { Response } from 'supertest';
+import { expectError, fieldsOf } from '../support/envelope';
+import { anAccount, as, TestAccount } from '../support/factories';
+import { aListing } from '../support/listing-builder';
+import { createTestApp, TestApp } from '../support/test-app';
+
+const LONE = '\ud800';
+const wideObject = (n: number) =>
+  Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i]));
+
+describe('Text is valid Unicode, stored in NFC; bodies are bounded', () => {
+  let t: TestApp;
+  let seller: TestAccount;
+  beforeAll(async () => {
+    t = await createTestApp();
+    seller = await anAccount(t).build();
+  });
+  afterAll(() => t.close());
+
+  const api = () => as(t, seller.liveKey);
+  const create = async (body = aListing().build()) =>
+    (await api().post('/v1/listings').send(body).expect(201)).body.data;
+  const rowOf = async (id: string) =>
+    (await t.dataSource.query(`SELECT rendered FROM listings WHERE id = $1`, [id]))[0].rendered;
+  const sendRaw = (path: string, body: string | Buffer) =>
+    api()
+      .post(path)
+      .set('Content-Type', 'application/json')
+      // serialize() keeps supertest from re-encoding: the bytes go out as they are
+      .serialize((b: unknown) => b as string)
+      .send(body);
+
+  describe('a lone surrogate is a 400 naming the field, never a 500', () => {
+    it('POST /listings: title, description, an attribute value and key', async () => {
+      for (const [field, body] of [
+        [
+          'title',
+          aListing()
+            .with({ title: `Volvo ${LONE} V70` })
+            .build(),
+        ],
+        ['description', aListing().with({ description: `bra\udc00` }).build()],
+        [
+          'attributes',
+          aListing()
+            .with({ attributes: { make: 'volvo', model: `V7${LONE}` } })
+            .build(),
+        ],
+        [
+          'attributes',
+          aListing()
+            .with({ attributes: { make: 'volvo', [`mo${LONE}del`]: 'V70' } })
+            .build(),
+        ],
+      ] as const) {
+        const error = expectError(
+          await api().post('/v1/listings').send(body),
+          400,
+          'VALIDATION_ERROR',
+        );
+        expect(error.details?.[0].field).toBe(field);
+        expect(error.details?.[0].message).toMatch(/valid Unicode/);
+      }
+      const attr = expectError(
+        await api()
+          .post('/v1/listings')
+          .send(
+            aListing()
+              .with({ attributes: { make: 'volvo', model: `V7${LONE}` } })
+              .build(),
+          ),
+        400,
+        'VALIDATION_ERROR',
+      );
+      expect(attr.message).toBe(
+        'attributes.model must be valid Unicode (it contains a lone surrogate)',
+      );
+    });
+
+    it('PATCH refuses it and leaves the listing as it was (no U+FFFD stored)', async () => {
+      const listing = await create();
+      const before = await rowOf(listing.id);
+      const res = await api()
+        .patch(`/v1/listings/${listing.id}`)
+        .send({ title: `Volvo ${LONE} V70` });
+      expect(fieldsOf(res)).toEqual(['title']);
+      expectError(res, 400, 'VALIDATION_ERROR');
+      expect(await rowOf(listing.id)).toBe(before);
+      expect((await api().get(`/v1/listings/${listing.id}`).expect(200)).body.data.title).toBe(
+        listing.title,
+      );
+    });
+
+    it('PUT /listings/by-external-id refuses it', async () => {
+      const res = await api()
+        .put('/v1/listings/by-external-id/sur-1')
+        .send(
+          aListing()
+            .with({ description: `ok ${LONE}` })
+            .build(),
+        );
+      expectError(res, 400, 'VALIDATION_ERROR');
+      expect(fieldsOf(res)).toEqual(['description']);
+      await api()
+        .get('/v1/listings?externalId=sur-1')
+        .expect(200, /"total":0/);
+    });
+
+    it('bulk create and update: only the bad item fails, the others succeed', async () => {
+      const created = await api()
+        .post('/v1/listings/bulk')
+        .send({
+          items: [
+            aListing().withExternalId('bulk-s-0').build(),
+            aListing()
+              .withExternalId('bulk-s-1')
+              .with({ title: `Volvo ${LONE} V70` })
+              .build(),
+            aListing().withExternalId('bulk-s-2').with({ title: 'Saab 9-3\u202e' }).build(),
+            aListing().withExternalId('bulk-s-3').build(),
+          ],
+        })
+        .expect(200);
+      expect(created.body.data).toMatchObject({ total: 4, created: 2, failed: 2 });
+      const results = created.body.data.results;
+      expect(results.map((r: { success: boolean }) => r.success)).toEqual([
+        true,
+        false,
+        false,
+        true,
+      ]);
+      expect(results[1].error.details[0].field).toBe('title');
+      expect(results[2].error.details[0].field).toBe('title');
+
+      const updated = await api()
+        .patch('/v1/listings/bulk')
+        .send({
+          items: [
+            { id: results[0].data.id, price: 1000 },
+            { id: results[3].data.id, description: `x${LONE}` },
+          ],
+        })
+        .expect(200);
+      expect(updated.body.data).toMatchObject({ updated: 1, failed: 1 });
+      expect(updated.body.data.results[1].error.details[0].field).toBe('description');
+    });
+  });
+
+  it('bidi controls and U+FEFF are refused in text fields', async () => {
+    for (const char of ['\u202a', '\u202e', '\u2066', '\u2069', '\ufeff']) {
+      const res = await api()
+        .post('/v1/listings')
+        .send(
+          aListing()
+            .with({ title: `Volvo${char} V70 D5` })
+            .build(),
+        );
+      expect(fieldsOf(res)).toEqual(['title']);
+    }
+    const query = await api().get(`/v1/listings?externalId=${encodeURIComponent('a\u202eb')}`);
+    expectError(query, 400, 'VALIDATION_ERROR');
+    expect(fieldsOf(query)).toEqual(['externalId']);
+    const hook = await api()
+      .post('/v1/webhooks')
+      .send({ url: 'https://hooks.example.com/a', description: '\ufeffny' });
+    expect(fieldsOf(hook)).toEqual(['description']);
+  });
+
+  it('a surrogate cannot reach PostgreSQL through a query or another body either', async () => {
+    // %ED%A0%80 is U+D800 encoded as UTF-8 bytes, which UTF-8 does not allow
+    for (const raw of ['%ED%A0%80', '%ED%B0%80abc', '%F0%9F%98']) {
+      const res = await api().get(`/v1/listings?externalId=${raw}`);
+      expect(res.status).toBeLessThan(500);
+      expect(res.body.success).toBe(res.status === 200);
+    }
+    const hook = await api()
+      .post('/v1/webhooks')
+      .send({ url: 'https://hooks.example.com/a', description: `ny ${LONE}` });
+    expectError(hook, 400, 'VALIDATION_ERROR');
+    expect(fieldsOf(hook)).toEqual(['description']);
+  });
+
+  it('invalid UTF-8 bytes inside a string answer 400 on body', async () => {
+    const body = Buffer.concat([
+      Buffer.from(JSON.stringify(aListing().build()).replace('Volvo', 'Vol')),
+      Buffer.alloc(0),
+    ]);
+    const at = body.indexOf('Vol') + 3;
+    const bad = Buffer.concat([body.subarray(0, at), Buffer.from([0xff]), body.subarray(at)]);
+    const res = await sendRaw('/v1/listings', bad);
+    const error = expectError(res, 400, 'VALIDATION_ERROR');
+    expect(error.details).toEqual([{ field: 'body', message: 'The body is not valid UTF-8.' }]);
+    // the same bytes as valid UTF-8 are accepted, so the refusal is the byte's
+    await sendRaw('/v1/listings', body).expect(201);
+  });
+
+  it('text is stored in NFC: sent decomposed, read composed (listing, attributes, list, events)', async () => {
+    const decomposed = 'Ha\u0308rno\u0308sand cafe\u0301bord';
+    const composed = 'Härnösand cafébord';
+    const listing = await create(
+      aListing()
+        .withExternalId('nfc-e\u0301')
+        .with({
+          title: decomposed,
+          description: decomposed,
+          attributes: { ...aListing().build().attributes!, model: `V70 ${decomposed}` },
+        })
+        .build(),
+    );
+    expect(listing).toMatchObject({ title: composed, externalId: 'nfc-é' });
+    const read = (await api().get(`/v1/listings/${listing.id}`).expect(200)).body.data;
+    expect(read).toMatchObject({
+      title: composed,
+      description: composed,
+      externalId: 'nfc-é',
+      attributes: { model: `V70 ${composed}` },
+    });
+    expect(read.title).toHaveLength(composed.length);
+    // either form finds it by externalId, in the query and in the path
+    for (const form of ['nfc-e\u0301', 'nfc-é']) {
+      const page = await api()
+        .get(`/v1/listings?externalId=${encodeURIComponent(form)}`)
+        .expect(200);
+      expect(page.body.data.map((l: { id: string }) => l.id)).toEqual([listing.id]);
+    }
+    const put = await api()
+      .put(`/v1/listings/by-external-id/${encodeURIComponent('nfc-e\u0301')}`)
+      .send(aListing().with({ title: 'Ca\u0300fe\u0301 ny titel' }).build())
+      .expect(200);
+    expect(put.body.data).toMatchObject({ id: listing.id, title: 'Càfé ny titel' });
+  });
+
+  describe('bounded work per request', () => {
+    /** Sends the request and, while it is processed, a liveness probe; both timed. */
+    async function timed(send: () => Promise<Response>) {
+      const started = Date.now();
+      const request = send().then((res) => ({ res, ms: Date.now() - started }));
+      // Waits until the big body is on its way, then probes the event loop.
+      await new Promise((resolve) => setImmediate(resolve));
+      const probeStart = Date.now();
+      const health = await t.http().get('/health/live');
+      const healthMs = Date.now() - probeStart;
+      return { ...(await request), health, healthMs };
+    }
+
+    it.each([
+      ['the body', () => wideObject(100_000), 'body'],
+      [
+        'attributes',
+        () =>
+          aListing()
+            .with({ attributes: wideObject(100_000) })
+            .build(),
+        'attributes',
+      ],
+    ])(
+      '100,000 keys in %s: one small 400, fast, and liveness answers meanwhile',
+      async (_name, body, field) => {
+        const text = JSON.stringify(body());
+        const { res, ms, health, healthMs } = await timed(() => sendRaw('/v1/listings', text));
+        const error = expectError(res, 400, 'VALIDATION_ERROR');
+        expect(error.details).toEqual([
+          { field, message: expect.stringMatching(/more than 200 keys/) },
+        ]);
+        expect(res.text.length).toBeLessThan(10 * 1024);
+        // generous margins: before the limit these took 7–10 s and blocked /health/live as long
+        expect(ms).toBeLessThan(1000);
+        expect(health.status).toBe(200);
+        expect(healthMs).toBeLessThan(500);
+      },
+    );
+
+    it('a nested object over 200 keys is refused, 200 keys pass the limit', async () => {
+      const items = [
+        aListing().build(),
+        aListing()
+          .with({ attributes: wideObject(201) })
+          .build(),
+      ];
+      const res = await api().post('/v1/listings/bulk').send({ items });
+      expect(expectError(res, 400, 'VALIDATION_ERROR').details).toEqual([
+        { field: 'items[1].attributes', message: 'items[1].attributes has more than 200 keys.' },
+      ]);
+      // 200 keys are let through to validation, which refuses the unknown attributes (50 listed)
+      const wide = await api()
+        .post('/v1/listings')
+        .send(
+          aListing()
+            .with({ attributes: wideObject(200) })
+            .build(),
+        );
+      const error = expectError(wide, 400, 'VALIDATION_ERROR');
+      expect(error.details).toHaveLength(50);
+      expect(error.details?.[0].field).toBe('attributes.k0');
+      // 200 unknown attributes and the 6 required ones missing
+      expect(error.message).toMatch(/ … and 156 more errors$/);
+    });
+
+    it('details hold at most 50 entries, the message counts the rest', async () => {
+      const body = { ...aListing().build(), ...wideObject(190) };
+      const res = await api().post('/v1/listings').send(body);
+      const error = expectError(res, 400, 'VALIDATION_ERROR');
+      expect(error.details).toHaveLength(50);
+      expect(error.message).toBe('k0 is not an allowed field … and 140 more errors');
+    });
+  });
+});
