@@ -1,25 +1,52 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import { ConfigService } from '@nestjs/config';
 import type { AllConfig } from '../platform/config';
 import type { ImportsConfig } from '../platform/config/imports.config';
+import { GuardedFetch } from '../platform/outbound/guarded-fetch';
+import { OutboundDns } from '../platform/outbound/outbound-dns';
 import { CATEGORY_TREE } from '../reference/categories.data';
 import { STORAGE_DRIVER, StorageDriver } from '../storage/storage-driver';
 import { attributeTypesOf } from './feed/attribute-types';
 import type { FeedLine } from './feed/feed.types';
 import { readFeed } from './feed/read-feed';
-import type { ImportRow } from './imports.store';
+import type { Claim, ImportRow, ImportsStore } from './imports.store';
+
+/** A feed URL gets a minute to answer in full; redirects at most 3, each hop checked again. */
+const FEED_FETCH = { timeoutMs: 60_000, maxRedirects: 3 };
+const DNS_TIMEOUT_MS = 5_000;
 
 /** An import's stored file, read from its start as feed lines (each pass opens it anew). */
 @Injectable()
 export class ImportFeedSource {
   private readonly config: ImportsConfig;
   private readonly attributeType = attributeTypesOf(CATEGORY_TREE);
+  private readonly fetcher: GuardedFetch;
 
   constructor(
     @Inject(STORAGE_DRIVER) private readonly storage: StorageDriver,
     config: ConfigService<AllConfig, true>,
   ) {
     this.config = config.get('imports', { infer: true });
+    this.fetcher = new GuardedFetch(
+      new OutboundDns(DNS_TIMEOUT_MS).lookup,
+      config.get('outbound.allowPrivateTargets', { infer: true }),
+    );
+  }
+
+  /**
+   * A `sourceUrl` import's feed, fetched once through the outbound guard and stored, so every
+   * later pass (and a resumed run) reads the same bytes. Throws FetchError when it cannot be had.
+   */
+  async download(row: ImportRow, claim: Claim, store: ImportsStore): Promise<ImportRow> {
+    const fetched = await this.fetcher.get(row.source_url!, {
+      ...FEED_FETCH,
+      maxBytes: this.config.maxBytes,
+    });
+    const fileKey = `imports/${randomUUID()}`;
+    await this.storage.putPrivate(fileKey, fetched.body);
+    const gzip = fetched.contentEncoding?.trim().toLowerCase() === 'gzip';
+    return store.setFile(claim, fileKey, gzip);
   }
 
   async open(row: ImportRow): Promise<AsyncIterable<FeedLine>> {

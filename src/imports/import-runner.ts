@@ -27,6 +27,7 @@ import {
   OutcomeTally,
 } from './imports.store';
 import { FeedError } from './feed/feed-error';
+import { FetchError } from '../platform/outbound/guarded-fetch';
 import type { FeedLine } from './feed/feed.types';
 
 /** Claims that ended in an unexpected error before the import is failed instead of resumed. */
@@ -67,9 +68,12 @@ export class ImportRunner {
   async run(importId: string): Promise<void> {
     const claimed = await this.store.claim(importId, this.config.leaseMs);
     if (!claimed) return;
-    const { row, claim } = claimed;
+    const { claim } = claimed;
+    let row = claimed.row;
     try {
       if (row.cancel_requested) throw new Cancelled();
+      if (row.source === 'url' && !row.file_key)
+        row = await this.feeds.download(row, claim, this.store);
       const { lines, firstLines } = await this.readAll(row, claim);
       const planned = await this.store.markPlanned(claim, lines);
       if (!planned) throw new LostClaimError(claim.id);
@@ -86,8 +90,10 @@ export class ImportRunner {
   private async ended(error: unknown, row: ImportRow, claim: Claim): Promise<void> {
     if (error instanceof LostClaimError) return;
     if (error instanceof Cancelled) return void (await this.settle(claim, row, 'cancelled'));
-    if (error instanceof FeedError) {
-      const failure = { code: ErrorCode.VALIDATION_ERROR, message: error.message };
+    if (error instanceof FeedError || error instanceof FetchError) {
+      const message =
+        error instanceof FetchError ? `The feed at sourceUrl: ${error.message}` : error.message;
+      const failure = { code: ErrorCode.VALIDATION_ERROR, message };
       return void (await this.settle(claim, row, 'failed', failure));
     }
     this.logger.error({ err: error, importId: row.id }, 'Import run failed');

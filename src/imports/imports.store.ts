@@ -232,6 +232,16 @@ export class ImportsStore {
     return rows[0];
   }
 
+  /** A fetched feed's stored file. Throws when the claim was lost. */
+  async setFile(claim: Claim, fileKey: string, gzip: boolean): Promise<ImportRow> {
+    const [rows] = await this.dataSource.query(
+      `UPDATE imports SET file_key = $3, gzip = $4 WHERE id = $1 AND claim_token = $2 RETURNING *`,
+      [claim.id, claim.token, fileKey, gzip],
+    );
+    if (!rows[0]) throw new LostClaimError(claim.id);
+    return rows[0];
+  }
+
   /** A dry run that a real run's removal limit would have held says so. */
   async markRemovalLimitExceeded(claim: Claim): Promise<void> {
     await this.dataSource.query(

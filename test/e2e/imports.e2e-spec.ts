@@ -1,3 +1,5 @@
+import { createServer, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { expectError, fieldsOf } from '../support/envelope';
 import { anAccount, as, TestAccount } from '../support/factories';
@@ -273,6 +275,39 @@ describe('Inventory imports', () => {
       expectFieldError(again, 'status');
       const confirm = await as(t, owner.liveKey).post(`/v1/imports/${res.body.data.id}/confirm`);
       expectFieldError(confirm, 'status');
+    });
+  });
+
+  describe('from a sourceUrl', () => {
+    let server: Server;
+    let base: string;
+
+    beforeAll(async () => {
+      server = createServer((req, res) => {
+        if (req.url === '/feed.ndjson') return void res.end(ndjson([item('url-1'), item('url-2')]));
+        res.writeHead(404).end();
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    });
+    afterAll(() => server.close());
+
+    const fromUrl = (sourceUrl: string) =>
+      as(t, seller.liveKey).post('/v1/imports').send({ sourceUrl, format: 'ndjson' }).expect(202);
+
+    it('fetches the feed in the worker and applies it', async () => {
+      const res = await fromUrl(`${base}/feed.ndjson`);
+      expect(res.body.data).toMatchObject({ source: 'url', sourceUrl: `${base}/feed.ndjson` });
+      expect(await finished(res.body.data.id)).toMatchObject({
+        status: 'succeeded',
+        counts: { created: 2 },
+      });
+    });
+
+    it('fails the import, naming the answer, when the feed URL answers 404', async () => {
+      const done = await finished((await fromUrl(`${base}/gone.ndjson`)).body.data.id);
+      expect(done.status).toBe('failed');
+      expect(done.error.message).toContain('404');
     });
   });
 
