@@ -331,6 +331,28 @@ describe('Inventory imports', () => {
     expect(rows.map((r) => r.line)).toEqual([1, 2, 3, 4, 5]);
   });
 
+  it("keeps a test key's import in test mode: test listings only, the live one untouched", async () => {
+    const live = await upload(ndjson([item('mode-1', { price: 1 })])).expect(202);
+    await finished(live.body.data.id);
+    const test = await upload(ndjson([item('mode-1', { price: 2 })]), '', seller.testKey).expect(
+      202,
+    );
+    expect(test.body.data.livemode).toBe(false);
+    expect(await finished(test.body.data.id, seller.testKey)).toMatchObject({
+      status: 'succeeded',
+      counts: { created: 1 },
+    });
+    const rows = await t.dataSource.query(
+      `SELECT livemode, status, price FROM listings WHERE account_id = $1 AND external_id = 'mode-1'
+       ORDER BY livemode`,
+      [seller.id],
+    );
+    expect(rows).toEqual([
+      { livemode: false, status: 'DRAFT', price: 2 },
+      { livemode: true, status: 'ACTIVE', price: 1 },
+    ]);
+  });
+
   it("answers 404 for another account's or mode's import", async () => {
     const res = await upload(ndjson([item('mine-1')])).expect(202);
     const other = await anAccount(t).build();
