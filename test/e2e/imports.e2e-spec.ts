@@ -1,3 +1,5 @@
+import { getQueueToken } from '@nestjs/bull';
+import type { Queue } from 'bull';
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
@@ -5,6 +7,9 @@ import { expectError, fieldsOf } from '../support/envelope';
 import { anAccount, as, TestAccount } from '../support/factories';
 import { aListing } from '../support/listing-builder';
 import { createTestApp, TestApp } from '../support/test-app';
+import { IMPORT_QUEUE } from '../../src/imports/import-queue';
+import { ImportRetention } from '../../src/imports/import-retention';
+import { STORAGE_DRIVER, StorageDriver } from '../../src/storage/storage-driver';
 
 type Body = Record<string, unknown>;
 const expectFieldError = (res: Parameters<typeof expectError>[0], field: string) => {
@@ -430,5 +435,81 @@ describe('Inventory imports without a worker', () => {
     for (let i = 0; i < 5; i++) await send(seller.liveKey).expect(202);
     expectError(await send(seller.liveKey), 429, 'RATE_LIMITED');
     await send(seller.testKey).expect(202);
+  });
+});
+
+describe('Inventory imports: the database is the truth', () => {
+  it('runs an import whose queue job vanished, once a worker sweeps', async () => {
+    const api = await createTestApp({ role: 'api' });
+    const seller = await anAccount(api).build();
+    const res = await as(api, seller.liveKey)
+      .post('/v1/imports')
+      .set('Content-Type', 'application/x-ndjson')
+      .send(ndjson([item('lost-job-1')]))
+      .expect(202);
+    // Redis restarted empty: the job is gone, the record stays queued.
+    await api.app.get<Queue>(getQueueToken(IMPORT_QUEUE)).obliterate({ force: true });
+    const worker = await createTestApp({
+      role: 'worker',
+      databaseName: api.databaseName,
+      redisPrefix: api.redisPrefix,
+      env: { IMPORT_SWEEP_EVERY: '200ms' },
+    });
+    try {
+      const deadline = Date.now() + 20_000;
+      let status = 'queued';
+      while (status !== 'succeeded' && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        status = (await as(api, seller.liveKey).get(`/v1/imports/${res.body.data.id}`)).body.data
+          .status;
+      }
+      expect(status).toBe('succeeded');
+    } finally {
+      await worker.close();
+      await api.close();
+    }
+  });
+
+  it('purges finished imports past retention with their results and file', async () => {
+    const t = await createTestApp();
+    try {
+      const seller = await anAccount(t).build();
+      const res = await as(t, seller.liveKey)
+        .post('/v1/imports')
+        .set('Content-Type', 'application/x-ndjson')
+        .send(ndjson([item('purge-1')]))
+        .expect(202);
+      const id = res.body.data.id;
+      const deadline = Date.now() + 20_000;
+      while (
+        (
+          await t.dataSource.query(
+            `SELECT 1 FROM imports WHERE id = $1 AND finished_at IS NOT NULL`,
+            [id],
+          )
+        ).length === 0
+      ) {
+        if (Date.now() > deadline) throw new Error('import did not finish');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const [{ file_key: fileKey }] = await t.dataSource.query(
+        `SELECT file_key FROM imports WHERE id = $1`,
+        [id],
+      );
+      const storage = t.app.get<StorageDriver>(STORAGE_DRIVER);
+      await t.dataSource.query(
+        `UPDATE imports SET finished_at = now() - interval '8 days' WHERE id = $1`,
+        [id],
+      );
+      expect(await t.app.get(ImportRetention).purgeBatch(100)).toBe(1);
+      expect(await t.dataSource.query(`SELECT 1 FROM imports WHERE id = $1`, [id])).toEqual([]);
+      expect(
+        await t.dataSource.query(`SELECT 1 FROM import_results WHERE import_id = $1`, [id]),
+      ).toEqual([]);
+      await expect(storage.readPrivate(fileKey)).rejects.toThrow();
+      expect(await t.app.get(ImportRetention).purgeBatch(100)).toBe(0);
+    } finally {
+      await t.close();
+    }
   });
 });
