@@ -22,7 +22,8 @@ export type ImportOutcome = (typeof IMPORT_OUTCOMES)[number];
 export type ImportMode = 'upsert' | 'mirror';
 export type ImportFormat = 'ndjson' | 'csv';
 
-export interface ImportRow {
+/** An `imports` row; its counts are columns of their own. */
+export interface ImportRow extends ImportCounts {
   id: string;
   account_id: string;
   livemode: boolean;
@@ -40,13 +41,6 @@ export interface ImportRow {
   cancel_requested: boolean;
   planned_at: Date | null;
   next_line: number;
-  lines: number | null;
-  processed: number;
-  created: number;
-  updated: number;
-  unchanged: number;
-  removed: number;
-  failed: number;
   error: { code: string; message: string } | null;
   attempts: number;
   created_at: Date;

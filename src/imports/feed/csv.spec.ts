@@ -6,9 +6,9 @@ import { CreateListingDto } from '../../listings/dto/create-listing.dto';
 import { CATEGORY_TREE } from '../../reference/categories.data';
 import { attributeTypesOf } from './attribute-types';
 import { CSV_FIELDS } from './csv';
-import { FeedError } from './feed-error';
 import { DEFAULT_FEED_LIMITS, type FeedLimits, type FeedLine } from './feed.types';
 import { readFeed } from './read-feed';
+import { bytewise, feedFailure } from '../../../test/support/feed-reading';
 
 const attributeType = attributeTypesOf(CATEGORY_TREE);
 
@@ -33,17 +33,6 @@ async function readSource(
   for await (const line of feed) lines.push(line);
   return lines;
 }
-
-async function failure(promise: Promise<unknown>): Promise<FeedError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(FeedError);
-  return err as FeedError;
-}
-
-const bytewise = (text: string | Buffer) => [...Buffer.from(text)].map((b) => Buffer.from([b]));
 
 describe('readFeed, CSV', () => {
   it.each([
@@ -164,26 +153,26 @@ describe('readFeed, CSV', () => {
 
   it('fails an unknown column, naming it', async () => {
     for (const column of ['colour', 'attributes.wingspan', 'attributes', 'status']) {
-      const err = await failure(read([`externalId,${column}\na,b\n`]));
+      const err = await feedFailure(read([`externalId,${column}\na,b\n`]));
       expect(err.code).toBe('unknown_column');
       expect(err.message).toContain(`"${column}"`);
     }
   });
 
   it('fails a column named twice', async () => {
-    const err = await failure(read(['externalId,title,title\n']));
+    const err = await feedFailure(read(['externalId,title,title\n']));
     expect(err.code).toBe('duplicate_column');
   });
 
   it('fails malformed quoting with malformed_csv, naming the line', async () => {
-    const unclosed = await failure(read(['externalId,title\na,ok\nb,"never closed\nc,d\n']));
+    const unclosed = await feedFailure(read(['externalId,title\na,ok\nb,"never closed\nc,d\n']));
     expect(unclosed).toMatchObject({ code: 'malformed_csv', line: 3 });
     expect(unclosed.message).toMatch(/^line 3: malformed CSV/);
-    const stray = await failure(read(['externalId,title\r\na,"x\r\ny"\r\nb,ab"c\r\n']));
+    const stray = await feedFailure(read(['externalId,title\r\na,"x\r\ny"\r\nb,ab"c\r\n']));
     expect(stray).toMatchObject({ code: 'malformed_csv', line: 4 });
-    const bytes = await failure(read(bytewise('externalId,title\r\na,"x\r\ny"\r\nb,ab"c\r\n')));
+    const bytes = await feedFailure(read(bytewise('externalId,title\r\na,"x\r\ny"\r\nb,ab"c\r\n')));
     expect(bytes).toMatchObject({ code: 'malformed_csv', line: 4 });
-    const trailing = await failure(read(['externalId,title\na,"x"y\n']));
+    const trailing = await feedFailure(read(['externalId,title\na,"x"y\n']));
     expect(trailing).toMatchObject({ code: 'malformed_csv', line: 2 });
   });
 
@@ -196,21 +185,21 @@ describe('readFeed, CSV', () => {
   it('applies the limits: data lines, record length, file size', async () => {
     const csv = 'externalId\na\n\nb\nc\n';
     expect(await read([csv], { limits: { maxLines: 3 } })).toHaveLength(3);
-    expect(await failure(read([csv], { limits: { maxLines: 2 } }))).toMatchObject({
+    expect(await feedFailure(read([csv], { limits: { maxLines: 2 } }))).toMatchObject({
       code: 'too_many_lines',
       line: 5,
     });
     const long = `externalId,title\na,"${'x'.repeat(100)}"\n`;
-    expect(await failure(read([long], { limits: { maxLineBytes: 64 } }))).toMatchObject({
+    expect(await feedFailure(read([long], { limits: { maxLineBytes: 64 } }))).toMatchObject({
       code: 'line_too_long',
       line: 2,
     });
     const wide = `externalId,title\na,"${'ö'.repeat(40)}"\n`; // 40 characters, 80 bytes
-    expect(await failure(read([wide], { limits: { maxLineBytes: 64 } }))).toMatchObject({
+    expect(await feedFailure(read([wide], { limits: { maxLineBytes: 64 } }))).toMatchObject({
       code: 'line_too_long',
       line: 2,
     });
-    expect((await failure(read([csv], { limits: { maxBytes: 5 } }))).code).toBe('too_large');
+    expect((await feedFailure(read([csv], { limits: { maxBytes: 5 } }))).code).toBe('too_large');
   });
 
   it('closes the source when the reader stops early', async () => {
@@ -228,7 +217,7 @@ describe('readFeed, CSV', () => {
     expect(csv.destroyed).toBe(true);
 
     const header = Readable.from([`externalId,${'x'.repeat(100)}`, 'more']);
-    const err = await failure(readSource(header, { limits: { maxLineBytes: 64 } }));
+    const err = await feedFailure(readSource(header, { limits: { maxLineBytes: 64 } }));
     expect(err.code).toBe('line_too_long');
     await new Promise(setImmediate);
     expect(header.destroyed).toBe(true);

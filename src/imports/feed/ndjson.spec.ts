@@ -5,6 +5,7 @@ import { gzipSync } from 'node:zlib';
 import { FeedError } from './feed-error';
 import { DEFAULT_FEED_LIMITS, type FeedLimits, type FeedLine } from './feed.types';
 import { readFeed } from './read-feed';
+import { bytewise, feedFailure } from '../../../test/support/feed-reading';
 
 async function read(
   chunks: (Buffer | string)[],
@@ -20,17 +21,6 @@ async function read(
   for await (const line of feed) lines.push(line);
   return lines;
 }
-
-async function failure(promise: Promise<unknown>): Promise<FeedError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(FeedError);
-  return err as FeedError;
-}
-
-const bytewise = (text: string | Buffer) => [...Buffer.from(text)].map((b) => Buffer.from([b]));
 
 const SAMPLE =
   '\ufeff{"externalId":"a","price":1}\r\n' +
@@ -87,21 +77,21 @@ describe('readFeed, NDJSON', () => {
 
   it('fails a truncated gzip body with bad_gzip', async () => {
     const gz = gzipSync(SAMPLE);
-    const err = await failure(read([gz.subarray(0, gz.length - 6)], { gzip: true }));
+    const err = await feedFailure(read([gz.subarray(0, gz.length - 6)], { gzip: true }));
     expect(err.code).toBe('bad_gzip');
   });
 
   it('fails a body that is not gzip, or corrupt gzip, with bad_gzip', async () => {
-    expect((await failure(read([SAMPLE], { gzip: true }))).code).toBe('bad_gzip');
+    expect((await feedFailure(read([SAMPLE], { gzip: true }))).code).toBe('bad_gzip');
     const gz = gzipSync(SAMPLE);
     gz.fill(0x55, 12, 30);
-    expect((await failure(read([gz], { gzip: true }))).code).toBe('bad_gzip');
+    expect((await feedFailure(read([gz], { gzip: true }))).code).toBe('bad_gzip');
   });
 
   it('fails past maxLines with too_many_lines; blank lines do not count', async () => {
     const three = '{"a":1}\n\n{"a":2}\nnot json\n';
     expect(await read([three], { limits: { maxLines: 3 } })).toHaveLength(3);
-    const err = await failure(read([three + '{"a":4}\n'], { limits: { maxLines: 3 } }));
+    const err = await feedFailure(read([three + '{"a":4}\n'], { limits: { maxLines: 3 } }));
     expect(err.code).toBe('too_many_lines');
     expect(err.line).toBe(5);
     expect(err.message).toContain('more than 3 lines');
@@ -112,7 +102,7 @@ describe('readFeed, NDJSON', () => {
     const fits = '{"a":"123456789"}';
     expect(Buffer.byteLength(fits)).toBe(17);
     expect(await read([`{"a":"12345678"}\r\n`], { limits })).toHaveLength(1);
-    const err = await failure(read([`{"a":1}\n${fits}\n`], { limits }));
+    const err = await feedFailure(read([`{"a":1}\n${fits}\n`], { limits }));
     expect(err).toMatchObject({ code: 'line_too_long', line: 2 });
     expect(err.message).toBe('line 2: longer than 16 bytes');
 
@@ -130,19 +120,19 @@ describe('readFeed, NDJSON', () => {
       limits: { ...DEFAULT_FEED_LIMITS, maxLineBytes: 64 * 1024 },
       attributeType: () => undefined,
     });
-    expect((await failure(feed.next())).code).toBe('line_too_long');
+    expect((await feedFailure(feed.next())).code).toBe('line_too_long');
     expect(sent).toBeLessThanOrEqual(65 * 1024 + 1024);
   });
 
   it('fails past maxBytes with too_large, counting the compressed bytes of a gzip body', async () => {
     const size = Buffer.byteLength(SAMPLE);
     expect(await read([SAMPLE], { limits: { maxBytes: size } })).toHaveLength(7);
-    expect((await failure(read([SAMPLE], { limits: { maxBytes: size - 1 } }))).code).toBe(
+    expect((await feedFailure(read([SAMPLE], { limits: { maxBytes: size - 1 } }))).code).toBe(
       'too_large',
     );
     const gz = gzipSync(SAMPLE);
     expect(await read([gz], { gzip: true, limits: { maxBytes: gz.length } })).toHaveLength(7);
-    const err = await failure(read([gz], { gzip: true, limits: { maxBytes: gz.length - 1 } }));
+    const err = await feedFailure(read([gz], { gzip: true, limits: { maxBytes: gz.length - 1 } }));
     expect(err.code).toBe('too_large');
   });
 
