@@ -12,7 +12,7 @@ const LAYERS = [
   },
   { name: 'events', path: '^src/events/' },
   { name: 'listings', path: '^src/listings/' },
-  { name: 'features', path: '^src/(images|bulk|webhooks|imports)/' },
+  { name: 'features', path: '^src/(images|bulk|webhooks|imports|test-helpers)/' },
   {
     name: 'composition',
     path: '^src/(admin|health|queue-dashboard|scheduler)/|^src/[^/]+\\.ts$',

@@ -29,6 +29,7 @@ import { ReferenceModule } from './reference/reference.module';
 import { ImportsWorkerModule } from './imports/imports-worker.module';
 import { ImportsModule } from './imports/imports.module';
 import { SchedulerModule } from './scheduler/scheduler.module';
+import { TestHelpersModule } from './test-helpers/test-helpers.module';
 import { UsageModule } from './usage/usage.module';
 import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
@@ -76,6 +77,7 @@ export class AppModule {
               RateLimitModule,
               WebhooksModule,
               ImportsModule,
+              TestHelpersModule,
               EventsFeedModule,
               QueueDashboardModule,
             ]

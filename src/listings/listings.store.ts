@@ -270,6 +270,45 @@ export class ListingsStore {
   }
 
   /**
+   * Test mode only (the sandbox's publish): DRAFT → ACTIVE, published now and valid `validityMs`
+   * from now, as a live create is. The scope keeps it to the caller's test-mode listings.
+   */
+  publishDraft(
+    em: EntityManager,
+    scope: OwnerScope,
+    id: string,
+    validityMs: number,
+  ): Promise<TransitionedRow | undefined> {
+    assertTestMode(scope, 'publishDraft');
+    return this.transition(
+      em,
+      { id, scope },
+      ['DRAFT'],
+      `status = 'ACTIVE', published_at = now(),
+         expires_at = now() + make_interval(secs => $2::double precision / 1000)`,
+      [validityMs],
+    );
+  }
+
+  /**
+   * Test mode only (the sandbox's expire): ACTIVE → EXPIRED now, as the expiry sweep would once
+   * `expiresAt` had passed; `expiresAt` becomes now if it was later, so a renew counts from now.
+   */
+  expireNow(
+    em: EntityManager,
+    scope: OwnerScope,
+    id: string,
+  ): Promise<TransitionedRow | undefined> {
+    assertTestMode(scope, 'expireNow');
+    return this.transition(
+      em,
+      { id, scope },
+      ['ACTIVE'],
+      `status = 'EXPIRED', expired_at = now(), expires_at = LEAST(u.expires_at, now())`,
+    );
+  }
+
+  /**
    * Expires up to `limit` due listings with their events in one statement; SKIP LOCKED and the
    * status recheck expire each row once, however many instances sweep. Returns how many.
    */
@@ -414,6 +453,11 @@ export function pageStatement(scope: OwnerScope, filter: ListFilter): PageStatem
     filterParams,
     generic,
   };
+}
+
+/** The sandbox's transitions never touch a live listing, whatever a caller passes. */
+function assertTestMode(scope: OwnerScope, operation: string): void {
+  if (scope.livemode) throw new Error(`${operation} is for test-mode listings only`);
 }
 
 /** Only the known states reach SQL text; the DTO already refused anything else. */

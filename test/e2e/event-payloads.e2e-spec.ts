@@ -257,6 +257,31 @@ describe('Event payloads: every writer against the one description', () => {
         return written(() => importAndWait(line, '?mode=mirror&maxRemovals=0'));
       },
     },
+    {
+      path: 'the test-mode sandbox: publish, messages and favorites bare and full, expire',
+      events: [
+        'listing.updated',
+        'message.received',
+        'message.received',
+        'listing.favorited',
+        'listing.favorited',
+        'listing.expired',
+      ],
+      run: async () => {
+        const sandbox = as(t, seller.testKey);
+        const l = (await sandbox.post('/v1/listings').send(aListing().build()).expect(201)).body
+          .data;
+        const helper = (name: string) => sandbox.post(`/v1/test-helpers/listings/${l.id}/${name}`);
+        return written(async () => {
+          await helper('publish').expect(200);
+          await helper('messages').send({}).expect(200);
+          await helper('messages').send({ messageId: 'm-2', preview: 'Bud?' }).expect(200);
+          await helper('favorites').send({}).expect(200);
+          await helper('favorites').send({ userRef: 'u-8' }).expect(200);
+          await helper('expire').expect(200);
+        });
+      },
+    },
   ];
 
   /** Uploads an NDJSON import and waits until it is no longer queued or running. */
@@ -286,7 +311,7 @@ describe('Event payloads: every writer against the one description', () => {
     const count = (event: string) => events.filter((e) => e === event).length;
     // Only the creating paths count: the other paths' listings are made before `written`.
     expect(count('listing.created')).toBe(5);
-    expect(count('listing.updated')).toBe(9);
+    expect(count('listing.updated')).toBe(10);
     expect(count('listing.sold')).toBe(2);
   });
 });

@@ -1,0 +1,63 @@
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { CurrentPrincipal, Scopes } from '../auth/auth.decorators';
+import type { Principal } from '../auth/principal';
+import { ownerScopeOf } from '../auth/scope';
+import { UuidParam } from '../common/http/uuid-param.decorator';
+import type { ListingResponse } from '../listings/dto/listing.response';
+import { SimulateFavoriteDto, SimulateMessageDto } from './dto/test-helpers.dto';
+import { TestHelpersService } from './test-helpers.service';
+
+/** Test keys only (a live key gets 404 from TestModeOnlyMiddleware). Each answers the listing. */
+@ApiTags('test-helpers')
+@ApiBearerAuth()
+@Controller('test-helpers/listings')
+export class TestHelpersController {
+  constructor(private readonly helpers: TestHelpersService) {}
+
+  /** DRAFT → ACTIVE, as a live create publishes; still never public. */
+  @Post(':id/publish')
+  @HttpCode(200)
+  @Scopes('listings:write')
+  publish(
+    @CurrentPrincipal() principal: Principal,
+    @UuidParam('id', 'Listing') id: string,
+  ): Promise<ListingResponse> {
+    return this.helpers.publish(ownerScopeOf(principal), id);
+  }
+
+  /** ACTIVE → EXPIRED now, as the expiry sweep would. */
+  @Post(':id/expire')
+  @HttpCode(200)
+  @Scopes('listings:write')
+  expire(
+    @CurrentPrincipal() principal: Principal,
+    @UuidParam('id', 'Listing') id: string,
+  ): Promise<ListingResponse> {
+    return this.helpers.expire(ownerScopeOf(principal), id);
+  }
+
+  /** A buyer's message about an ACTIVE listing: event message.received. */
+  @Post(':id/messages')
+  @HttpCode(200)
+  @Scopes('listings:write')
+  message(
+    @CurrentPrincipal() principal: Principal,
+    @UuidParam('id', 'Listing') id: string,
+    @Body() dto: SimulateMessageDto,
+  ): Promise<ListingResponse> {
+    return this.helpers.message(ownerScopeOf(principal), id, dto);
+  }
+
+  /** Someone saved an ACTIVE listing: event listing.favorited. */
+  @Post(':id/favorites')
+  @HttpCode(200)
+  @Scopes('listings:write')
+  favorite(
+    @CurrentPrincipal() principal: Principal,
+    @UuidParam('id', 'Listing') id: string,
+    @Body() dto: SimulateFavoriteDto,
+  ): Promise<ListingResponse> {
+    return this.helpers.favorite(ownerScopeOf(principal), id, dto);
+  }
+}

@@ -1,0 +1,141 @@
+import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { DataSource, EntityManager } from 'typeorm';
+import type { OwnerScope } from '../auth/scope';
+import { NotFoundError, WrongStateError } from '../common/errors/domain-error';
+import { OutboxService } from '../events/outbox.service';
+import type { ListingResponse } from '../listings/dto/listing.response';
+import type { ListingRow } from '../listings/listing-row';
+import { toListingResponse } from '../listings/listing.mapper';
+import { ListingsService } from '../listings/listings.service';
+import { ListingsStore } from '../listings/listings.store';
+import type { AllConfig } from '../platform/config';
+import type { SimulateFavoriteDto, SimulateMessageDto } from './dto/test-helpers.dto';
+
+/** What a publish changes on a DRAFT, as its listing.updated event names it. */
+export const PUBLISH_CHANGED_FIELDS = ['status', 'publishedAt', 'expiresAt'];
+
+/**
+ * The test-mode sandbox: makes happen to a test key's listing what buyers, time and the
+ * marketplace make happen to a live one, each change with the event live mode would write, in
+ * one transaction. Only ever called with a test-mode scope (TestModeOnlyMiddleware).
+ */
+@Injectable()
+export class TestHelpersService {
+  private readonly validityMs: number;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly store: ListingsStore,
+    private readonly listings: ListingsService,
+    private readonly outbox: OutboxService,
+    config: ConfigService<AllConfig, true>,
+  ) {
+    this.validityMs = config.get('listings.validityMs', { infer: true });
+  }
+
+  /** DRAFT → ACTIVE, as a live create publishes; event listing.updated. */
+  publish(scope: OwnerScope, id: string): Promise<ListingResponse> {
+    return this.respond(scope, async (em) => {
+      const row = await this.store.publishDraft(em, scope, id, this.validityMs);
+      if (!row) throw await this.missingOrWrongState(em, scope, id, 'publish');
+      await this.outbox.append(em, {
+        accountId: scope.accountId,
+        event: 'listing.updated',
+        data: {
+          ...this.listings.ref(row),
+          status: row.status,
+          updatedAt: row.updated_at.toISOString(),
+          changedFields: PUBLISH_CHANGED_FIELDS,
+        },
+      });
+      return row;
+    });
+  }
+
+  /** ACTIVE → EXPIRED now, as the expiry sweep would; event listing.expired. */
+  expire(scope: OwnerScope, id: string): Promise<ListingResponse> {
+    return this.respond(scope, async (em) => {
+      const row = await this.store.expireNow(em, scope, id);
+      if (!row) throw await this.missingOrWrongState(em, scope, id, 'expire');
+      await this.outbox.append(em, {
+        accountId: scope.accountId,
+        event: 'listing.expired',
+        data: { ...this.listings.ref(row), expiredAt: row.expired_at!.toISOString() },
+      });
+      return row;
+    });
+  }
+
+  /** A buyer wrote about an ACTIVE listing; event message.received. The listing is unchanged. */
+  message(scope: OwnerScope, id: string, dto: SimulateMessageDto): Promise<ListingResponse> {
+    return this.respond(scope, async (em) => {
+      const row = await this.lockActive(em, scope, id, 'receive a message on');
+      await this.outbox.append(em, {
+        accountId: scope.accountId,
+        event: 'message.received',
+        data: {
+          ...this.listings.ref(row),
+          messageId: dto.messageId ?? randomUUID(),
+          receivedAt: new Date().toISOString(),
+          preview: dto.preview ?? null,
+        },
+      });
+      return row;
+    });
+  }
+
+  /** Someone saved an ACTIVE listing; event listing.favorited. The listing is unchanged. */
+  favorite(scope: OwnerScope, id: string, dto: SimulateFavoriteDto): Promise<ListingResponse> {
+    return this.respond(scope, async (em) => {
+      const row = await this.lockActive(em, scope, id, 'favorite');
+      await this.outbox.append(em, {
+        accountId: scope.accountId,
+        event: 'listing.favorited',
+        data: {
+          ...this.listings.ref(row),
+          favoritedAt: new Date().toISOString(),
+          userRef: dto.userRef ?? null,
+        },
+      });
+      return row;
+    });
+  }
+
+  /**
+   * Buyers reach only published listings: the row stays locked until the event commits, so a
+   * concurrent sale or expiry comes before or after it, never in between.
+   */
+  private async lockActive(
+    em: EntityManager,
+    scope: OwnerScope,
+    id: string,
+    action: string,
+  ): Promise<ListingRow> {
+    const row = await this.store.find(em, scope, id, true);
+    if (!row) throw new NotFoundError('Listing');
+    if (row.status !== 'ACTIVE') throw new WrongStateError(row.status, action);
+    return row;
+  }
+
+  private async missingOrWrongState(
+    em: EntityManager,
+    scope: OwnerScope,
+    id: string,
+    action: string,
+  ) {
+    const row = await this.store.find(em, scope, id);
+    return row ? new WrongStateError(row.status, action) : new NotFoundError('Listing');
+  }
+
+  private async respond(
+    scope: OwnerScope,
+    work: (em: EntityManager) => Promise<ListingRow>,
+  ): Promise<ListingResponse> {
+    // The middleware already answered a live key; this keeps any other caller out of live data.
+    if (scope.livemode) throw new NotFoundError('Listing');
+    return toListingResponse(await this.dataSource.transaction(work));
+  }
+}
