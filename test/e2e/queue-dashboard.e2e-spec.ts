@@ -124,7 +124,11 @@ describe('Queue dashboard and metrics on the public port', () => {
       .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
       .expect(200);
     const queues = api.body.queues as { name: string; readOnlyMode: boolean }[];
-    expect(queues.map((q) => q.name).sort()).toEqual(['webhook-delivery', 'webhook-fanout']);
+    expect(queues.map((q) => q.name).sort()).toEqual([
+      'imports',
+      'webhook-delivery',
+      'webhook-fanout',
+    ]);
     expect(queues.every((q) => q.readOnlyMode)).toBe(true);
   });
 
