@@ -16,6 +16,7 @@ import { contentTypeMiddleware } from './common/http/content-type.middleware';
 import { jsonDepthMiddleware } from './common/http/json-depth.middleware';
 import { verifyJsonBody } from './common/http/json-body.verify';
 import { requestIdMiddleware } from './platform/logging/request-id';
+import { ROOT_LOGGER } from './platform/logging/logging.module';
 import { requestLogger } from './platform/logging/request-logger';
 import { buildOpenApiDocument } from './openapi';
 
@@ -38,7 +39,7 @@ export async function configureApp(app: NestExpressApplication): Promise<NestExp
   // Scrapes normally go to METRICS_PORT; the public port answers them only when asked to.
   if (config.get('metrics.onApiPort', { infer: true }))
     app.use('/metrics', metricsHandler(metrics));
-  app.use(requestLogger());
+  app.use(requestLogger(app.get(ROOT_LOGGER)));
   app.use(`/${API_PREFIX}`, app.get(AuthenticateMiddleware).handle);
   // Bodies are read only under the API prefix, after authentication. Nothing outside it takes a
   // body but the queue dashboard, whose router parses its own behind the admin-token check.

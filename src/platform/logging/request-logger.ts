@@ -1,14 +1,14 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { PinoLogger } from 'nestjs-pino';
+import type { Logger as Pino } from 'pino';
 import { requestIdOf } from './request-id';
 
 /**
  * Not pino-http, which builds child loggers per request; the line is built only if its level is
- * on. Mount after the request-id middleware and `app.get(Logger)`.
+ * on. Mount after the request-id middleware; `root` is the logging module's ROOT_LOGGER.
  */
-export function requestLogger(): RequestHandler {
-  // The root logger's own `req` and `res` serialisers (pino-http's) would write the headers.
-  const logger = PinoLogger.root.child(
+export function requestLogger(root: Pino): RequestHandler {
+  // Only these fields: the whole request and response would carry the headers (and the key).
+  const logger = root.child(
     {},
     {
       serializers: {
