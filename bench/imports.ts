@@ -15,7 +15,13 @@ import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Client } from 'pg';
 import { RUN_SECONDS } from './lib/load';
-import { Started, withPeakRss } from './lib/processes';
+import {
+  cpuMs,
+  postgresCpuMsSince,
+  postgresCpuSample,
+  Started,
+  withPeakRss,
+} from './lib/processes';
 import { BenchAccount, createAccount, LISTING_BODY, seedListings } from './lib/seed';
 
 export interface ImportsBenchContext {
@@ -130,6 +136,9 @@ interface TimedImport {
   /** created → started and started → finished, as the service recorded them */
   queuedSeconds: number;
   runSeconds: number;
+  /** CPU per line of the worker and of PostgreSQL (all its processes), POST to end, in µs */
+  workerUs: number;
+  dbUs: number;
 }
 
 /**
@@ -145,6 +154,8 @@ async function timedImport(
   lines: number,
   during?: (importId: string) => Promise<void>,
 ): Promise<TimedImport> {
+  const workerPid = ctx.worker.child.pid!;
+  const cpuBefore = { worker: cpuMs(workerPid), db: postgresCpuSample() };
   const started = Date.now();
   const accepted = await upload(ctx.base, key, path);
   const uploadSeconds = (Date.now() - started) / 1000;
@@ -155,6 +166,9 @@ async function timedImport(
   }
   const view = await pollImport(ctx.base, key, accepted.id, () => false);
   const seconds = (Date.now() - started) / 1000;
+  const perLine = (ms: number) => Math.round((ms * 1000) / lines);
+  const workerUs = perLine(cpuMs(workerPid) - cpuBefore.worker);
+  const dbUs = perLine(postgresCpuMsSince(cpuBefore.db));
   await duringRun;
   // The stored copy of the file: the bench's database is dropped on the next run, its files not.
   const { rows } = await ctx.db.query<{ file_key: string | null }>(
@@ -171,6 +185,8 @@ async function timedImport(
     uploadSeconds,
     queuedSeconds: (at(view.startedAt) - at(view.createdAt)) / 1000,
     runSeconds: (at(view.finishedAt) - at(view.startedAt)) / 1000,
+    workerUs,
+    dbUs,
   };
 }
 
@@ -181,7 +197,7 @@ function describe(label: string, t: TimedImport): void {
     .join(', ');
   console.log(
     `${label}: ${t.view.status} in ${t.seconds.toFixed(1)} s = ${t.listingsPerSecond} listings/s ` +
-      `(upload ${t.uploadSeconds.toFixed(1)} s, queued ${t.queuedSeconds.toFixed(1)} s, run ${t.runSeconds.toFixed(1)} s; ${counts})`,
+      `(upload ${t.uploadSeconds.toFixed(1)} s, queued ${t.queuedSeconds.toFixed(1)} s, run ${t.runSeconds.toFixed(1)} s; ${counts}); per line worker ${t.workerUs} µs, db ${t.dbUs} µs`,
   );
 }
 
