@@ -1,0 +1,369 @@
+/**
+ * The inventory-import scenarios of `npm run bench` (alone with BENCH_ONLY=imports): a 20,000-line
+ * NDJSON import of new listings and the same file again (all unchanged), each timed from the POST
+ * to the status the API reports, against bulk create's listings/s in the same run; then a
+ * 100,000-line (~100 MB) import with the worker's RSS sampled throughout and GET /listings/:id's
+ * p95 measured alone and while the import applies its lines.
+ */
+import autocannon from 'autocannon';
+import { once } from 'node:events';
+import { createReadStream, createWriteStream, statSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { Client } from 'pg';
+import { RUN_SECONDS } from './lib/load';
+import {
+  cpuMs,
+  postgresCpuMsSince,
+  postgresCpuSample,
+  Started,
+  withPeakRss,
+} from './lib/processes';
+import { BenchAccount, createAccount, LISTING_BODY, seedListings } from './lib/seed';
+
+export interface ImportsBenchContext {
+  db: Client;
+  base: string;
+  adminToken: string;
+  /** the worker process the imports run in */
+  worker: Started;
+  /** bulk create's listings/s in this run (POST /listings/bulk req/s × 50) */
+  bulkListingsPerSecond: number;
+  warmupSeconds: number;
+}
+
+const auth = (key: string) => ({ authorization: `Bearer ${key}` });
+const pick = <T>(items: T[]) => items[Math.floor(Math.random() * items.length)];
+const TERMINAL = new Set(['succeeded', 'succeeded_with_errors', 'failed', 'cancelled', 'held']);
+/** GET by id's connections alone and during the import: latency, not the API's throughput. */
+const GET_CONNECTIONS = 4;
+
+interface ImportView {
+  id: string;
+  status: string;
+  counts: Record<string, number>;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+/**
+ * Writes `lines` listing bodies as NDJSON to `path`, streamed (with backpressure), never held in
+ * memory. With `lineBytes`, each line's description is padded so the line, `\n` included, is
+ * exactly that long.
+ */
+async function writeFeed(path: string, prefix: string, lines: number, lineBytes?: number) {
+  const out = createWriteStream(path);
+  for (let i = 1; i <= lines; i++) {
+    const externalId = `${prefix}-${String(i).padStart(7, '0')}`;
+    let line = `${JSON.stringify({ ...LISTING_BODY, externalId })}\n`;
+    if (lineBytes) {
+      const pad = lineBytes - Buffer.byteLength(line);
+      const description = `${LISTING_BODY.description} ${'Extra utrustning. '.repeat(Math.ceil(pad / 18))}`;
+      line = `${JSON.stringify({ ...LISTING_BODY, description: description.slice(0, LISTING_BODY.description.length + pad), externalId })}\n`;
+    }
+    if (!out.write(line)) await once(out, 'drain');
+  }
+  out.end();
+  await once(out, 'finish');
+  return statSync(path).size;
+}
+
+/** POSTs the file as the request body, streamed from disk with its Content-Length. */
+function upload(base: string, key: string, path: string): Promise<ImportView> {
+  const size = statSync(path).size;
+  return new Promise((resolvePromise, reject) => {
+    const req = request(
+      `${base}/v1/imports`,
+      {
+        method: 'POST',
+        headers: {
+          ...auth(key),
+          'content-type': 'application/x-ndjson',
+          'content-length': String(size),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString();
+          if (res.statusCode !== 202)
+            return reject(new Error(`POST /v1/imports answered ${res.statusCode}: ${text}`));
+          resolvePromise((JSON.parse(text) as { data: ImportView }).data);
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    pipeline(createReadStream(path), req).catch(reject);
+  });
+}
+
+async function getImport(base: string, key: string, id: string): Promise<ImportView> {
+  const res = await fetch(`${base}/v1/imports/${id}`, { headers: auth(key) });
+  return ((await res.json()) as { data: ImportView }).data;
+}
+
+/** Polls GET /v1/imports/:id every 100 ms until `until` holds. */
+async function pollImport(
+  base: string,
+  key: string,
+  id: string,
+  until: (view: ImportView) => boolean,
+  timeoutMs = 900_000,
+): Promise<ImportView> {
+  const started = Date.now();
+  for (;;) {
+    const view = await getImport(base, key, id);
+    if (until(view) || TERMINAL.has(view.status)) return view;
+    if (Date.now() - started > timeoutMs) throw new Error(`import ${id} timed out: ${view.status}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+interface TimedImport {
+  view: ImportView;
+  lines: number;
+  /** POST to the status polled as finished */
+  seconds: number;
+  listingsPerSecond: number;
+  /** the POST until its 202 (the upload, stored) */
+  uploadSeconds: number;
+  /** created → started and started → finished, as the service recorded them */
+  queuedSeconds: number;
+  runSeconds: number;
+  /** CPU per line of the worker and of PostgreSQL (all its processes), POST to end, in µs */
+  workerUs: number;
+  dbUs: number;
+}
+
+/**
+ * Uploads and waits for the import to end; `during` runs once the import has committed its
+ * first chunk (is applying lines: the longest and heaviest part, worker and database both), and
+ * is awaited before returning.
+ */
+async function timedImport(
+  ctx: ImportsBenchContext,
+  storageDir: string,
+  key: string,
+  path: string,
+  lines: number,
+  during?: (importId: string) => Promise<void>,
+): Promise<TimedImport> {
+  const workerPid = ctx.worker.child.pid!;
+  const cpuBefore = { worker: cpuMs(workerPid), db: postgresCpuSample() };
+  const started = Date.now();
+  const accepted = await upload(ctx.base, key, path);
+  const uploadSeconds = (Date.now() - started) / 1000;
+  let duringRun: Promise<void> | undefined;
+  if (during) {
+    await pollImport(ctx.base, key, accepted.id, (v) => (v.counts.processed ?? 0) > 0);
+    duringRun = during(accepted.id);
+  }
+  const view = await pollImport(ctx.base, key, accepted.id, () => false);
+  const seconds = (Date.now() - started) / 1000;
+  const perLine = (ms: number) => Math.round((ms * 1000) / lines);
+  const workerUs = perLine(cpuMs(workerPid) - cpuBefore.worker);
+  const dbUs = perLine(postgresCpuMsSince(cpuBefore.db));
+  await duringRun;
+  // The stored copy of the file: the bench's database is dropped on the next run, its files not.
+  const { rows } = await ctx.db.query<{ file_key: string | null }>(
+    'SELECT file_key FROM imports WHERE id = $1',
+    [accepted.id],
+  );
+  if (rows[0]?.file_key) await rm(join(storageDir, '.private', rows[0].file_key), { force: true });
+  const at = (iso: string | null) => (iso ? Date.parse(iso) : NaN);
+  return {
+    view,
+    lines,
+    seconds,
+    listingsPerSecond: Math.round(lines / seconds),
+    uploadSeconds,
+    queuedSeconds: (at(view.startedAt) - at(view.createdAt)) / 1000,
+    runSeconds: (at(view.finishedAt) - at(view.startedAt)) / 1000,
+    workerUs,
+    dbUs,
+  };
+}
+
+function describe(label: string, t: TimedImport): void {
+  const counts = Object.entries(t.view.counts)
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
+  console.log(
+    `${label}: ${t.view.status} in ${t.seconds.toFixed(1)} s = ${t.listingsPerSecond} listings/s ` +
+      `(upload ${t.uploadSeconds.toFixed(1)} s, queued ${t.queuedSeconds.toFixed(1)} s, run ${t.runSeconds.toFixed(1)} s; ${counts}); per line worker ${t.workerUs} µs, db ${t.dbUs} µs`,
+  );
+}
+
+/** GET /listings/:id over random ids for RUN_SECONDS; p95 from every response's own latency. */
+async function getP95(
+  ctx: ImportsBenchContext,
+  reader: BenchAccount,
+  ids: string[],
+  seconds = RUN_SECONDS,
+) {
+  const latencies: number[] = [];
+  let done!: (result: autocannon.Result) => void;
+  let failed!: (error: unknown) => void;
+  const finished = new Promise<autocannon.Result>((ok, fail) => ((done = ok), (failed = fail)));
+  const options: autocannon.Options = {
+    url: ctx.base,
+    headers: auth(reader.key),
+    connections: GET_CONNECTIONS,
+    duration: seconds,
+    requests: [
+      {
+        setupRequest: (req: autocannon.Request) => ({ ...req, path: `/v1/listings/${pick(ids)}` }),
+      },
+    ],
+  };
+  // The callback form: it returns the instance, whose 'response' events carry each latency.
+  const instance = autocannon(options, (error, result) => (error ? failed(error) : done(result)));
+  instance.on('response', (_client, _status, _bytes, ms) => latencies.push(ms));
+  const result = await finished;
+  latencies.sort((a, b) => a - b);
+  const p95 = latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.95))];
+  return {
+    p95: Number(p95.toFixed(1)),
+    rps: Math.round(result.requests.average),
+    requests: latencies.length,
+    non2xx: result.non2xx,
+  };
+}
+
+/** The account's listings as they stand (id, updated_at, row version), kept in a temp table. */
+async function snapshotListings(db: Client, accountId: string) {
+  await db.query('DROP TABLE IF EXISTS bench_import_snapshot');
+  await db.query(
+    `CREATE TEMP TABLE bench_import_snapshot AS
+     SELECT id, updated_at, xmin::text AS version FROM listings WHERE account_id = $1`,
+    [accountId],
+  );
+}
+
+/** Listings of the snapshot whose updated_at or row version changed (or that are gone). */
+async function rowsWrittenSinceSnapshot(db: Client): Promise<number> {
+  const { rows } = await db.query(
+    `SELECT count(*)::int AS n FROM bench_import_snapshot s LEFT JOIN listings l ON l.id = s.id
+     WHERE l.id IS NULL OR l.updated_at IS DISTINCT FROM s.updated_at OR l.xmin::text <> s.version`,
+  );
+  return rows[0].n;
+}
+
+async function eventCounts(db: Client, accountId: string): Promise<Record<string, number>> {
+  const { rows } = await db.query<{ event: string; n: number }>(
+    `SELECT event, count(*)::int AS n FROM outbox_events WHERE account_id = $1 GROUP BY event`,
+    [accountId],
+  );
+  return Object.fromEntries(rows.map((r) => [r.event, r.n]));
+}
+
+export async function benchImports(ctx: ImportsBenchContext) {
+  const dir = await mkdtemp(join(tmpdir(), 'lsvc-bench-imports-'));
+  // Where the service (started with the bench's environment) stores uploaded files.
+  const storageDir = resolve(process.env.STORAGE_DIR ?? './storage');
+  const profiling = process.env.BENCH_PROFILE_DIR !== undefined;
+  const profile = async <T>(work: () => Promise<T>) => {
+    if (profiling) ctx.worker.child.kill('SIGWINCH');
+    try {
+      return await work();
+    } finally {
+      if (profiling) ctx.worker.child.kill('SIGWINCH');
+    }
+  };
+  try {
+    const bulk = ctx.bulkListingsPerSecond;
+    const small = join(dir, 'import-20k.ndjson');
+    const smallBytes = await writeFeed(small, 'imp', 20_000);
+    const importer = await createAccount(ctx.base, ctx.adminToken, 'Lagerimport AB');
+
+    const created = await profile(() => timedImport(ctx, storageDir, importer.key, small, 20_000));
+    describe(`Import of 20,000 new listings (${(smallBytes / 1e6).toFixed(1)} MB)`, created);
+
+    await snapshotListings(ctx.db, importer.id);
+    const eventsBefore = await eventCounts(ctx.db, importer.id);
+    const unchanged = await profile(() =>
+      timedImport(ctx, storageDir, importer.key, small, 20_000),
+    );
+    const eventsAfter = await eventCounts(ctx.db, importer.id);
+    const rowsWritten = await rowsWrittenSinceSnapshot(ctx.db);
+    const added = Object.fromEntries(
+      Object.keys(eventsAfter)
+        .map((event) => [event, eventsAfter[event] - (eventsBefore[event] ?? 0)] as const)
+        .filter(([, n]) => n !== 0),
+    );
+    const eventsEmitted = Object.entries(added)
+      .filter(([event]) => event !== 'import.finished')
+      .reduce((sum, [, n]) => sum + n, 0);
+    describe('The same file again (all unchanged)', unchanged);
+    console.log(
+      `  listings written ${rowsWritten} (updated_at or row version changed), events added ${JSON.stringify(added)}`,
+    );
+
+    // 100,000 lines of 1,024 bytes: ~102 MB, a reader account to GET from meanwhile.
+    const large = join(dir, 'import-100k.ndjson');
+    const largeBytes = await writeFeed(large, 'big', 100_000, 1_024);
+    const reader = await createAccount(ctx.base, ctx.adminToken, 'Läsare Import AB');
+    const ids = await seedListings(ctx.db, reader.id, 10_000);
+    await getP95(ctx, reader, ids, ctx.warmupSeconds); // warm-up
+    const alone = await getP95(ctx, reader, ids);
+    const bigImporter = await createAccount(ctx.base, ctx.adminToken, 'Storimport AB');
+    let during: Awaited<ReturnType<typeof getP95>> | undefined;
+    let duringEndedBeforeImport = false;
+    const { result: bigImport, peakRssMb } = await withPeakRss(ctx.worker, () =>
+      timedImport(ctx, storageDir, bigImporter.key, large, 100_000, async (importId) => {
+        during = await getP95(ctx, reader, ids);
+        const view = await pollImport(ctx.base, bigImporter.key, importId, () => true);
+        duringEndedBeforeImport = !TERMINAL.has(view.status);
+      }),
+    );
+    describe(`Import of 100,000 new listings (${(largeBytes / 1e6).toFixed(1)} MB)`, bigImport);
+    console.log(`  worker peak RSS ${peakRssMb} MB`);
+    const getRatio = Number((during!.p95 / Math.max(alone.p95, 0.1)).toFixed(2));
+    console.log(
+      `GET /listings/:id p95 (${GET_CONNECTIONS} connections, ${RUN_SECONDS} s) alone ${alone.p95} ms (${alone.rps} req/s), ` +
+        `during the import ${during!.p95} ms (${during!.rps} req/s): ratio ${getRatio}` +
+        (duringEndedBeforeImport ? '' : ' [the import ended before the run did]'),
+    );
+
+    const createRatio = Number((created.listingsPerSecond / bulk).toFixed(2));
+    const unchangedRatio = Number((unchanged.listingsPerSecond / bulk).toFixed(2));
+    return {
+      importCreateVsBulk: {
+        value: createRatio,
+        target: `≥ 3 (import ${created.listingsPerSecond} listings/s, bulk ${bulk}/s)`,
+        met: createRatio >= 3 && created.view.status === 'succeeded',
+      },
+      importUnchangedVsBulk: {
+        value: unchangedRatio,
+        target: `≥ 10 (import ${unchanged.listingsPerSecond} listings/s, bulk ${bulk}/s), nothing written`,
+        rowsWritten,
+        eventsEmitted,
+        met:
+          unchangedRatio >= 10 &&
+          rowsWritten === 0 &&
+          eventsEmitted === 0 &&
+          unchanged.view.status === 'succeeded' &&
+          unchanged.view.counts.unchanged === 20_000,
+      },
+      importWorkerPeakRssMb: {
+        value: peakRssMb,
+        target: `< 300 (100,000 lines, ${(largeBytes / 1e6).toFixed(0)} MB, ${bigImport.listingsPerSecond} listings/s)`,
+        met: peakRssMb < 300 && bigImport.view.status === 'succeeded',
+      },
+      getP95DuringImport: {
+        value: getRatio,
+        target: `≤ 1.5 (p95 ${alone.p95} ms alone, ${during!.p95} ms during)`,
+        met: getRatio <= 1.5 && duringEndedBeforeImport,
+      },
+    };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
