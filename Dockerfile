@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # Build stage: full dependencies, compile TypeScript.
-FROM node:22-bookworm-slim AS build
+FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci
@@ -9,13 +9,13 @@ COPY src ./src
 RUN npm run build
 
 # Production dependencies only.
-FROM node:22-bookworm-slim AS deps
+FROM node:20-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev && npm cache clean --force
 
 # Runtime: compiled code + production dependencies, as the unprivileged `node` user.
-FROM node:22-bookworm-slim
+FROM node:20-bookworm-slim
 ENV NODE_ENV=production PORT=3000 STORAGE_DIR=/data/storage
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
