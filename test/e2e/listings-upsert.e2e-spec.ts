@@ -62,6 +62,26 @@ describe('PUT /v1/listings/by-external-id/:externalId', () => {
     ]);
   });
 
+  it('keeps the ids of the images a replaced gallery still lists, and a new id for a new one', async () => {
+    const first = await put('feed-3b', aListing().withImages(2).build()).expect(201);
+    const images = [...first.body.data.images, { url: 'https://img.example.com/added.jpg' }];
+    const grown = await put(
+      'feed-3b',
+      aListing()
+        .with({ images: images.map((i: { url: string }) => ({ url: i.url })) })
+        .build(),
+    ).expect(200);
+    const [a, b] = first.body.data.images;
+    expect(grown.body.data.images).toEqual([
+      a,
+      b,
+      { id: expect.any(String), url: 'https://img.example.com/added.jpg', order: 2 },
+    ]);
+    expect([a.id, b.id]).not.toContain(grown.body.data.images[2].id);
+    const read = await as(t, seller.liveKey).get(`/v1/listings/${first.body.data.id}`).expect(200);
+    expect(read.body.data.images).toEqual(grown.body.data.images);
+  });
+
   it('refuses to update a SOLD listing (400 on status)', async () => {
     const first = await put('feed-4', aListing().build()).expect(201);
     await as(t, seller.liveKey).post(`/v1/listings/${first.body.data.id}/sold`).expect(200);

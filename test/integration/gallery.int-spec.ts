@@ -3,11 +3,15 @@ import { ValidationError } from '../../src/common/errors/domain-error';
 import { ImagesModule } from '../../src/images/images.module';
 import { ImagesService } from '../../src/images/images.service';
 import type { CreateListingDto } from '../../src/listings/dto/create-listing.dto';
+import { GalleryStore } from '../../src/listings/gallery/gallery.store';
 import { ListingsService } from '../../src/listings/listings.service';
 import { createIntegrationContext, IntegrationContext } from '../support/integration';
 import { aListing } from '../support/listing-builder';
 
-/** Gallery edits: the permutation check of a reorder, and positions kept 0..n-1 by every edit. */
+/**
+ * Gallery edits: the permutation check of a reorder, positions kept 0..n-1 by every edit, and a
+ * replaced gallery keeping the rows of the URLs it still lists.
+ */
 describe('ImagesService gallery edits', () => {
   let ctx: IntegrationContext;
   let images: ImagesService;
@@ -109,5 +113,113 @@ describe('ImagesService gallery edits', () => {
       [b, 1],
     ]);
     expect(await updates(l.id)).toBe(2);
+  });
+
+  describe('replacing the gallery', () => {
+    const url = (name: string) => `https://img.example.com/${name}.jpg`;
+    const rows = async (listingId: string) =>
+      (await ctx.dataSource.query(
+        `SELECT id, url, storage_key, position, created_at FROM listing_images
+         WHERE listing_id = $1 ORDER BY position`,
+        [listingId],
+      )) as { id: string; url: string; storage_key: string | null; position: number }[];
+    const rendered = async (listingId: string) =>
+      JSON.parse(
+        (await ctx.dataSource.query('SELECT rendered FROM listings WHERE id = $1', [listingId]))[0]
+          .rendered,
+      ).images;
+    const replace = (listingId: string, urls: string[]) =>
+      ctx.dataSource.transaction((em) =>
+        ctx.get(GalleryStore).replace(
+          em,
+          listingId,
+          urls.map((u) => ({ url: u })),
+        ),
+      );
+    /** A listing whose gallery is a (an upload, with a storage key) then b (by URL). */
+    const withUploadThenUrl = async () => {
+      const l = await withImages(0);
+      await ctx.dataSource.transaction(async (em) => {
+        const store = ctx.get(GalleryStore);
+        await store.insertAt(em, l.id, { url: url('a'), storageKey: 'uploads/a.jpg' }, 0);
+        await store.insertAt(em, l.id, { url: url('b'), storageKey: null }, 1);
+      });
+      return { id: l.id, before: await rows(l.id) };
+    };
+
+    it('[a, b] → [b, a, c] keeps a and b (every column but the position), adds c, renders the new order', async () => {
+      const { id, before } = await withUploadThenUrl();
+      const [a, b] = before;
+      const updated = await ctx.dataSource.transaction((em) =>
+        ctx.get(ListingsService).update(em, owner, id, {
+          images: [{ url: url('b') }, { url: url('a') }, { url: url('c') }],
+        }),
+      );
+      const after = await rows(id);
+      expect(after.map((r) => [r.id, r.position])).toEqual([
+        [b.id, 0],
+        [a.id, 1],
+        [expect.any(String), 2],
+      ]);
+      expect(after[0]).toEqual({ ...b, position: 0 });
+      expect(after[1]).toEqual({ ...a, position: 1 });
+      expect(after[2]).toMatchObject({ url: url('c'), storage_key: null });
+      expect([a.id, b.id]).not.toContain(after[2].id);
+      const gallery = after.map((r) => ({ id: r.id, url: r.url, order: r.position }));
+      expect(updated.images).toEqual(gallery);
+      expect(await rendered(id)).toEqual(gallery);
+      expect(await updates(id)).toBe(1);
+    });
+
+    it('dropping an upload returns its key; a kept one or the same list again returns none and keeps every id', async () => {
+      const { id, before } = await withUploadThenUrl();
+      const [a, b] = before;
+      expect(await replace(id, [url('b'), url('a')])).toEqual({
+        gallery: [
+          { id: b.id, url: url('b'), order: 0 },
+          { id: a.id, url: url('a'), order: 1 },
+        ],
+        droppedKeys: [],
+      });
+      const same = await replace(id, [url('b'), url('a')]);
+      expect(same.gallery.map((i) => i.id)).toEqual([b.id, a.id]);
+      expect(same.droppedKeys).toEqual([]);
+      expect(await replace(id, [url('b')])).toEqual({
+        gallery: [{ id: b.id, url: url('b'), order: 0 }],
+        droppedKeys: ['uploads/a.jpg'],
+      });
+      expect(await rendered(id)).toEqual([{ id: b.id, url: url('b'), order: 0 }]);
+      expect(await replace(id, [])).toEqual({ gallery: [], droppedKeys: [] });
+      expect(await rows(id)).toEqual([]);
+      expect(await rendered(id)).toEqual([]);
+    });
+
+    it('a URL listed twice: its first place keeps the old row, a further place is a new row with the same file', async () => {
+      const { id, before } = await withUploadThenUrl();
+      const [a, b] = before;
+      const twice = await replace(id, [url('a'), url('b'), url('a')]);
+      expect(twice.droppedKeys).toEqual([]);
+      const [, , again] = await rows(id);
+      expect(twice.gallery).toEqual([
+        { id: a.id, url: url('a'), order: 0 },
+        { id: b.id, url: url('b'), order: 1 },
+        { id: again.id, url: url('a'), order: 2 },
+      ]);
+      expect(again.id).not.toBe(a.id);
+      expect(again.storage_key).toBe('uploads/a.jpg');
+      expect(await rendered(id)).toEqual(twice.gallery);
+      // The k-th place pairs with the k-th row: moving one `a` first keeps both a-rows in order.
+      const moved = await replace(id, [url('a'), url('a'), url('b')]);
+      expect(moved.gallery.map((i) => i.id)).toEqual([a.id, again.id, b.id]);
+      // One `a` left: the file is still shown, so no key is returned; the later row goes.
+      const once = await replace(id, [url('b'), url('a')]);
+      expect(once).toEqual({
+        gallery: [
+          { id: b.id, url: url('b'), order: 0 },
+          { id: a.id, url: url('a'), order: 1 },
+        ],
+        droppedKeys: [],
+      });
+    });
   });
 });

@@ -62,29 +62,59 @@ export class GalleryStore {
     );
   }
 
-  /** Replaces the gallery; returns it and the storage keys of uploads no longer shown in it. */
+  /**
+   * Replaces the gallery; returns it and the storage keys of uploads no longer shown in it.
+   *
+   * An image whose URL stays keeps its row (id, storage key, every other column): only its
+   * position changes. A URL listed twice pairs its k-th place in the new list with its k-th row
+   * in the old gallery (by position), so the first place keeps the old row and a further place is
+   * a new row; rows left unpaired are deleted, places left unpaired are inserted (with the key of
+   * an old row of that URL, as that row's file is the one shown).
+   *
+   * One statement, on the hot paths of PUT, bulk and imports: each listing_images_render_*
+   * trigger re-renders the listing after its statement, so the delete, the moves and the inserts
+   * share one (each fires once, after all three; the moves touch only rows whose position
+   * changes, so a trigger with nothing to do updates no listing). The deferred unique
+   * (listing_id, position) allows the renumbering inside it.
+   */
   async replace(
     em: EntityManager,
     listingId: string,
     images: { url: string }[],
   ): Promise<{ gallery: GalleryImage[]; droppedKeys: string[] }> {
-    const [previous]: [{ url: string; storage_key: string | null }[]] = await em.query(
-      'DELETE FROM listing_images WHERE listing_id = $1 RETURNING url, storage_key',
-      [listingId],
+    const [result]: { gallery: GalleryImage[]; droppedKeys: string[] }[] = await em.query(
+      `WITH wanted AS (
+         SELECT u.url, (u.ord - 1)::int AS position,
+                row_number() OVER (PARTITION BY u.url ORDER BY u.ord) AS nth
+         FROM unnest($2::text[]) WITH ORDINALITY AS u(url, ord)
+       ), held AS (
+         SELECT id, url, storage_key, position::int AS position,
+                row_number() OVER (PARTITION BY url ORDER BY position) AS nth
+         FROM listing_images WHERE listing_id = $1
+       ), plan AS (
+         SELECT w.url, w.position, h.id, h.position AS was
+         FROM wanted w LEFT JOIN held h USING (url, nth)
+       ), dropped AS (
+         DELETE FROM listing_images i USING held h
+         WHERE i.id = h.id AND NOT EXISTS (SELECT FROM plan p WHERE p.id = h.id)
+         RETURNING i.url, i.storage_key
+       ), moved AS (
+         UPDATE listing_images i SET position = p.position
+         FROM plan p WHERE i.id = p.id AND p.position <> p.was
+       ), added AS (
+         INSERT INTO listing_images (listing_id, url, storage_key, position)
+         SELECT $1, p.url, (SELECT max(h.storage_key) FROM held h WHERE h.url = p.url), p.position
+         FROM plan p WHERE p.id IS NULL
+         RETURNING id, position::int AS position
+       )
+       SELECT
+         (SELECT COALESCE(json_agg(json_build_object('id', COALESCE(p.id, a.id), 'url', p.url,
+                   'order', p.position) ORDER BY p.position), '[]')
+          FROM plan p LEFT JOIN added a USING (position)) AS gallery,
+         (SELECT COALESCE(array_agg(DISTINCT d.storage_key), '{}')
+          FROM dropped d WHERE d.storage_key IS NOT NULL AND d.url <> ALL ($2::text[])) AS "droppedKeys"`,
+      [listingId, images.map((image) => image.url)],
     );
-    const keyOf = new Map(
-      previous.filter((image) => image.storage_key).map((image) => [image.url, image.storage_key]),
-    );
-    const urls = images.map((image) => image.url);
-    const droppedKeys = [...keyOf].filter(([url]) => !urls.includes(url)).map(([, key]) => key!);
-    if (images.length === 0) return { gallery: [], droppedKeys };
-    const gallery: GalleryImage[] = await em.query(
-      `INSERT INTO listing_images (listing_id, url, storage_key, position)
-       SELECT $1, url, key, position - 1
-       FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS u(url, key, position)
-       RETURNING id, url, position AS "order"`,
-      [listingId, urls, urls.map((url) => keyOf.get(url) ?? null)],
-    );
-    return { gallery: gallery.sort((a, b) => a.order - b.order), droppedKeys };
+    return result;
   }
 }
