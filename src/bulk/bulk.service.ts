@@ -6,7 +6,12 @@ import { withSavepoint } from '../common/db/savepoint';
 import { DomainError, ValidationError } from '../common/errors/domain-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { uuidOrNotFound } from '../common/http/uuid-param.decorator';
-import { asJsonObject, validateDto } from '../common/http/validation.pipe';
+import {
+  asJsonObject,
+  checkDto,
+  ShapeValidationError,
+  validateDto,
+} from '../common/http/validation.pipe';
 import { requestFingerprint } from '../idempotency/fingerprint';
 import { IdempotencyService, IdempotentOutcome } from '../idempotency/idempotency.service';
 import { CreateListingDto } from '../listings/dto/create-listing.dto';
@@ -60,11 +65,11 @@ export class BulkService {
         }
         if (id != null) {
           const target = await this.listingId(id);
-          const fields = await validateDto(UpdateListingDto, patch);
+          const fields = await this.patchFields(tx, scope, patch, target);
           return this.listings.update(tx, scope, target, fields);
         }
         // externalId is checked as the field it also is; equal to the listing's, it changes nothing.
-        const fields = await validateDto(UpdateListingDto, patch);
+        const fields = await this.patchFields(tx, scope, patch);
         return this.listings.updateByExternalId(tx, scope, fields.externalId!, fields);
       }),
     );
@@ -94,7 +99,11 @@ export class BulkService {
   ): Promise<BulkCreateResponse> {
     const checked = await Promise.all(
       items.map((item) =>
-        validateDto(CreateListingDto, item).catch((error: unknown) => refusal(error)),
+        validateDto(CreateListingDto, item).catch((error: unknown) => {
+          // A shape error comes with the reference checks of the item's well-formed fields.
+          const checked = ShapeValidationError.checkedOf(error, CreateListingDto);
+          return refusal(checked ? this.listings.bodyError(checked) : error);
+        }),
       ),
     );
     const valid = checked.flatMap((c, index) =>
@@ -110,6 +119,25 @@ export class BulkService {
       'created',
       checked.map((c, index) => createdAt.get(index) ?? (c as DomainError)),
     );
+  }
+
+  /**
+   * An update item's fields as PATCH /listings/:id validates them; refused for their shape, with
+   * the checks of the listing they would make (named by `id`, else by a well-formed externalId).
+   */
+  private async patchFields(
+    em: EntityManager,
+    scope: OwnerScope,
+    patch: Record<string, unknown>,
+    id?: string,
+  ): Promise<UpdateListingDto> {
+    const checked = await checkDto(UpdateListingDto, patch);
+    if (checked.errors.length === 0) return checked.dto;
+    const externalId = checked.invalid.has('externalId') ? undefined : checked.dto.externalId;
+    const target = id ? { id } : typeof externalId === 'string' ? { externalId } : undefined;
+    throw target
+      ? await this.listings.patchError(em, scope, target, checked)
+      : ValidationError.merged(checked.errors)!;
   }
 
   /** The check a path id gets: anything but a UUID names no listing (NOT_FOUND). */

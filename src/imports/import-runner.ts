@@ -3,9 +3,9 @@ import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { OwnerScope } from '../auth/scope';
-import { DomainError, ValidationError } from '../common/errors/domain-error';
+import { DomainError, FieldError, ValidationError } from '../common/errors/domain-error';
 import { ErrorCode } from '../common/errors/error-code';
-import { validateDto } from '../common/http/validation.pipe';
+import { checkDto } from '../common/http/validation.pipe';
 import { OutboxService } from '../events/outbox.service';
 import { CreateListingDto, EXTERNAL_ID_PATTERN } from '../listings/dto/create-listing.dto';
 import { ListingsService, UpsertOutcome } from '../listings/listings.service';
@@ -227,24 +227,32 @@ export class ImportRunner {
     );
   }
 
-  /** The PUT's own validation of its body, plus the line's own externalId rules. */
+  /**
+   * The PUT's own validation of its body, plus the line's own externalId rules: every field error
+   * of the line at once (a line repeating an earlier externalId fails for that alone).
+   */
   private async admit(line: FeedLine, firstLines: FirstLines): Promise<Admitted | DomainError> {
     if ('error' in line) return ValidationError.field('body', line.error);
     const externalId = line.body.externalId;
+    const idErrors: FieldError[] = [];
     if (typeof externalId !== 'string' || !EXTERNAL_ID_PATTERN.test(externalId)) {
-      return ValidationError.field(
-        'externalId',
-        'externalId is required: 1–128 printable characters without whitespace or /',
-      );
+      idErrors.push({
+        field: 'externalId',
+        message: 'externalId is required: 1–128 printable characters without whitespace or /',
+      });
+    } else {
+      const first = firstLines.duplicateOf(externalId, line.line);
+      if (first !== undefined)
+        return ValidationError.field(
+          'externalId',
+          `externalId '${externalId}' duplicates line ${first}`,
+        );
     }
-    const first = firstLines.duplicateOf(externalId, line.line);
-    if (first !== undefined)
-      return ValidationError.field(
-        'externalId',
-        `externalId '${externalId}' duplicates line ${first}`,
-      );
     try {
-      return { line: line.line, externalId, dto: await validateDto(CreateListingDto, line.body) };
+      const checked = await checkDto(CreateListingDto, line.body);
+      if (idErrors.length === 0 && checked.errors.length === 0)
+        return { line: line.line, externalId: externalId as string, dto: checked.dto };
+      return ValidationError.merged(idErrors, this.listings.bodyErrors(checked))!;
     } catch (error) {
       if (error instanceof DomainError) return error;
       throw error;

@@ -10,6 +10,7 @@ import {
   Put,
   Query,
   Res,
+  UseInterceptors,
 } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
@@ -24,6 +25,7 @@ import { CreateListingDto } from './dto/create-listing.dto';
 import { ListListingsQueryDto } from './dto/list-listings.query.dto';
 import { ListingResponse } from './dto/listing.response';
 import { UpdateListingDto } from './dto/update-listing.dto';
+import { ListingBodyErrors } from './listing-body-errors.interceptor';
 import { ListingsService } from './listings.service';
 
 @ApiTags('listings')
@@ -45,6 +47,7 @@ export class ListingsController {
   /** Live keys create ACTIVE listings, test keys DRAFT ones. Retries with the same Idempotency-Key replay. */
   @Post()
   @Scopes('listings:write')
+  @UseInterceptors(ListingBodyErrors)
   @ApiIdempotencyKey()
   async create(
     @CurrentPrincipal() principal: Principal,
@@ -61,6 +64,7 @@ export class ListingsController {
   /** Creates or updates the listing with this externalId: 201 when created, 200 when updated. */
   @Put('by-external-id/:externalId')
   @Scopes('listings:write')
+  @UseInterceptors(ListingBodyErrors)
   async upsert(
     @CurrentPrincipal() principal: Principal,
     @Param('externalId') externalId: string,
@@ -87,6 +91,7 @@ export class ListingsController {
 
   @Patch(':id')
   @Scopes('listings:write')
+  @UseInterceptors(ListingBodyErrors)
   update(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', 'Listing') id: string,

@@ -1,16 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { isUUID } from 'class-validator';
 import { DataSource, EntityManager } from 'typeorm';
 import type { OwnerScope } from '../auth/scope';
 import { isUniqueViolation } from '../common/db/pg-errors';
 import { withSavepoint } from '../common/db/savepoint';
 import {
   DomainError,
+  FieldError,
   NotFoundError,
   ValidationError,
   WrongStateError,
 } from '../common/errors/domain-error';
+import type { CheckedDto } from '../common/http/validation.pipe';
 import { Paginated } from '../common/pagination/paginated';
 import type { AllConfig } from '../platform/config';
 import { OutboxService } from '../events/outbox.service';
@@ -40,25 +43,56 @@ const UPSERT_ATTEMPTS = 3;
 
 type ImageList = { url: string }[];
 
+const NOTHING_SKIPPED: ReadonlySet<string> = new Set();
+
 /**
  * PATCH merge: absent keeps, sent replaces, null clears an optional field (attributes to {});
  * null for a required field is refused, each named. Images are not merged here.
  */
 export function mergePatch(current: ListingContent, dto: UpdateListingDto): ListingContent {
-  const cleared = REQUIRED_LISTING_FIELDS.filter((field) => dto[field] === null);
-  if (cleared.length > 0) {
-    throw new ValidationError(
-      cleared.map((field) => ({ field, message: `${field} cannot be null` })),
-    );
-  }
+  const { next, errors } = mergePatchChecked(current, dto);
+  if (errors.length > 0) throw new ValidationError(errors);
+  return next;
+}
+
+/**
+ * The PATCH merge, answering its refusals instead of throwing them: a required field sent as
+ * null is named in `errors` and keeps its value, as does every field in `skip` (refused already).
+ */
+export function mergePatchChecked(
+  current: ListingContent,
+  dto: UpdateListingDto,
+  skip: ReadonlySet<string> = NOTHING_SKIPPED,
+): { next: ListingContent; errors: FieldError[] } {
+  const cleared = REQUIRED_LISTING_FIELDS.filter(
+    (field) => dto[field] === null && !skip.has(field),
+  );
   const next = { ...current };
   for (const field of Object.keys(current) as (keyof ListingContent)[]) {
     const value = dto[field];
-    if (value === undefined) continue;
+    if (value === undefined || skip.has(field) || (cleared as string[]).includes(field)) continue;
     (next as Record<string, unknown>)[field] =
       value === null ? (field === 'attributes' ? {} : null) : value;
   }
-  return next;
+  return { next, errors: cleared.map((field) => ({ field, message: `${field} cannot be null` })) };
+}
+
+/** The PUT's path: a valid externalId, and the body's (if sent and well formed) the same. */
+function externalIdPathErrors(
+  externalId: string,
+  dto: Partial<CreateListingDto>,
+  skip: ReadonlySet<string> = NOTHING_SKIPPED,
+): FieldError[] {
+  if (!EXTERNAL_ID_PATTERN.test(externalId)) {
+    const message = 'externalId must be 1–128 printable characters without whitespace or /';
+    return [{ field: 'externalId', message }];
+  }
+  if (!skip.has('externalId') && dto.externalId != null && dto.externalId !== externalId) {
+    return [
+      { field: 'externalId', message: 'externalId in the body must match the one in the path' },
+    ];
+  }
+  return [];
 }
 
 /**
@@ -227,8 +261,67 @@ export class ListingsService {
     const current = await this.store.find(em, scope, id, true);
     if (!current) throw new NotFoundError('Listing');
     this.assertEditable(current, 'update');
-    const next = mergePatch(contentOf(current), dto);
+    const { next, errors } = mergePatchChecked(contentOf(current), dto);
+    // A required field sent as null is named with every error of the rest of the merge.
+    if (errors.length > 0) {
+      const skip = new Set(errors.map((error) => error.field));
+      throw ValidationError.merged(errors, this.validator.check(next, skip))!;
+    }
     return this.applyContent(em, scope, current, next, this.imagesFromDto(dto.images));
+  }
+
+  /**
+   * Every field error of a create or PUT body: `checked`'s shape errors, those of `more` (the
+   * caller's own checks), then the reference checks of its well-formed fields. Not merged.
+   */
+  bodyErrors(checked: CheckedDto<CreateListingDto>, ...more: FieldError[][]): FieldError[] {
+    const content = this.contentFromDto(checked.dto);
+    return [...checked.errors, ...more.flat(), ...this.validator.check(content, checked.invalid)];
+  }
+
+  /** A create body refused for its shape (`checked.errors` not empty), with every other error. */
+  bodyError(checked: CheckedDto<CreateListingDto>): ValidationError {
+    return ValidationError.merged(this.bodyErrors(checked))!;
+  }
+
+  /** `bodyError` for the body of a PUT to this externalId: the path's errors come with it. */
+  upsertBodyError(externalId: string, checked: CheckedDto<CreateListingDto>): ValidationError {
+    const path = externalIdPathErrors(externalId, checked.dto, checked.invalid);
+    return ValidationError.merged(this.bodyErrors(checked, path))!;
+  }
+
+  /**
+   * PATCH /listings/:id refused for its shape (`checked.errors` not empty), with the checks of
+   * the listing it would make, merged from the well-formed fields: every field error in one
+   * ValidationError. When the listing is not found or cannot be edited, the shape errors alone:
+   * the request is refused for them first, as it always was.
+   */
+  patchErrorOne(
+    scope: OwnerScope,
+    id: string,
+    checked: CheckedDto<UpdateListingDto>,
+  ): Promise<ValidationError> {
+    return this.patchError(this.dataSource.manager, scope, { id }, checked);
+  }
+
+  /** `patchErrorOne` in the caller's transaction, the listing named by id or externalId. */
+  async patchError(
+    em: EntityManager,
+    scope: OwnerScope,
+    target: { id: string } | { externalId: string },
+    checked: CheckedDto<UpdateListingDto>,
+  ): Promise<ValidationError> {
+    const current =
+      'id' in target
+        ? isUUID(target.id) // anything else names no listing, and must not reach PostgreSQL
+          ? await this.store.find(em, scope, target.id)
+          : undefined
+        : await this.store.findByExternalIdForUpdate(em, scope, target.externalId);
+    if (!current || !EDITABLE_STATUSES.includes(current.status))
+      return ValidationError.merged(checked.errors)!;
+    const { next, errors } = mergePatchChecked(contentOf(current), checked.dto, checked.invalid);
+    const skip = new Set([...checked.invalid, ...errors.map((error) => error.field)]);
+    return ValidationError.merged(checked.errors, errors, this.validator.check(next, skip))!;
   }
 
   /** PATCH by the caller's own id (bulk update items may name a listing either way). */
@@ -252,18 +345,8 @@ export class ListingsService {
     externalId: string,
     dto: CreateListingDto,
   ): Promise<{ created: boolean; listing: ListingResponse }> {
-    if (!EXTERNAL_ID_PATTERN.test(externalId)) {
-      throw ValidationError.field(
-        'externalId',
-        'externalId must be 1–128 printable characters without whitespace or /',
-      );
-    }
-    if (dto.externalId != null && dto.externalId !== externalId) {
-      throw ValidationError.field(
-        'externalId',
-        'externalId in the body must match the one in the path',
-      );
-    }
+    const pathError = ValidationError.merged(externalIdPathErrors(externalId, dto));
+    if (pathError) throw pathError;
     const representation: CreateListingDto = { ...dto, externalId };
     const { created, row } = await this.dataSource.transaction(async (em) => {
       for (let attempt = 1; ; attempt++) {

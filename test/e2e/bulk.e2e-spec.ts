@@ -230,6 +230,62 @@ describe('Bulk: create, update, delete and mark sold', () => {
       expect(await countRows(`outbox_events WHERE account_id = $1`, [seller.id])).toBe(3);
     });
 
+    it('names a shape error, an unknown kommun and a bad attribute of one item together, as the single requests do', async () => {
+      const seller = await anAccount(t).build();
+      const body = aListing().build();
+      const bad = {
+        ...body,
+        price: -5,
+        locationKommun: 'atlantis',
+        attributes: { ...(body.attributes as object), modelYear: 'new' },
+      };
+      const data = (await bulkCreate(seller.liveKey, [aListing().build(), bad]).expect(200)).body
+        .data;
+      expect(data).toMatchObject({ total: 2, created: 1, failed: 1 });
+      expect(data.results[1]).toEqual({
+        index: 1,
+        success: false,
+        error: {
+          code: 'VALIDATION_ERROR',
+          message: 'price must not be less than 0',
+          details: [
+            { field: 'price', message: 'price must not be less than 0' },
+            { field: 'attributes.modelYear', message: 'modelYear must be an integer' },
+            {
+              field: 'locationKommun',
+              message: "locationKommun 'atlantis' is not a kommun slug from GET /locations",
+            },
+          ],
+        },
+      });
+      const single = await as(t, seller.liveKey).post('/v1/listings').send(bad);
+      expect(data.results[1].error).toEqual(single.body.error);
+
+      // An update item gets the merged listing's checks with its shape error, as PATCH does.
+      const l = data.results[0].data.id as string;
+      const patch = { price: 'free', locationKommun: 'malmo', attributes: { make: 'volvo' } };
+      const updated = (await bulkUpdate(seller.liveKey, [{ id: l, ...patch }]).expect(200)).body
+        .data;
+      expect(updated.results[0].error.details.map((d: { field: string }) => d.field)).toEqual([
+        'price',
+        'attributes.model',
+        'attributes.modelYear',
+        'attributes.mileageKm',
+        'attributes.fuel',
+        'attributes.gearbox',
+        'locationKommun',
+      ]);
+      const singlePatch = await as(t, seller.liveKey).patch(`/v1/listings/${l}`).send(patch);
+      expect(updated.results[0].error).toEqual(singlePatch.body.error);
+      const byExternalId = await bulkUpdate(seller.liveKey, [
+        { externalId: 'nobody', ...patch },
+      ]).expect(200);
+      // An unknown listing has no merged checks: the shape error alone, as before.
+      expect(byExternalId.body.data.results[0].error.details).toEqual([
+        { field: 'price', message: 'price must be an integer number' },
+      ]);
+    });
+
     it('answers 200 when every item failed', async () => {
       const seller = await anAccount(t).build();
       const res = await bulkCreate(seller.liveKey, [aListing().without('title').build()]);

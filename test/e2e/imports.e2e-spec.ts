@@ -183,6 +183,38 @@ describe('Inventory imports', () => {
     expect(page.data[1].error.message).toContain('line 1');
   });
 
+  it("names every field error of a line in its result, as the PUT's 400 does", async () => {
+    const bad = item('one-round-1', {
+      price: -5,
+      locationKommun: 'atlantis',
+      attributes: { ...(aListing().build().attributes as Body), modelYear: 'new' },
+    });
+    const noId = aListing().with({ locationKommun: 'atlantis' }).build();
+    const res = await upload(ndjson([bad, noId])).expect(202);
+    expect(await finished(res.body.data.id)).toMatchObject({ counts: { failed: 2 } });
+    const page = await results(res.body.data.id);
+    expect(page.data[0].error).toEqual({
+      code: 'VALIDATION_ERROR',
+      message: 'price must not be less than 0',
+      details: [
+        { field: 'price', message: 'price must not be less than 0' },
+        { field: 'attributes.modelYear', message: 'modelYear must be an integer' },
+        {
+          field: 'locationKommun',
+          message: "locationKommun 'atlantis' is not a kommun slug from GET /locations",
+        },
+      ],
+    });
+    const put = await as(t, seller.liveKey)
+      .put('/v1/listings/by-external-id/one-round-1')
+      .send(bad);
+    expect(page.data[0].error).toEqual(put.body.error);
+    expect(page.data[1].error.details.map((d: Body) => d.field)).toEqual([
+      'externalId',
+      'locationKommun',
+    ]);
+  });
+
   it('reports a dry run in full and writes nothing', async () => {
     const res = await upload(ndjson([item('dry-1'), 'not json']), '?dryRun=true').expect(202);
     const done = await finished(res.body.data.id);

@@ -187,6 +187,40 @@ describe('Listings: create, read, update, delete', () => {
       expect(fieldsOf(res)).toContain(field);
     });
 
+    it('names a shape error, an unknown kommun and a bad attribute in one 400, writing nothing', async () => {
+      const before = await t.dataSource.query('SELECT count(*)::int AS n FROM listings');
+      const body = aListing().build();
+      const res = await live()
+        .post('/v1/listings')
+        .send({
+          ...body,
+          price: -5,
+          locationKommun: 'atlantis',
+          attributes: { ...(body.attributes as object), modelYear: 'new' },
+          images: [{ url: 'https://img.example.com/0.jpg' }, { url: 'ftp://img.example.com/1' }],
+        });
+      const error = expectError(res, 400, 'VALIDATION_ERROR');
+      expect(error.details).toEqual([
+        { field: 'price', message: 'price must not be less than 0' },
+        { field: 'images[1].url', message: 'url must be an http(s) URL' },
+        { field: 'attributes.modelYear', message: 'modelYear must be an integer' },
+        {
+          field: 'locationKommun',
+          message: "locationKommun 'atlantis' is not a kommun slug from GET /locations",
+        },
+      ]);
+      expect(error.message).toBe('price must not be less than 0');
+      expect(await t.dataSource.query('SELECT count(*)::int AS n FROM listings')).toEqual(before);
+    });
+
+    it('names every reference error of a body whose shape is valid: an unknown län and kommun both', async () => {
+      const res = await live()
+        .post('/v1/listings')
+        .send(aListing().with({ locationLan: 'atlantis', locationKommun: 'nowhere' }).build());
+      expectError(res, 400, 'VALIDATION_ERROR');
+      expect(fieldsOf(res)).toEqual(['locationLan', 'locationKommun']);
+    });
+
     it('refuses an externalId already used by a live listing of the account, and writes nothing', async () => {
       await live()
         .post('/v1/listings')
@@ -277,6 +311,33 @@ describe('Listings: create, read, update, delete', () => {
         .patch(`/v1/listings/${created.id}`)
         .send({ locationLan: 'skane', locationKommun: 'malmo' })
         .expect(200);
+    });
+
+    it("names a shape error with the merged listing's kommun and attribute errors in one 400", async () => {
+      const created = (await live().post('/v1/listings').send(aListing().build()).expect(201)).body
+        .data;
+      // The kommun is checked against the listing's own län, the attributes against its category.
+      const res = await live()
+        .patch(`/v1/listings/${created.id}`)
+        .send({
+          price: 'free',
+          title: null,
+          locationKommun: 'malmo',
+          attributes: { ...created.attributes, modelYear: 1800 },
+        });
+      const error = expectError(res, 400, 'VALIDATION_ERROR');
+      expect(error.details).toEqual([
+        { field: 'price', message: 'price must be an integer number' },
+        { field: 'title', message: 'title cannot be null' },
+        { field: 'attributes.modelYear', message: 'modelYear must be at least 1900' },
+        {
+          field: 'locationKommun',
+          message: "locationKommun 'malmo' lies in skane, not in stockholm",
+        },
+      ]);
+      expect(error.message).toBe('price must be an integer number');
+      const after = await live().get(`/v1/listings/${created.id}`).expect(200);
+      expect(after.body.data.updatedAt).toBe(created.updatedAt);
     });
 
     it('refuses null for a required field and unknown fields', async () => {

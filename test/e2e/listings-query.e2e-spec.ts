@@ -3,6 +3,7 @@ import { expectError, fieldsOf } from '../support/envelope';
 import { aListing } from '../support/listing-builder';
 import { createTestApp, TestApp } from '../support/test-app';
 import { ListingCountsService } from '../../src/listings/listing-counts.service';
+import { WebhookReceiver } from '../support/webhook-receiver';
 
 interface Row {
   id: string;
@@ -261,5 +262,52 @@ describe('GET /v1/listings', () => {
     const res = await as(t, seller.liveKey).get(`/v1/listings?${query}`);
     expectError(res, 400, 'VALIDATION_ERROR');
     expect(fieldsOf(res)).toEqual([field]);
+  });
+
+  describe('integer parameters: plain decimal digits only', () => {
+    let receiver: WebhookReceiver;
+    let endpointId: string;
+    beforeAll(async () => {
+      receiver = await WebhookReceiver.start();
+      endpointId = (
+        await as(t, seller.liveKey)
+          .post('/v1/webhooks')
+          .send({ url: receiver.url(), events: ['listing.sold'] })
+          .expect(201)
+      ).body.data.id;
+    });
+    afterAll(() => receiver.close());
+
+    const routes: [string, string][] = [
+      ['/v1/listings', 'limit'],
+      ['/v1/listings', 'page'],
+      ['/v1/events', 'limit'],
+      ['/v1/webhooks/:id/deliveries', 'limit'],
+      ['/v1/webhooks/:id/deliveries', 'page'],
+    ];
+    const get = (route: string, query: string) =>
+      as(t, seller.liveKey).get(`${route.replace(':id', endpointId)}?${query}`);
+    const BAD = ['1e1', '1.0', '+1', ' 1', '1 ', '0x10', '1_000', '', '1,0', '１０'];
+
+    it.each(routes)('%s?%s= refuses every other form with 400 naming it', async (route, name) => {
+      for (const value of BAD) {
+        const res = await get(route, `${name}=${encodeURIComponent(value)}`);
+        expect([value, res.status, fieldsOf(res)]).toEqual([value, 400, [name]]);
+        expectError(res, 400, 'VALIDATION_ERROR');
+      }
+    });
+
+    it.each(routes)('%s?%s=10 is still accepted', async (route, name) => {
+      const res = await get(route, `${name}=10`).expect(200);
+      if (name === 'limit') expect(res.body.pagination?.limit ?? 10).toBe(10);
+      else expect(res.body.pagination.page).toBe(10);
+    });
+
+    it('a negative number is refused by its range, naming the parameter', async () => {
+      const res = await get('/v1/listings', 'limit=-1');
+      expect(expectError(res, 400, 'VALIDATION_ERROR').details).toEqual([
+        { field: 'limit', message: 'limit must not be less than 1' },
+      ]);
+    });
   });
 });

@@ -105,6 +105,36 @@ describe('PUT /v1/listings/by-external-id/:externalId', () => {
     ]);
   });
 
+  it('names a shape error, an unknown kommun, a bad attribute and the path in one 400', async () => {
+    const body = aListing().build();
+    const bad = {
+      ...body,
+      price: -5,
+      locationKommun: 'atlantis',
+      attributes: { ...(body.attributes as object), modelYear: 'new' },
+    };
+    for (const existing of [false, true]) {
+      if (existing) await put('feed-one-round', aListing().build()).expect(201);
+      const res = await put('feed-one-round', bad);
+      const error = expectError(res, 400, 'VALIDATION_ERROR');
+      expect(error.details).toEqual([
+        { field: 'price', message: 'price must not be less than 0' },
+        { field: 'attributes.modelYear', message: 'modelYear must be an integer' },
+        {
+          field: 'locationKommun',
+          message: "locationKommun 'atlantis' is not a kommun slug from GET /locations",
+        },
+      ]);
+      expect(error.message).toBe('price must not be less than 0');
+    }
+    expect(fieldsOf(await put('has space', bad))).toEqual([
+      'price',
+      'externalId',
+      'attributes.modelYear',
+      'locationKommun',
+    ]);
+  });
+
   it('looks up per account and mode', async () => {
     const live = await put('feed-7', aListing().build()).expect(201);
     const test = await put('feed-7', aListing().build(), seller.testKey).expect(201);

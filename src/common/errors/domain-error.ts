@@ -33,6 +33,21 @@ export class ValidationError extends DomainError {
   static field(field: string, message: string): ValidationError {
     return new ValidationError([{ field, message }], message);
   }
+
+  /**
+   * One error for every field error of the lists, in order, the first per field kept; the
+   * message is the first one's. Undefined when there are none.
+   */
+  static merged(...lists: FieldError[][]): ValidationError | undefined {
+    const details = firstPerField(lists.flat());
+    return details.length > 0 ? new ValidationError(details, details[0].message) : undefined;
+  }
+}
+
+/** The first error of each field, in order: one message per field. */
+export function firstPerField(errors: FieldError[]): FieldError[] {
+  const seen = new Set<string>();
+  return errors.filter(({ field }) => !seen.has(field) && seen.add(field));
 }
 
 export class NotFoundError extends DomainError {

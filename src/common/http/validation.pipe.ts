@@ -32,7 +32,54 @@ export function flattenValidationErrors(errors: ClassValidatorError[], parent = 
   });
 }
 
+/** What validating a body (or a part of one) found; `dto` is whole only when `errors` is empty. */
+export interface CheckedDto<T extends object = object> {
+  dto: T;
+  /** every field error, the first per field (`stopAtFirstError`), in the DTO's field order */
+  errors: FieldError[];
+  /** the top-level fields with an error: their values are not to be used by later checks */
+  invalid: ReadonlySet<string>;
+}
+
+/**
+ * A body or item refused for its shape. It keeps what was checked, so a later layer can run its
+ * own checks (reference data, the merged PATCH) on the well-formed fields and answer every
+ * error at once (`ValidationError.merged`). The DTO is not enumerable: it is never logged.
+ */
+export class ShapeValidationError<T extends object = object> extends ValidationError {
+  declare readonly checked: CheckedDto<T>;
+
+  constructor(checked: CheckedDto<T>) {
+    super(checked.errors, checked.errors[0]?.message ?? 'The request is invalid.');
+    Object.defineProperty(this, 'checked', { value: checked, enumerable: false });
+  }
+
+  /** What `error` checked, when it is the shape error of a `dtoClass` body. */
+  static checkedOf<T extends object>(
+    error: unknown,
+    dtoClass: ClassConstructor<T>,
+  ): CheckedDto<T> | undefined {
+    if (!(error instanceof ShapeValidationError)) return undefined;
+    const { checked } = error as ShapeValidationError;
+    return checked.dto instanceof dtoClass ? (checked as CheckedDto<T>) : undefined;
+  }
+}
+
+function checkedOf<T extends object>(dto: T, errors: ClassValidatorError[]): CheckedDto<T> {
+  return {
+    dto,
+    errors: flattenValidationErrors(errors),
+    invalid: new Set(errors.map((error) => error.property)),
+  };
+}
+
+/**
+ * The pipe's refusal. Its top-level errors carry the DTO they checked as their `target` (the
+ * pipe asks for it), which the refusal keeps for later checks.
+ */
 export function toValidationError(errors: ClassValidatorError[]): ValidationError {
+  const target = errors[0]?.target;
+  if (target !== undefined) return new ShapeValidationError(checkedOf(target, errors));
   const details = flattenValidationErrors(errors);
   return new ValidationError(details, details[0]?.message ?? 'The request is invalid.');
 }
@@ -75,6 +122,8 @@ class TextValidationPipe extends ValidationPipe {
 export function createValidationPipe(): ValidationPipe {
   return new TextValidationPipe({
     ...VALIDATOR_OPTIONS,
+    // The refusal keeps the checked DTO (never its values in the answer): see toValidationError.
+    validationError: { target: true, value: false },
     transform: true,
     exceptionFactory: toValidationError,
   });
@@ -85,10 +134,18 @@ export async function validateDto<T extends object>(
   dtoClass: ClassConstructor<T>,
   plain: unknown,
 ): Promise<T> {
+  const checked = await checkDto(dtoClass, plain);
+  if (checked.errors.length > 0) throw new ShapeValidationError(checked);
+  return checked.dto;
+}
+
+/** As `validateDto`, answering what it found instead of throwing it (a non-object still throws). */
+export async function checkDto<T extends object>(
+  dtoClass: ClassConstructor<T>,
+  plain: unknown,
+): Promise<CheckedDto<T>> {
   const dto = plainToInstance(dtoClass, normalizeText(asJsonObject(plain)));
-  const errors = await validate(dto, VALIDATOR_OPTIONS);
-  if (errors.length > 0) throw toValidationError(errors);
-  return dto;
+  return checkedOf(dto, await validate(dto, VALIDATOR_OPTIONS));
 }
 
 /** A part of a body that stands for a whole body (a bulk item) must be an object like one. */

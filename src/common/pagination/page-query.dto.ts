@@ -1,14 +1,13 @@
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsOptional, Max, Min } from 'class-validator';
 import { PAGE_SIZE_MAX } from '../api-limits';
+import { IsIntegerQuery } from '../http/integer-query.decorator';
 
 /* The type check sits nearest the property: class-validator runs it first (see CreateListingDto). */
 export class LimitQueryDto {
   /** page size, 1–100 */
   @Max(PAGE_SIZE_MAX)
   @Min(1)
-  @IsInt()
-  @Type(() => Number)
+  @IsIntegerQuery()
   @IsOptional()
   limit: number = 20;
 }
@@ -17,8 +16,7 @@ export class PageQueryDto extends LimitQueryDto {
   /** page number, from 1 */
   @Max(1_000_000)
   @Min(1)
-  @IsInt()
-  @Type(() => Number)
+  @IsIntegerQuery()
   @IsOptional()
   page: number = 1;
 }

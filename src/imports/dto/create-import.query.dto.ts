@@ -1,6 +1,7 @@
-import { Transform, Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsOptional, Max, Min } from 'class-validator';
 import type { ImportMode } from '../imports.store';
+import { IsIntegerQuery } from '../../common/http/integer-query.decorator';
 
 /** `true` and `false` only: a query string has no booleans, and a typo must not read as false. */
 const toBoolean = ({ value }: { value: unknown }) =>
@@ -21,8 +22,7 @@ export class CreateImportQueryDto {
   /** mirror only: the most listings the import may remove before it is held for confirmation */
   @Max(1_000_000)
   @Min(0)
-  @IsInt({ message: 'maxRemovals must be a whole number' })
-  @Type(() => Number)
+  @IsIntegerQuery({ message: 'maxRemovals must be a whole number' })
   @IsOptional()
   maxRemovals?: number;
 }

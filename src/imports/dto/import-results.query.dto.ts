@@ -1,6 +1,6 @@
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
+import { IsIn, IsOptional, Matches, Max, Min } from 'class-validator';
 import { IMPORT_OUTCOMES, ImportOutcome } from '../imports.store';
+import { IsIntegerQuery } from '../../common/http/integer-query.decorator';
 
 export class ImportResultsQueryDto {
   /** `nextCursor` of the previous page */
@@ -11,8 +11,7 @@ export class ImportResultsQueryDto {
   /** page size, 1–1000 */
   @Max(1000)
   @Min(1)
-  @IsInt()
-  @Type(() => Number)
+  @IsIntegerQuery()
   @IsOptional()
   limit: number = 100;
 

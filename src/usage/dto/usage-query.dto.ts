@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsOptional, Max, Min } from 'class-validator';
+import { IsIntegerQuery } from '../../common/http/integer-query.decorator';
 
 const DAYS_MESSAGE = 'days must be an integer from 1 to 90';
 
@@ -8,8 +8,7 @@ export class UsageQueryDto {
   /** how many UTC days to report, today included: 1–90 */
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 90, default: 30 })
   @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: DAYS_MESSAGE })
+  @IsIntegerQuery({ message: DAYS_MESSAGE })
   @Min(1, { message: DAYS_MESSAGE })
   @Max(90, { message: DAYS_MESSAGE })
   days: number = 30;
