@@ -1,0 +1,275 @@
+import { Logger } from '@nestjs/common';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import type { OwnerScope } from '../../src/auth/scope';
+import { ImportRunner } from '../../src/imports/import-runner';
+import { ImportsStore } from '../../src/imports/imports.store';
+import { ImportsWorkerModule } from '../../src/imports/imports-worker.module';
+import type { CreateListingDto } from '../../src/listings/dto/create-listing.dto';
+import { ListingsService } from '../../src/listings/listings.service';
+import { STORAGE_DRIVER, StorageDriver } from '../../src/storage/storage-driver';
+import { createIntegrationContext, IntegrationContext } from '../support/integration';
+import { aListing } from '../support/listing-builder';
+
+const CHUNK = 3;
+const LINES = 10;
+/** Line 5 names a listing that exists before the import: it is updated, the rest are created. */
+const UPDATED_LINE = 5;
+const byKey = (a: { key: string }, b: { key: string }) => (a.key < b.key ? -1 : 1);
+
+/**
+ * The runner's bookkeeping across a crash: chunks commit their listing writes, results and
+ * progress together, so a run that dies after a commit resumes after it and applies no line twice;
+ * and a live lease keeps a second runner out.
+ */
+describe('ImportRunner resume after a crash between chunks', () => {
+  let ctx: IntegrationContext;
+  let runner: ImportRunner;
+  let store: ImportsStore;
+  let owner: OwnerScope;
+  let storageDir: string;
+
+  beforeAll(async () => {
+    storageDir = mkdtempSync(join(tmpdir(), 'lsvc-import-runner-'));
+    ctx = await createIntegrationContext(
+      { imports: [ImportsWorkerModule] },
+      {
+        STORAGE_DIR: storageDir,
+        IMPORT_CHUNK_LINES: String(CHUNK),
+        // Long enough that the lease taken by the crashed run is live until the test expires it.
+        IMPORT_LEASE: '10m',
+        // The test runs the runner itself: no sweep queues the import behind its back.
+        IMPORT_SWEEP_EVERY: '1h',
+      },
+    );
+    runner = ctx.get(ImportRunner);
+    store = ctx.get(ImportsStore);
+  });
+  // Each test its own account: an import left running would queue the next one behind it.
+  beforeEach(async () => {
+    owner = await ctx.newOwner();
+  });
+  afterAll(async () => {
+    jest.restoreAllMocks();
+    await ctx?.close();
+    rmSync(storageDir, { recursive: true, force: true });
+  });
+
+  const externalId = (line: number) => `int-imp-${line}`;
+  const body = (line: number) =>
+    aListing()
+      .with({ externalId: externalId(line), price: 1_000 + line })
+      .build();
+
+  /** A queued import of `lines` and its stored file, as POST /v1/imports leaves them (no job). */
+  async function newImport(lines: Record<string, unknown>[]): Promise<string> {
+    const fileKey = `imports/int-${Math.random().toString(36).slice(2)}`;
+    const storage = ctx.get<StorageDriver>(STORAGE_DRIVER as never);
+    await storage.putPrivate(
+      fileKey,
+      Readable.from([lines.map((line) => JSON.stringify(line)).join('\n') + '\n']),
+    );
+    const row = await ctx.dataSource.transaction((em) =>
+      store.insertWithinLimit(
+        em,
+        owner,
+        {
+          mode: 'upsert',
+          dryRun: false,
+          format: 'ndjson',
+          source: 'upload',
+          sourceUrl: null,
+          gzip: false,
+          fileKey,
+          maxRemovals: null,
+        },
+        5,
+      ),
+    );
+    return row!.id;
+  }
+
+  /**
+   * Runs the import with a crash injected after its first chunk commits: the second chunk's
+   * commit throws, so its transaction (listing writes, results, progress) rolls back, and the run
+   * ends, logged, with the import left running under its lease, as a process dying there would.
+   */
+  async function crashAfterFirstChunk(id: string): Promise<void> {
+    const saveChunk = jest.spyOn(store, 'saveChunk');
+    saveChunk
+      .mockImplementationOnce((...args) => ImportsStore.prototype.saveChunk.apply(store, args))
+      .mockImplementationOnce(() => Promise.reject(new Error('crashed between chunks')));
+    const logged = jest
+      .spyOn((runner as unknown as { logger: Logger }).logger, 'error')
+      .mockImplementation(() => undefined);
+    try {
+      await expect(runner.run(id)).rejects.toThrow('crashed between chunks');
+      expect(saveChunk).toHaveBeenCalledTimes(2);
+      expect(logged).toHaveBeenCalledWith(
+        expect.objectContaining({ importId: id }),
+        'Import run failed',
+      );
+    } finally {
+      saveChunk.mockRestore();
+      logged.mockRestore();
+    }
+  }
+
+  const importRow = async (id: string) =>
+    (
+      await ctx.dataSource.query(
+        `SELECT status, next_line, lines, processed, created, updated, unchanged, failed, removed,
+                attempts, claim_token, lease_until
+         FROM imports WHERE id = $1`,
+        [id],
+      )
+    )[0];
+  const results = async (id: string) =>
+    (
+      await ctx.dataSource.query(
+        `SELECT seq, line, external_id, outcome FROM import_results WHERE import_id = $1
+         ORDER BY seq`,
+        [id],
+      )
+    ).map((r: { seq: number; outcome: string }) => `${r.seq}:${r.outcome}`);
+  const listings = () =>
+    ctx.dataSource.query(
+      `SELECT external_id, price::int AS price FROM listings
+       WHERE account_id = $1 AND external_id LIKE 'int-imp-%' ORDER BY external_id`,
+      [owner.accountId],
+    );
+  /** events about the owner's imported listings, as `event:externalId`, with their count */
+  const listingEvents = async () =>
+    (
+      await ctx.dataSource.query(
+        `SELECT e.event, l.external_id, count(*)::int AS n FROM outbox_events e
+         JOIN listings l ON l.id = (e.data->>'id')::uuid
+         WHERE e.account_id = $1 AND e.event LIKE 'listing.%'
+         GROUP BY e.event, l.external_id`,
+        [owner.accountId],
+      )
+    )
+      .map((r: { event: string; external_id: string; n: number }) => ({
+        key: `${r.event}:${r.external_id}`,
+        n: r.n,
+      }))
+      .sort(byKey);
+  const importEvents = (id: string) =>
+    ctx.dataSource.query(
+      `SELECT event, data->>'status' AS status FROM outbox_events
+       WHERE account_id = $1 AND event LIKE 'import.%' AND data->>'id' = $2`,
+      [owner.accountId, id],
+    );
+
+  it('a run that dies after its first chunk commits is resumed after it; every line applies once', async () => {
+    await ctx.dataSource.transaction((em) =>
+      ctx.get(ListingsService).create(
+        em,
+        owner,
+        aListing()
+          .with({ externalId: externalId(UPDATED_LINE), price: 1 })
+          .build() as unknown as CreateListingDto,
+      ),
+    );
+    const lines = Array.from({ length: LINES }, (_, i) => body(i + 1));
+    const id = await newImport(lines);
+
+    await crashAfterFirstChunk(id);
+
+    const crashed = await importRow(id);
+    expect(crashed).toMatchObject({
+      status: 'running',
+      next_line: CHUNK,
+      lines: LINES,
+      processed: CHUNK,
+      created: CHUNK,
+      attempts: 1,
+    });
+    expect(await results(id)).toEqual(['1:created', '2:created', '3:created']);
+    // Only the first chunk's listings exist (and line 5's, from before the import).
+    expect((await listings()).map((l: { external_id: string }) => l.external_id)).toEqual(
+      [1, 2, 3, UPDATED_LINE].map(externalId).sort(),
+    );
+
+    await ctx.dataSource.query(
+      `UPDATE imports SET lease_until = now() - interval '1 second' WHERE id = $1`,
+      [id],
+    );
+    await runner.run(id);
+
+    expect(await importRow(id)).toMatchObject({
+      status: 'succeeded',
+      next_line: LINES,
+      lines: LINES,
+      processed: LINES,
+      created: LINES - 1,
+      updated: 1,
+      unchanged: 0,
+      failed: 0,
+      removed: 0,
+      attempts: 2,
+      claim_token: null,
+    });
+    expect(await results(id)).toEqual(
+      Array.from(
+        { length: LINES },
+        (_, i) => `${i + 1}:${i + 1 === UPDATED_LINE ? 'updated' : 'created'}`,
+      ),
+    );
+    expect(await listings()).toEqual(
+      Array.from({ length: LINES }, (_, i) => ({
+        external_id: externalId(i + 1),
+        price: 1_000 + i + 1,
+      })).sort((a, b) => a.external_id.localeCompare(b.external_id)),
+    );
+    // One event per change: created once per new listing, line 5's listing created (before the
+    // import) and updated once, although its chunk was applied, rolled back and applied again.
+    expect(await listingEvents()).toEqual(
+      Array.from({ length: LINES }, (_, i) => i + 1)
+        .flatMap((line) =>
+          line === UPDATED_LINE
+            ? [`listing.created:${externalId(line)}`, `listing.updated:${externalId(line)}`]
+            : [`listing.created:${externalId(line)}`],
+        )
+        .map((key) => ({ key, n: 1 }))
+        .sort(byKey),
+    );
+    expect(await importEvents(id)).toEqual([{ event: 'import.finished', status: 'succeeded' }]);
+  });
+
+  it('a second runner cannot claim an import whose lease is live: it returns and changes nothing', async () => {
+    const id = await newImport(
+      Array.from({ length: 4 }, (_, i) =>
+        aListing()
+          .with({ externalId: `int-live-${i + 1}` })
+          .build(),
+      ),
+    );
+    // The first runner commits a chunk, then its process dies: its lease (10 minutes) is live.
+    await crashAfterFirstChunk(id);
+
+    const snapshot = async () => ({
+      row: (await ctx.dataSource.query(`SELECT * FROM imports WHERE id = $1`, [id]))[0],
+      results: await results(id),
+      listings: await ctx.dataSource.query(
+        `SELECT id, external_id, updated_at FROM listings WHERE external_id LIKE 'int-live-%'
+         ORDER BY external_id`,
+      ),
+      events: (await ctx.dataSource.query(`SELECT count(*)::int AS n FROM outbox_events`))[0].n,
+    });
+    const before = await snapshot();
+    expect(before.row).toMatchObject({ status: 'running', processed: CHUNK, attempts: 1 });
+    expect(before.row.lease_until.getTime()).toBeGreaterThan(Date.now());
+
+    const planned = jest.spyOn(store, 'markPlanned');
+    const chunks = jest.spyOn(store, 'saveChunk');
+    await runner.run(id);
+    expect(planned).not.toHaveBeenCalled();
+    expect(chunks).not.toHaveBeenCalled();
+    planned.mockRestore();
+    chunks.mockRestore();
+    expect(await snapshot()).toEqual(before);
+  });
+});
