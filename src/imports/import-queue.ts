@@ -1,4 +1,4 @@
-import type { JobOptions } from 'bull';
+import type { JobOptions, QueueOptions } from 'bull';
 
 export const IMPORT_QUEUE = 'imports';
 
@@ -12,4 +12,14 @@ export interface ImportJob {
  */
 export function importJobOptions(importId: string): JobOptions {
   return { jobId: importId, removeOnComplete: true, removeOnFail: true, attempts: 1 };
+}
+
+/**
+ * A dead worker's job must leave Bull's active list within about a lease, as its import's claim
+ * does: while it sits there, the sweep's re-queue (same job id) is ignored.
+ */
+export function importQueueOptions(leaseMs: number): QueueOptions {
+  return {
+    settings: { lockDuration: leaseMs, stalledInterval: leaseMs, retryProcessDelay: 1_000 },
+  };
 }
