@@ -233,7 +233,7 @@ describe('GET /v1/events', () => {
     };
     // Sells 15 as the creates come in, however slowly they come: the event count is fixed.
     const sells = async () => {
-      for (let sold = 0; sold < 15; ) {
+      for (let sold = 0; sold < 15;) {
         const id = toSell.shift();
         if (!id) {
           await sleep(20);

@@ -1,4 +1,4 @@
-import type { JobOptions, ProcessPromiseFunction, Queue, QueueOptions } from 'bull';
+import type { JobOptions, Queue, QueueOptions } from 'bull';
 
 /** relay → FANOUT (per event, makes first attempts) → DELIVERY (later attempts, retries). */
 export const FANOUT_QUEUE = 'webhook-fanout';
