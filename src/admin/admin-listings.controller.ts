@@ -2,7 +2,8 @@ import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { UuidParam } from '../common/http/uuid-param.decorator';
 import { AdminApi } from './admin-token.guard';
 import { AdminListingsService } from './admin-listings.service';
-import { FavoritedDto, MessageReceivedDto, RemoveListingDto } from './dto/admin-listing.dto';
+import { FavoritedDto, MessageReceivedDto } from '../listings/dto/listing-activity.dto';
+import { RemoveListingDto } from './dto/admin-listing.dto';
 
 @AdminApi()
 @Controller('admin/listings')

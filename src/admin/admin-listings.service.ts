@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { OutboxService } from '../events/outbox.service';
 import { ListingsService } from '../listings/listings.service';
-import type { FavoritedDto, MessageReceivedDto } from './dto/admin-listing.dto';
+import type { FavoritedDto, MessageReceivedDto } from '../listings/dto/listing-activity.dto';
+import { favorited, messageReceived } from '../listings/listing-activity';
 
 /** Stands in for moderation, messaging and favourites: each call writes the event they would. */
 @Injectable()
@@ -21,28 +21,17 @@ export class AdminListingsService {
 
   messageReceived(id: string, dto: MessageReceivedDto) {
     return this.dataSource.transaction(async (em) => {
-      const row = await this.listings.lockAny(em, id);
-      const data = {
-        ...this.listings.ref(row),
-        messageId: dto.messageId ?? randomUUID(),
-        receivedAt: new Date().toISOString(),
-        preview: dto.preview ?? null,
-      };
-      await this.outbox.append(em, { accountId: row.account_id, event: 'message.received', data });
-      return { event: 'message.received', data };
+      const event = messageReceived(await this.listings.lockAny(em, id), dto);
+      await this.outbox.append(em, event);
+      return { event: event.event, data: event.data };
     });
   }
 
   favorited(id: string, dto: FavoritedDto) {
     return this.dataSource.transaction(async (em) => {
-      const row = await this.listings.lockAny(em, id);
-      const data = {
-        ...this.listings.ref(row),
-        favoritedAt: new Date().toISOString(),
-        userRef: dto.userRef ?? null,
-      };
-      await this.outbox.append(em, { accountId: row.account_id, event: 'listing.favorited', data });
-      return { event: 'listing.favorited', data };
+      const event = favorited(await this.listings.lockAny(em, id), dto);
+      await this.outbox.append(em, event);
+      return { event: event.event, data: event.data };
     });
   }
 }

@@ -582,12 +582,8 @@ export class ListingsService {
     if (!EDITABLE_STATUSES.includes(row.status)) throw new WrongStateError(row.status, action);
   }
 
-  private async missingOrWrongState(
-    em: EntityManager,
-    scope: OwnerScope,
-    id: string,
-    action: string,
-  ) {
+  /** Why a guarded transition found no row: the listing is missing, or in the wrong state. */
+  async missingOrWrongState(em: EntityManager, scope: OwnerScope, id: string, action: string) {
     const row = await this.store.find(em, scope, id);
     return row ? new WrongStateError(row.status, action) : new NotFoundError('Listing');
   }

@@ -5,7 +5,7 @@ import type { Principal } from '../auth/principal';
 import { ownerScopeOf } from '../auth/scope';
 import { UuidParam } from '../common/http/uuid-param.decorator';
 import type { ListingResponse } from '../listings/dto/listing.response';
-import { SimulateFavoriteDto, SimulateMessageDto } from './dto/test-helpers.dto';
+import { FavoritedDto, MessageReceivedDto } from '../listings/dto/listing-activity.dto';
 import { TestHelpersService } from './test-helpers.service';
 
 /** Test keys only (a live key gets 404 from TestModeOnlyMiddleware). Each answers the listing. */
@@ -44,7 +44,7 @@ export class TestHelpersController {
   message(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', 'Listing') id: string,
-    @Body() dto: SimulateMessageDto,
+    @Body() dto: MessageReceivedDto,
   ): Promise<ListingResponse> {
     return this.helpers.message(ownerScopeOf(principal), id, dto);
   }
@@ -56,7 +56,7 @@ export class TestHelpersController {
   favorite(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', 'Listing') id: string,
-    @Body() dto: SimulateFavoriteDto,
+    @Body() dto: FavoritedDto,
   ): Promise<ListingResponse> {
     return this.helpers.favorite(ownerScopeOf(principal), id, dto);
   }

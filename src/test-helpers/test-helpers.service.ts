@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import type { OwnerScope } from '../auth/scope';
 import { NotFoundError, WrongStateError } from '../common/errors/domain-error';
@@ -12,7 +11,8 @@ import { toListingResponse } from '../listings/listing.mapper';
 import { ListingsService } from '../listings/listings.service';
 import { ListingsStore } from '../listings/listings.store';
 import type { AllConfig } from '../platform/config';
-import type { SimulateFavoriteDto, SimulateMessageDto } from './dto/test-helpers.dto';
+import type { FavoritedDto, MessageReceivedDto } from '../listings/dto/listing-activity.dto';
+import { favorited, messageReceived } from '../listings/listing-activity';
 
 /** What a publish changes on a DRAFT, as its listing.updated event names it. */
 export const PUBLISH_CHANGED_FIELDS = ['status', 'publishedAt', 'expiresAt'];
@@ -40,7 +40,7 @@ export class TestHelpersService {
   publish(scope: OwnerScope, id: string): Promise<ListingResponse> {
     return this.respond(scope, async (em) => {
       const row = await this.store.publishDraft(em, scope, id, this.validityMs);
-      if (!row) throw await this.missingOrWrongState(em, scope, id, 'publish');
+      if (!row) throw await this.listings.missingOrWrongState(em, scope, id, 'publish');
       await this.outbox.append(em, {
         accountId: scope.accountId,
         event: 'listing.updated',
@@ -59,7 +59,7 @@ export class TestHelpersService {
   expire(scope: OwnerScope, id: string): Promise<ListingResponse> {
     return this.respond(scope, async (em) => {
       const row = await this.store.expireNow(em, scope, id);
-      if (!row) throw await this.missingOrWrongState(em, scope, id, 'expire');
+      if (!row) throw await this.listings.missingOrWrongState(em, scope, id, 'expire');
       await this.outbox.append(em, {
         accountId: scope.accountId,
         event: 'listing.expired',
@@ -70,36 +70,19 @@ export class TestHelpersService {
   }
 
   /** A buyer wrote about an ACTIVE listing; event message.received. The listing is unchanged. */
-  message(scope: OwnerScope, id: string, dto: SimulateMessageDto): Promise<ListingResponse> {
+  message(scope: OwnerScope, id: string, dto: MessageReceivedDto): Promise<ListingResponse> {
     return this.respond(scope, async (em) => {
       const row = await this.lockActive(em, scope, id, 'receive a message on');
-      await this.outbox.append(em, {
-        accountId: scope.accountId,
-        event: 'message.received',
-        data: {
-          ...this.listings.ref(row),
-          messageId: dto.messageId ?? randomUUID(),
-          receivedAt: new Date().toISOString(),
-          preview: dto.preview ?? null,
-        },
-      });
+      await this.outbox.append(em, messageReceived(row, dto));
       return row;
     });
   }
 
   /** Someone saved an ACTIVE listing; event listing.favorited. The listing is unchanged. */
-  favorite(scope: OwnerScope, id: string, dto: SimulateFavoriteDto): Promise<ListingResponse> {
+  favorite(scope: OwnerScope, id: string, dto: FavoritedDto): Promise<ListingResponse> {
     return this.respond(scope, async (em) => {
       const row = await this.lockActive(em, scope, id, 'favorite');
-      await this.outbox.append(em, {
-        accountId: scope.accountId,
-        event: 'listing.favorited',
-        data: {
-          ...this.listings.ref(row),
-          favoritedAt: new Date().toISOString(),
-          userRef: dto.userRef ?? null,
-        },
-      });
+      await this.outbox.append(em, favorited(row, dto));
       return row;
     });
   }
@@ -118,16 +101,6 @@ export class TestHelpersService {
     if (!row) throw new NotFoundError('Listing');
     if (row.status !== 'ACTIVE') throw new WrongStateError(row.status, action);
     return row;
-  }
-
-  private async missingOrWrongState(
-    em: EntityManager,
-    scope: OwnerScope,
-    id: string,
-    action: string,
-  ) {
-    const row = await this.store.find(em, scope, id);
-    return row ? new WrongStateError(row.status, action) : new NotFoundError('Listing');
   }
 
   private async respond(

@@ -1,4 +1,4 @@
-import { IsOptional, IsString, Length } from 'class-validator';
+import { IsString, Length } from 'class-validator';
 import { IsPlainText } from '../../common/http/plain-text.validator';
 
 export class RemoveListingDto {
@@ -7,26 +7,4 @@ export class RemoveListingDto {
   @IsPlainText()
   @Length(1, 500)
   reason: string;
-}
-
-export class MessageReceivedDto {
-  @IsOptional()
-  @IsString()
-  @IsPlainText()
-  @Length(1, 100)
-  messageId?: string;
-
-  @IsOptional()
-  @IsString()
-  @IsPlainText()
-  @Length(1, 200)
-  preview?: string;
-}
-
-export class FavoritedDto {
-  @IsOptional()
-  @IsString()
-  @IsPlainText()
-  @Length(1, 100)
-  userRef?: string;
 }

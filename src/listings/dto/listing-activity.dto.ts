@@ -1,8 +1,8 @@
 import { IsOptional, IsString, Length } from 'class-validator';
 import { IsPlainText } from '../../common/http/plain-text.validator';
 
-/** POST /v1/test-helpers/listings/:id/messages: a buyer's message, as the event will carry it. */
-export class SimulateMessageDto {
+/** A buyer's message about a listing, as its message.received event carries it. */
+export class MessageReceivedDto {
   /** generated (a UUID) when absent */
   @IsOptional()
   @IsString()
@@ -17,8 +17,8 @@ export class SimulateMessageDto {
   preview?: string;
 }
 
-/** POST /v1/test-helpers/listings/:id/favorites: who saved the listing, if anyone is named. */
-export class SimulateFavoriteDto {
+/** Who saved a listing, if anyone is named, as its listing.favorited event carries it. */
+export class FavoritedDto {
   @IsOptional()
   @IsString()
   @IsPlainText()
