@@ -1,6 +1,7 @@
 import { parse } from 'csv-parse';
 import { FeedError } from './feed-error';
 import type { AttributeTypeOf, FeedLimits, FeedLine } from './feed.types';
+import { REQUIRED_LISTING_FIELDS } from '../../listings/listing.constants';
 
 export interface CsvOptions {
   limits: FeedLimits;
@@ -10,13 +11,7 @@ export interface CsvOptions {
 /** The listing fields a CSV column may name, besides `attributes.<key>` (see CreateListingDto). */
 export const CSV_FIELDS: readonly string[] = [
   'externalId',
-  'title',
-  'description',
-  'price',
-  'condition',
-  'categorySlug',
-  'locationLan',
-  'locationKommun',
+  ...REQUIRED_LISTING_FIELDS,
   'phone',
   'images',
 ];
