@@ -131,7 +131,6 @@ export class ImportsService {
       await this.storage.putPrivate(fileKey, upload.body.pipe(counter));
     } catch (error) {
       await this.storage.deletePrivate(fileKey).catch(() => undefined);
-      if (error instanceof ValidationError) throw error;
       throw error;
     }
     const draft = {

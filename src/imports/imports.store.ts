@@ -68,7 +68,7 @@ export interface ImportResultRow {
   error: { code: string; message: string; details?: unknown } | null;
 }
 
-export type NewResult = Omit<ImportResultRow, 'seq'> & { seq: number };
+export type NewResult = ImportResultRow;
 
 /** A runner's claim: its writes count only while the token is still the import's. */
 export interface Claim {
@@ -76,7 +76,7 @@ export interface Claim {
   token: string;
 }
 
-export type OutcomeTally = Record<Exclude<ImportOutcome, never>, number>;
+export type OutcomeTally = Record<ImportOutcome, number>;
 
 export function countsOf(row: ImportRow): ImportCounts {
   return {

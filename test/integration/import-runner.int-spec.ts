@@ -272,4 +272,26 @@ describe('ImportRunner resume after a crash between chunks', () => {
     chunks.mockRestore();
     expect(await snapshot()).toEqual(before);
   });
+
+  it('runs one import at a time per account and mode, in order of arrival', async () => {
+    const first = await newImport([body(1)]);
+    const second = await newImport([body(2)]);
+    // The later import waits while the earlier one is queued: a claim on it finds nothing to do.
+    await runner.run(second);
+    expect((await store.findById(second))!.status).toBe('queued');
+    await runner.run(first);
+    expect((await store.findById(first))!.status).toBe('succeeded');
+    await runner.run(second);
+    expect((await store.findById(second))!.status).toBe('succeeded');
+    // Another mode of the same account is a queue of its own.
+    const testScope = { ...owner, livemode: false };
+    const live = await newImport([body(3)]);
+    const saved = owner;
+    owner = testScope;
+    const test = await newImport([body(4)]);
+    owner = saved;
+    await runner.run(test);
+    expect((await store.findById(test))!.status).toBe('succeeded');
+    expect((await store.findById(live))!.status).toBe('queued');
+  });
 });
