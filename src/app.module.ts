@@ -14,6 +14,7 @@ import type { ProcessRole } from './platform/config/app.config';
 import { DatabaseModule } from './platform/database/database.module';
 import { seedReferenceData } from './reference/reference-seed';
 import { ImagesModule } from './images/images.module';
+import { ImagesWorkerModule } from './images/images-worker.module';
 import { ListingsModule } from './listings/listings.module';
 import { EventsFeedModule } from './events/events-feed.module';
 import { EventsModule } from './events/events.module';
@@ -83,7 +84,13 @@ export class AppModule {
             ]
           : []),
         ...(worker
-          ? [SchedulerModule, EventsWorkerModule, WebhooksWorkerModule, ImportsWorkerModule]
+          ? [
+              SchedulerModule,
+              EventsWorkerModule,
+              WebhooksWorkerModule,
+              ImportsWorkerModule,
+              ImagesWorkerModule,
+            ]
           : []),
       ],
       providers: http

@@ -9,13 +9,13 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import { FileInterceptor } from '@nestjs/platform-express';
-import { ApiBearerAuth, ApiConsumes, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBearerAuth, ApiConsumes, ApiTags } from '@nestjs/swagger';
 import { memoryStorage } from 'multer';
 import { CurrentPrincipal, Scopes } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
 import { ownerScopeOf } from '../auth/scope';
 import { UuidParam } from '../common/http/uuid-param.decorator';
-import type { ImageResponse } from '../listings/dto/listing.response';
+import { ImageResponse } from '../listings/dto/listing.response';
 import { AddImageDto } from './dto/add-image.dto';
 import { GalleryResponse } from './dto/image.response';
 import { ReorderImagesDto } from './dto/reorder-images.dto';
@@ -62,6 +62,19 @@ export class ImagesController {
     @Body() dto: ReorderImagesDto,
   ): Promise<GalleryResponse> {
     return this.images.reorder(ownerScopeOf(principal), id, dto.imageIds);
+  }
+
+  /** A failed image is processed again from its first try: 202 with the image, now pending. */
+  @Post(':imageId/retry')
+  @HttpCode(202)
+  @Scopes('listings:write')
+  @ApiAcceptedResponse({ type: ImageResponse, description: 'The image, pending again.' })
+  retry(
+    @CurrentPrincipal() principal: Principal,
+    @UuidParam('id', 'Listing') id: string,
+    @UuidParam('imageId', 'Image') imageId: string,
+  ): Promise<ImageResponse> {
+    return this.images.retry(ownerScopeOf(principal), id, imageId);
   }
 
   @Delete(':imageId')

@@ -11,6 +11,7 @@ import { MAX_IMAGES } from '../common/api-limits';
 import { resolveInsertPosition } from '../listings/gallery/gallery-order';
 import { GalleryStore } from '../listings/gallery/gallery.store';
 import { ImageProcessor } from './image-processor';
+import { ImageJobsStore } from './pipeline/image-jobs.store';
 import { ImageFileCleanup } from '../storage/image-file-cleanup';
 import { STORAGE_DRIVER, StorageDriver } from '../storage/storage-driver';
 import type { ImageSource } from './upload-source';
@@ -29,6 +30,7 @@ export class ImagesService {
     private readonly processor: ImageProcessor,
     @Inject(STORAGE_DRIVER) private readonly storage: StorageDriver,
     private readonly imageFiles: ImageFileCleanup,
+    private readonly jobs: ImageJobsStore,
   ) {}
 
   async add(
@@ -74,10 +76,25 @@ export class ImagesService {
       const listing = await this.listings.lockEditable(em, scope, listingId, EDIT_ACTION);
       const removed = listing.images.find((image) => image.id === imageId);
       if (!removed) throw new NotFoundError('Image');
-      const storageKey = await this.gallery.delete(em, listingId, removed);
-      if (storageKey) this.imageFiles.deleteAfterCommit(em, [storageKey]);
+      this.imageFiles.deleteAfterCommit(em, await this.gallery.delete(em, listingId, removed));
       await this.listings.touch(em, scope, listing, ['images']);
       return { listingId, images: await this.gallery.list(em, listingId) };
+    });
+  }
+
+  /** Queues a failed image again; any other status is refused on `status`. */
+  async retry(scope: OwnerScope, listingId: string, imageId: string): Promise<ImageResponse> {
+    return this.dataSource.transaction(async (em) => {
+      const result = await this.jobs.requeue(em, scope, listingId, imageId);
+      if (!result.listing) throw new NotFoundError('Listing');
+      if (!result.image) throw new NotFoundError('Image');
+      if (!result.requeued) {
+        throw ValidationError.field(
+          'status',
+          `Only a failed image can be retried; this one is ${result.image.status}.`,
+        );
+      }
+      return result.image;
     });
   }
 

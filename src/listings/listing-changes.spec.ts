@@ -1,6 +1,8 @@
 import { listingChanges } from './listing-changes';
 import { contentOf, ListingContent, ListingRow } from './listing-row';
 
+const pending = { status: 'pending', width: null, height: null, variants: null, error: null } as const;
+
 const stored = {
   id: 'l-1',
   account_id: 'acc-1',
@@ -26,8 +28,8 @@ const stored = {
   removed_at: null,
   removal_reason: null,
   images: [
-    { id: 'i-1', url: 'https://img.example/a.jpg', order: 0 },
-    { id: 'i-2', url: 'https://img.example/b.jpg', order: 1 },
+    { id: 'i-1', url: 'https://img.example/a.jpg', order: 0, ...pending },
+    { id: 'i-2', url: 'https://img.example/b.jpg', order: 1, ...pending },
   ],
 } satisfies ListingRow;
 

@@ -1,6 +1,7 @@
 import type { OwnerScope } from '../auth/scope';
 import type { ListingStatus } from './listing.constants';
 import type { ListingContent, ListingRow } from './listing-row';
+import { IMAGE_COLUMNS, imageJsonSql } from './listing-json.sql';
 
 /** A listing to insert: its content, owner, state and gallery. */
 export interface NewListing extends ListingContent {
@@ -45,11 +46,11 @@ export function insertCreatedQuery(
     ? `gallery AS (
            INSERT INTO listing_images (listing_id, url, position)
            SELECT * FROM unnest($2::uuid[], $3::text[], $4::smallint[])
-           RETURNING id, listing_id, url, position),`
+           RETURNING listing_id, ${IMAGE_COLUMNS}),`
     : '';
   const galleryJson = withGallery
     ? `COALESCE((
-           SELECT json_agg(json_build_object('id', g.id, 'url', g.url, 'order', g.position) ORDER BY g.position)
+           SELECT json_agg(${imageJsonSql('g')} ORDER BY g.position)
            FROM gallery g WHERE g.listing_id = new.id), '[]')`
     : `'[]'::json`;
   const sql = `WITH new AS (

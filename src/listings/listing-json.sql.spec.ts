@@ -1,5 +1,5 @@
 import type { ListingRow } from './listing-row';
-import { galleryJsonSql, listingJsonSql } from './listing-json.sql';
+import { galleryJsonSql, imageJsonSql, listingJsonSql } from './listing-json.sql';
 import { toListingResponse } from './listing.mapper';
 
 /** The keys a rendering writes, in order: each `"key":` the SQL text spells out. */
@@ -46,9 +46,19 @@ describe('listingJsonSql', () => {
 describe('galleryJsonSql', () => {
   const sql = galleryJsonSql('i');
 
-  it('writes {id, url, order} per image, by position, and [] for none', () => {
-    expect(keysOf(sql)).toEqual(['id', 'url', 'order']);
+  it('writes the image record per image, by position, and [] for none', () => {
+    expect(keysOf(sql)).toEqual([
+      ...['id', 'url', 'order', 'status', 'width', 'height', 'variants'],
+      ...['thumb', 'medium', 'large', 'error', 'reason', 'message'],
+    ]);
     expect(sql).toContain(`ORDER BY i.position`);
     expect(sql).toMatch(/^COALESCE\(.*, '\[\]'\)$/s);
+  });
+});
+
+describe('imageJsonSql', () => {
+  it('builds the keys galleryJsonSql writes, in the same order', () => {
+    const built = [...imageJsonSql('i').matchAll(/[(\s]'(\w+)', /g)].map((m) => m[1]);
+    expect(built).toEqual(keysOf(galleryJsonSql('i')));
   });
 });

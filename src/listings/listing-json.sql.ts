@@ -30,7 +30,37 @@ export const listingJsonSql = (row: string, images: string) =>
   || ',"removedAt":' || ${time(`${row}.removed_at`)}
   || '}'`;
 
-/** `images` by position, aggregated over `listing_images` aliased `image`; '[]' if none. */
+/**
+ * `images` by position, aggregated over `listing_images` aliased `image`; '[]' if none. Each image
+ * is written as imageJsonSql writes it, key order included.
+ */
 export const galleryJsonSql = (image: string) =>
   `COALESCE('[' || string_agg('{"id":"' || ${image}.id || '","url":' || to_json(${image}.url)::text
-    || ',"order":' || ${image}.position || '}', ',' ORDER BY ${image}.position) || ']', '[]')`;
+    || ',"order":' || ${image}.position
+    || ',"status":"' || ${image}.status
+    || '","width":' || COALESCE(${image}.width::text, 'null')
+    || ',"height":' || COALESCE(${image}.height::text, 'null')
+    || ',"variants":' || COALESCE('{"thumb":' || to_json(${image}.variants->>'thumb')::text
+      || ',"medium":' || to_json(${image}.variants->>'medium')::text
+      || ',"large":' || to_json(${image}.variants->>'large')::text || '}', 'null')
+    || ',"error":' || COALESCE('{"reason":' || to_json(${image}.error_reason)::text
+      || ',"message":' || to_json(${image}.error_message)::text || '}', 'null')
+    || '}', ',' ORDER BY ${image}.position) || ']', '[]')`;
+
+/**
+ * One image record as a json value, from a row `image` with listing_images' shown columns
+ * (id, url, position, status, width, height, variants, error_reason, error_message): what GET by
+ * id and the gallery routes answer, equal to galleryJsonSql's text for the same row.
+ */
+export const imageJsonSql = (image: string) =>
+  `json_build_object('id', ${image}.id, 'url', ${image}.url, 'order', ${image}.position,
+    'status', ${image}.status, 'width', ${image}.width, 'height', ${image}.height,
+    'variants', CASE WHEN ${image}.variants IS NULL THEN NULL ELSE json_build_object(
+      'thumb', ${image}.variants->>'thumb', 'medium', ${image}.variants->>'medium',
+      'large', ${image}.variants->>'large') END,
+    'error', CASE WHEN ${image}.error_reason IS NULL THEN NULL ELSE json_build_object(
+      'reason', ${image}.error_reason, 'message', ${image}.error_message) END)`;
+
+/** The columns imageJsonSql reads, for a RETURNING or a CTE's select list. */
+export const IMAGE_COLUMNS =
+  'id, url, position, status, width, height, variants, error_reason, error_message';

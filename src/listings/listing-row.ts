@@ -1,3 +1,4 @@
+import type { ImageResponse } from './dto/listing.response';
 import type { Condition, ListingStatus } from './listing.constants';
 
 /** A listings row as PostgreSQL returns it, with its gallery aggregated. */
@@ -25,7 +26,7 @@ export interface ListingRow {
   expired_at: Date | null;
   removed_at: Date | null;
   removal_reason: string | null;
-  images: { id: string; url: string; order: number }[];
+  images: ImageResponse[];
 }
 
 export interface ListingContent {

@@ -237,6 +237,7 @@ export class ListingsService {
       externalId: query.externalId,
       updatedSince: query.updatedSince ? new Date(query.updatedSince) : undefined,
       afterId: query.afterId,
+      imageStatus: query.imageStatus,
       sort: query.sort ?? 'newest',
       limit: query.limit,
       offset: (query.page - 1) * query.limit,

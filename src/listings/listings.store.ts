@@ -8,6 +8,7 @@ import { OutboxWake } from '../events/outbox-wake';
 import { LISTING_STATUSES, ListingSort, ListingStatus } from './listing.constants';
 import { insertCreatedQuery, inInputOrder, NewListing } from './listing-insert-rows';
 import { CONTENT_COLUMNS, ListingContent, ListingRow } from './listing-row';
+import { imageJsonSql } from './listing-json.sql';
 import { listingTotalSql } from './listing-total.sql';
 
 /**
@@ -48,7 +49,7 @@ const SELECT_LISTING = `
   ${Object.keys(COLUMNS)
     .map((column) => `l.${column}`)
     .join(', ')}, COALESCE((
-    SELECT json_agg(json_build_object('id', i.id, 'url', i.url, 'order', i.position) ORDER BY i.position)
+    SELECT json_agg(${imageJsonSql('i')} ORDER BY i.position)
     FROM listing_images i WHERE i.listing_id = l.id), '[]') AS images`;
 
 const ORDER_BY: Record<ListingSort | 'updated', string> = {
@@ -68,6 +69,8 @@ export interface ListFilter {
   updatedSince?: Date;
   /** with updatedSince: only rows after (updatedSince, afterId) */
   afterId?: string;
+  /** only listings with an image in this processing status */
+  imageStatus?: 'pending' | 'failed';
   sort: ListingSort;
   limit: number;
   offset: number;
@@ -415,8 +418,8 @@ export interface PageStatement {
 
 /**
  * GET /listings: the rows' trigger-kept `rendered` JSON in page order, and the total. Plain and
- * status pages are planned once, generically (an index serves each); externalId and
- * updatedSince pages per call. Why: docs/performance.md, History.
+ * status pages are planned once, generically (an index serves each); externalId, updatedSince
+ * and imageStatus pages per call. Why: docs/performance.md, History.
  */
 export function pageStatement(scope: OwnerScope, filter: ListFilter): PageStatement {
   const filterParams: unknown[] = [scope.accountId, scope.livemode];
@@ -437,7 +440,16 @@ export function pageStatement(scope: OwnerScope, filter: ListFilter): PageStatem
     filterParams.push(filter.updatedSince);
     where.push(`l.updated_at >= $${filterParams.length}`);
   }
-  const generic = filter.externalId === undefined && filter.updatedSince === undefined;
+  if (filter.imageStatus !== undefined) {
+    // listing_images_unfinished_idx holds only the images not ready: a few rows to probe.
+    filterParams.push(filter.imageStatus);
+    where.push(`EXISTS (SELECT 1 FROM listing_images i
+      WHERE i.listing_id = l.id AND i.status = $${filterParams.length} AND i.status <> 'ready')`);
+  }
+  const generic =
+    filter.externalId === undefined &&
+    filter.updatedSince === undefined &&
+    filter.imageStatus === undefined;
   const filterSql = where.join(' AND ');
   // A scalar subquery, so the total is computed once per statement, not once per row.
   const total = generic

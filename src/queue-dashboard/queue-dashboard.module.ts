@@ -10,6 +10,8 @@ import { DELIVERY_QUEUE, FANOUT_QUEUE } from '../webhooks/dispatch/webhook-queue
 import { WebhookQueuesModule } from '../webhooks/dispatch/webhook-queues.module';
 import { IMPORT_QUEUE } from '../imports/import-queue';
 import { ImportQueueModule } from '../imports/import-queue.module';
+import { IMAGE_QUEUE } from '../images/pipeline/image-queue';
+import { ImageQueueModule } from '../images/pipeline/image-queue.module';
 import { dashboardAuth } from './dashboard-auth.middleware';
 
 /** Outside the versioned API (configure-app leaves it out of the /v1 prefix): a page, not an API. */
@@ -20,6 +22,7 @@ export const QUEUE_DASHBOARD_ROUTE = 'admin/queues';
   imports: [
     WebhookQueuesModule,
     ImportQueueModule,
+    ImageQueueModule,
     BullBoardModule.forRootAsync({
       imports: [RateLimitModule],
       inject: [ConfigService, AuthFailureLimiter],
@@ -31,7 +34,7 @@ export const QUEUE_DASHBOARD_ROUTE = 'admin/queues';
       }),
     }),
     BullBoardModule.forFeature(
-      ...[FANOUT_QUEUE, DELIVERY_QUEUE, IMPORT_QUEUE].map((name) => ({
+      ...[FANOUT_QUEUE, DELIVERY_QUEUE, IMPORT_QUEUE, IMAGE_QUEUE].map((name) => ({
         name,
         adapter: BullAdapter,
         options: { readOnlyMode: true },

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { RequestHandler, static as serveStatic } from 'express';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -26,6 +26,15 @@ export class LocalDiskStorage implements StorageDriver {
     const temporary = join(this.dir, `.${key}.tmp`);
     await writeFile(temporary, data);
     await rename(temporary, join(this.dir, key));
+  }
+
+  async get(key: string): Promise<Buffer | undefined> {
+    try {
+      return await readFile(join(this.dir, key));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
   }
 
   async delete(key: string): Promise<void> {

@@ -65,6 +65,18 @@ export class S3Storage implements StorageDriver, OnApplicationShutdown {
     );
   }
 
+  async get(key: string): Promise<Buffer | undefined> {
+    try {
+      const object = await this.client.send(
+        new GetObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }),
+      );
+      return Buffer.from(await object.Body!.transformToByteArray());
+    } catch (error) {
+      if ((error as S3ServiceException).$metadata?.httpStatusCode === 404) return undefined;
+      throw error;
+    }
+  }
+
   async delete(key: string): Promise<void> {
     // S3 answers a missing key as deleted too.
     await this.client.send(

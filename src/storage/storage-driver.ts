@@ -1,10 +1,12 @@
 import type { RequestHandler } from 'express';
 import type { Readable } from 'node:stream';
 
-/** Where uploaded images live; the images service sees only this interface. */
+/** Where uploaded images and renditions live; the images feature sees only this interface. */
 export interface StorageDriver {
   /** Stores `data` under `key` (immutable: a key is never rewritten). */
   put(key: string, data: Buffer, contentType: string): Promise<void>;
+  /** The bytes under `key`, or undefined when there is no such file. */
+  get(key: string): Promise<Buffer | undefined>;
   /** Removes `key`; a missing key is not an error. */
   delete(key: string): Promise<void>;
   publicUrl(key: string): string;

@@ -1,5 +1,6 @@
 import { ExpiryService } from '../../src/listings/expiry/expiry.service';
 import { RenderedListings1763940000000 } from '../../src/platform/database/migrations/1763940000000-RenderedListings';
+import { ImagePipeline1764100000000 } from '../../src/platform/database/migrations/1764100000000-ImagePipeline';
 import { admin, anAccount, as, TestAccount } from '../support/factories';
 import { aListing } from '../support/listing-builder';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -256,10 +257,13 @@ describe('The RenderedListings migration', () => {
     await live.post(`/v1/listings/${ids[0]}/sold`).expect(200);
 
     // Back to the schema before it, then forward again over the same rows. No list page has
-    // been read on this database yet, so no prepared statement names the dropped column.
+    // been read on this database yet, so no prepared statement names the dropped column. The
+    // image pipeline's migration, which replaces its trigger function, is undone and redone too.
     const migration = new RenderedListings1763940000000();
+    const pipeline = new ImagePipeline1764100000000();
     const runner = t.dataSource.createQueryRunner();
     try {
+      await pipeline.down(runner);
       await migration.down(runner);
       const [{ n }] = await runner.query(
         `SELECT count(*)::int AS n FROM information_schema.columns
@@ -267,6 +271,13 @@ describe('The RenderedListings migration', () => {
       );
       expect(n).toBe(0);
       await migration.up(runner);
+      await pipeline.up(runner);
+      // The images stored before the pipeline wait for its paced backfill.
+      const images = await runner.query(
+        'SELECT status, backfill FROM listing_images i JOIN listings l ON l.id = i.listing_id WHERE l.id = $1',
+        [ids[1]],
+      );
+      expect(images).toEqual(Array(3).fill({ status: 'pending', backfill: true }));
     } finally {
       await runner.release();
     }

@@ -75,7 +75,16 @@ describe('PUT /v1/listings/by-external-id/:externalId', () => {
     expect(grown.body.data.images).toEqual([
       a,
       b,
-      { id: expect.any(String), url: 'https://img.example.com/added.jpg', order: 2 },
+      {
+        id: expect.any(String),
+        url: 'https://img.example.com/added.jpg',
+        order: 2,
+        status: 'pending',
+        width: null,
+        height: null,
+        variants: null,
+        error: null,
+      },
     ]);
     expect([a.id, b.id]).not.toContain(grown.body.data.images[2].id);
     const read = await as(t, seller.liveKey).get(`/v1/listings/${first.body.data.id}`).expect(200);

@@ -12,6 +12,9 @@ import { aListing } from '../support/listing-builder';
  * Gallery edits: the permutation check of a reorder, positions kept 0..n-1 by every edit, and a
  * replaced gallery keeping the rows of the URLs it still lists.
  */
+/** A new image's processing state, as every image here has it (no pipeline runs). */
+const pending = { status: 'pending', width: null, height: null, variants: null, error: null };
+
 describe('ImagesService gallery edits', () => {
   let ctx: IntegrationContext;
   let images: ImagesService;
@@ -165,7 +168,7 @@ describe('ImagesService gallery edits', () => {
       expect(after[1]).toEqual({ ...a, position: 1 });
       expect(after[2]).toMatchObject({ url: url('c'), storage_key: null });
       expect([a.id, b.id]).not.toContain(after[2].id);
-      const gallery = after.map((r) => ({ id: r.id, url: r.url, order: r.position }));
+      const gallery = after.map((r) => ({ id: r.id, url: r.url, order: r.position, ...pending }));
       expect(updated.images).toEqual(gallery);
       expect(await rendered(id)).toEqual(gallery);
       expect(await updates(id)).toBe(1);
@@ -176,8 +179,8 @@ describe('ImagesService gallery edits', () => {
       const [a, b] = before;
       expect(await replace(id, [url('b'), url('a')])).toEqual({
         gallery: [
-          { id: b.id, url: url('b'), order: 0 },
-          { id: a.id, url: url('a'), order: 1 },
+          { id: b.id, url: url('b'), order: 0, ...pending },
+          { id: a.id, url: url('a'), order: 1, ...pending },
         ],
         droppedKeys: [],
       });
@@ -185,10 +188,10 @@ describe('ImagesService gallery edits', () => {
       expect(same.gallery.map((i) => i.id)).toEqual([b.id, a.id]);
       expect(same.droppedKeys).toEqual([]);
       expect(await replace(id, [url('b')])).toEqual({
-        gallery: [{ id: b.id, url: url('b'), order: 0 }],
+        gallery: [{ id: b.id, url: url('b'), order: 0, ...pending }],
         droppedKeys: ['uploads/a.jpg'],
       });
-      expect(await rendered(id)).toEqual([{ id: b.id, url: url('b'), order: 0 }]);
+      expect(await rendered(id)).toEqual([{ id: b.id, url: url('b'), order: 0, ...pending }]);
       expect(await replace(id, [])).toEqual({ gallery: [], droppedKeys: [] });
       expect(await rows(id)).toEqual([]);
       expect(await rendered(id)).toEqual([]);
@@ -201,9 +204,9 @@ describe('ImagesService gallery edits', () => {
       expect(twice.droppedKeys).toEqual([]);
       const [, , again] = await rows(id);
       expect(twice.gallery).toEqual([
-        { id: a.id, url: url('a'), order: 0 },
-        { id: b.id, url: url('b'), order: 1 },
-        { id: again.id, url: url('a'), order: 2 },
+        { id: a.id, url: url('a'), order: 0, ...pending },
+        { id: b.id, url: url('b'), order: 1, ...pending },
+        { id: again.id, url: url('a'), order: 2, ...pending },
       ]);
       expect(again.id).not.toBe(a.id);
       expect(again.storage_key).toBe('uploads/a.jpg');
@@ -215,8 +218,8 @@ describe('ImagesService gallery edits', () => {
       const once = await replace(id, [url('b'), url('a')]);
       expect(once).toEqual({
         gallery: [
-          { id: b.id, url: url('b'), order: 0 },
-          { id: a.id, url: url('a'), order: 1 },
+          { id: b.id, url: url('b'), order: 0, ...pending },
+          { id: a.id, url: url('a'), order: 1, ...pending },
         ],
         droppedKeys: [],
       });

@@ -94,6 +94,9 @@ export function testEnv(
     RATE_LIMIT_READ_PER_MIN: '100000',
     RATE_LIMIT_WRITE_PER_MIN: '100000',
     SHUTDOWN_DRAIN_MS: '0',
+    // The image pipeline runs only in the tests about it: elsewhere a worker fetching the
+    // fixtures' URLs in the background would change image records under the tests' feet.
+    IMAGE_CONCURRENCY: '0',
     ...overrides,
   };
 }

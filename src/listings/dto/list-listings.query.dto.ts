@@ -11,6 +11,10 @@ import {
 import { PageQueryDto } from '../../common/pagination/page-query.dto';
 import { LISTING_SORTS, LISTING_STATUSES, ListingSort, ListingStatus } from '../listing.constants';
 import { IsPlainText } from '../../common/http/plain-text.validator';
+import type { ImageStatus } from './listing.response';
+
+/** The image statuses worth finding: ready ones need nothing done. */
+export const IMAGE_STATUS_FILTERS = ['pending', 'failed'] as const satisfies readonly ImageStatus[];
 
 /** afterId is half of a cursor: without updatedSince it means nothing, so it is refused. */
 const OnlyWithUpdatedSince = () =>
@@ -48,6 +52,11 @@ export class ListListingsQueryDto extends PageQueryDto {
   @IsOptional()
   @IsISO8601({ strict: true, strictSeparator: true })
   updatedSince?: string;
+
+  /** only listings with at least one image in this processing status */
+  @IsOptional()
+  @IsIn(IMAGE_STATUS_FILTERS)
+  imageStatus?: (typeof IMAGE_STATUS_FILTERS)[number];
 
   /** with updatedSince: the last id seen, to continue after (updatedSince, afterId) */
   @OnlyWithUpdatedSince()

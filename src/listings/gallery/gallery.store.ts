@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import type { ImageResponse } from '../dto/listing.response';
+import { IMAGE_COLUMNS, imageJsonSql } from '../listing-json.sql';
 
 /** An image as a gallery lists it: `order` is its position, 0 the primary image. */
-export interface GalleryImage {
-  id: string;
-  url: string;
-  order: number;
-}
+export type GalleryImage = ImageResponse;
+
+/** One image as the API shows it, from a row aliased `i`. */
+const IMAGE = `${imageJsonSql('i')} AS image`;
 
 /**
  * The one owner of `listing_images`' writes (but for ListingsStore.insertCreated), always under the
@@ -14,11 +15,12 @@ export interface GalleryImage {
  */
 @Injectable()
 export class GalleryStore {
-  list(em: EntityManager, listingId: string): Promise<GalleryImage[]> {
-    return em.query(
-      'SELECT id, url, position AS "order" FROM listing_images WHERE listing_id = $1 ORDER BY position',
+  async list(em: EntityManager, listingId: string): Promise<GalleryImage[]> {
+    const rows: { image: GalleryImage }[] = await em.query(
+      `SELECT ${IMAGE} FROM listing_images i WHERE listing_id = $1 ORDER BY position`,
       [listingId],
     );
+    return rows.map((row) => row.image);
   }
 
   /** Inserts an image at `position`, moving those at and after it one place on. */
@@ -32,25 +34,31 @@ export class GalleryStore {
       'UPDATE listing_images SET position = position + 1 WHERE listing_id = $1 AND position >= $2',
       [listingId, position],
     );
-    const [inserted] = await em.query(
-      `INSERT INTO listing_images (listing_id, url, storage_key, position) VALUES ($1, $2, $3, $4)
-       RETURNING id, url, position AS "order"`,
+    const [inserted]: { image: GalleryImage }[] = await em.query(
+      `WITH i AS (
+         INSERT INTO listing_images (listing_id, url, storage_key, position) VALUES ($1, $2, $3, $4)
+         RETURNING ${IMAGE_COLUMNS})
+       SELECT ${IMAGE} FROM i`,
       [listingId, image.url, image.storageKey, position],
     );
-    return inserted;
+    return inserted.image;
   }
 
-  /** Deletes the image at its position, closing the gap; returns its file's storage key, if any. */
-  async delete(em: EntityManager, listingId: string, image: GalleryImage): Promise<string | null> {
-    const [[row]] = await em.query(
-      'DELETE FROM listing_images WHERE id = $1 AND listing_id = $2 RETURNING storage_key',
+  /**
+   * Deletes the image at its position, closing the gap; returns the keys of its files (the upload,
+   * if any, and its renditions).
+   */
+  async delete(em: EntityManager, listingId: string, image: GalleryImage): Promise<string[]> {
+    const [[row]]: [{ keys: string[] }[]] = await em.query(
+      `DELETE FROM listing_images WHERE id = $1 AND listing_id = $2
+       RETURNING array_remove(storage_key || COALESCE(rendition_keys, '{}'), NULL) AS keys`,
       [image.id, listingId],
     );
     await em.query(
       'UPDATE listing_images SET position = position - 1 WHERE listing_id = $1 AND position > $2',
       [listingId, image.order],
     );
-    return row.storage_key;
+    return row.keys;
   }
 
   /** Gives the images the positions of their place in `imageIds`, which names each exactly once. */
@@ -63,13 +71,15 @@ export class GalleryStore {
   }
 
   /**
-   * Replaces the gallery; returns it and the storage keys of uploads no longer shown in it.
+   * Replaces the gallery; returns it and the storage keys of files no longer shown in it (uploads
+   * and the renditions of dropped rows).
    *
    * An image whose URL stays keeps its row (id, storage key, every other column): only its
    * position changes. A URL listed twice pairs its k-th place in the new list with its k-th row
    * in the old gallery (by position), so the first place keeps the old row and a further place is
    * a new row; rows left unpaired are deleted, places left unpaired are inserted (with the key of
-   * an old row of that URL, as that row's file is the one shown).
+   * an old row of that URL, as that row's file is the one shown). A kept row keeps its processing
+   * state and renditions, so nothing is fetched again; an inserted one starts pending.
    *
    * One statement, on the hot paths of PUT, bulk and imports: each listing_images_render_*
    * trigger re-renders the listing after its statement, so the delete, the moves and the inserts
@@ -97,7 +107,7 @@ export class GalleryStore {
        ), dropped AS (
          DELETE FROM listing_images i USING held h
          WHERE i.id = h.id AND NOT EXISTS (SELECT FROM plan p WHERE p.id = h.id)
-         RETURNING i.url, i.storage_key
+         RETURNING i.url, i.storage_key, i.rendition_keys
        ), moved AS (
          UPDATE listing_images i SET position = p.position
          FROM plan p WHERE i.id = p.id AND p.position <> p.was
@@ -105,14 +115,23 @@ export class GalleryStore {
          INSERT INTO listing_images (listing_id, url, storage_key, position)
          SELECT $1, p.url, (SELECT max(h.storage_key) FROM held h WHERE h.url = p.url), p.position
          FROM plan p WHERE p.id IS NULL
-         RETURNING id, position::int AS position
+         RETURNING ${IMAGE_COLUMNS}
+       ), shown AS (
+         -- The columns of IMAGE_COLUMNS, in its order (a union matches them by place).
+         SELECT i.id, i.url, p.position, i.status, i.width, i.height, i.variants, i.error_reason,
+                i.error_message
+         FROM plan p JOIN listing_images i ON i.id = p.id
+         UNION ALL
+         SELECT ${IMAGE_COLUMNS} FROM added
        )
        SELECT
-         (SELECT COALESCE(json_agg(json_build_object('id', COALESCE(p.id, a.id), 'url', p.url,
-                   'order', p.position) ORDER BY p.position), '[]')
-          FROM plan p LEFT JOIN added a USING (position)) AS gallery,
-         (SELECT COALESCE(array_agg(DISTINCT d.storage_key), '{}')
-          FROM dropped d WHERE d.storage_key IS NOT NULL AND d.url <> ALL ($2::text[])) AS "droppedKeys"`,
+         (SELECT COALESCE(json_agg(${imageJsonSql('i')} ORDER BY i.position), '[]')
+          FROM shown i) AS gallery,
+         (SELECT COALESCE(array_agg(DISTINCT k.key), '{}') FROM (
+            SELECT d.storage_key AS key FROM dropped d
+            WHERE d.storage_key IS NOT NULL AND d.url <> ALL ($2::text[])
+            UNION ALL
+            SELECT unnest(d.rendition_keys) FROM dropped d) k) AS "droppedKeys"`,
       [listingId, images.map((image) => image.url)],
     );
     return result;

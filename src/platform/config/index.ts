@@ -1,6 +1,7 @@
 import { AppConfig, appConfig } from './app.config';
 import { DatabaseConfig, databaseConfig } from './database.config';
 import { EventsConfig, eventsConfig } from './events.config';
+import { ImagesConfig, imagesConfig } from './images.config';
 import { ImportsConfig, importsConfig } from './imports.config';
 import { ListingsConfig, listingsConfig } from './listings.config';
 import { MetricsConfig, metricsConfig } from './metrics.config';
@@ -20,6 +21,7 @@ export interface AllConfig {
   outbound: OutboundConfig;
   events: EventsConfig;
   imports: ImportsConfig;
+  images: ImagesConfig;
   rateLimit: RateLimitConfig;
   metrics: MetricsConfig;
 }
@@ -34,6 +36,7 @@ export const CONFIG_LOADERS = [
   outboundConfig,
   eventsConfig,
   importsConfig,
+  imagesConfig,
   rateLimitConfig,
   metricsConfig,
 ];

@@ -50,6 +50,34 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly imagesProcessed = new Counter({
+    name: 'images_processed_total',
+    help: 'Image processing runs by outcome (ready, failed, retry: a transient failure rescheduled)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly imagesFailed = new Counter({
+    name: 'images_failed_total',
+    help: 'Failures of image processing by reason (including those that will be retried)',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
+  readonly imageFetchDuration = new Histogram({
+    name: 'image_fetch_duration_seconds',
+    help: 'Getting an image source: a URL fetch or a read from storage, whatever the outcome',
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30],
+    registers: [this.registry],
+  });
+
+  readonly imageRenderDuration = new Histogram({
+    name: 'image_render_duration_seconds',
+    help: 'Rendering the three renditions of one image, whatever the outcome',
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
   readonly listingsExpired = this.counter(
     'listings_expired_total',
     'Listings moved to EXPIRED by this process',

@@ -1,0 +1,132 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { OwnerScope } from '../../auth/scope';
+import type { ImageResponse } from '../../listings/dto/listing.response';
+import { imageJsonSql } from '../../listings/listing-json.sql';
+import type { RenditionName } from '../renditions/render-renditions';
+import type { ImageFailure } from './image-failure';
+
+/** What the processor needs of an image row. */
+export interface ImageToProcess {
+  id: string;
+  url: string;
+  storage_key: string | null;
+  status: 'pending' | 'ready' | 'failed';
+  attempts: number;
+}
+
+export interface ReadyImage {
+  width: number;
+  height: number;
+  /** absolute URLs, as the record shows them */
+  variants: Record<RenditionName, string>;
+  keys: string[];
+}
+
+/**
+ * The image pipeline's SQL. The database is the queue's truth: an image is due while it is
+ * pending, its `next_attempt_at` has passed and no live hand-over (`queued_at` within the lease)
+ * holds it. A result is written under the listing's lock, taken first as every gallery edit
+ * takes it (the image trigger then updates the listing: the other order could deadlock), and
+ * only while the image is still pending, so a deleted or already finished image keeps its state.
+ */
+@Injectable()
+export class ImageJobsStore {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /**
+   * Claims up to `limit` due images, fresh or backfill, oldest due first; SKIP LOCKED, so
+   * instances claim apart. A claim sets `queued_at` only, which renders no listing again.
+   */
+  async claimDue(limit: number, backfill: boolean, leaseMs: number): Promise<string[]> {
+    if (limit <= 0) return [];
+    const [rows]: [{ id: string }[]] = await this.dataSource.query(
+      `WITH due AS (
+         SELECT id FROM listing_images
+         WHERE status = 'pending' AND backfill = $2 AND next_attempt_at <= now()
+           AND (queued_at IS NULL OR queued_at < now() - make_interval(secs => $3::double precision / 1000))
+         ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+       UPDATE listing_images i SET queued_at = now() FROM due WHERE i.id = due.id RETURNING i.id`,
+      [limit, backfill, leaseMs],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  async load(imageId: string): Promise<ImageToProcess | undefined> {
+    const [row] = await this.dataSource.query(
+      'SELECT id, url, storage_key, status, attempts FROM listing_images WHERE id = $1',
+      [imageId],
+    );
+    return row;
+  }
+
+  /** Ready with its renditions; false when the image is gone or no longer pending. */
+  markReady(imageId: string, ready: ReadyImage): Promise<boolean> {
+    return this.finish(
+      imageId,
+      `status = 'ready', width = $2, height = $3, variants = $4, rendition_keys = $5,
+       error_reason = NULL, error_message = NULL`,
+      [ready.width, ready.height, JSON.stringify(ready.variants), ready.keys],
+    );
+  }
+
+  /** Failed for good (`retryAt` null) or pending again from `retryAt`; counts the try. */
+  recordFailure(imageId: string, failure: ImageFailure, retryAt: Date | null): Promise<boolean> {
+    return retryAt
+      ? this.finish(imageId, `attempts = attempts + 1, next_attempt_at = $2`, [retryAt])
+      : this.finish(
+          imageId,
+          `status = 'failed', attempts = attempts + 1, error_reason = $2, error_message = $3`,
+          [failure.reason, failure.message],
+        );
+  }
+
+  /**
+   * POST …/images/:imageId/retry: a failed image of the owner's listing becomes due now, its
+   * tries counted afresh. The image as it is when it was not failed, or undefined when the
+   * listing or the image is not the caller's.
+   */
+  async requeue(
+    em: EntityManager,
+    scope: OwnerScope,
+    listingId: string,
+    imageId: string,
+  ): Promise<{ listing: boolean; image?: ImageResponse; requeued: boolean }> {
+    const [listing] = await em.query(
+      `SELECT id FROM listings WHERE id = $1 AND account_id = $2 AND livemode = $3 FOR NO KEY UPDATE`,
+      [listingId, scope.accountId, scope.livemode],
+    );
+    if (!listing) return { listing: false, requeued: false };
+    const [[requeued]]: [{ image: ImageResponse }[]] = await em.query(
+      `UPDATE listing_images i SET status = 'pending', attempts = 0, next_attempt_at = now(),
+         queued_at = NULL, error_reason = NULL, error_message = NULL
+       WHERE id = $1 AND listing_id = $2 AND status = 'failed'
+       RETURNING ${imageJsonSql('i')} AS image`,
+      [imageId, listingId],
+    );
+    if (requeued) return { listing: true, image: requeued.image, requeued: true };
+    const [current]: { image: ImageResponse }[] = await em.query(
+      `SELECT ${imageJsonSql('i')} AS image FROM listing_images i WHERE id = $1 AND listing_id = $2`,
+      [imageId, listingId],
+    );
+    return { listing: true, image: current?.image, requeued: false };
+  }
+
+  private finish(imageId: string, set: string, params: unknown[]): Promise<boolean> {
+    return this.dataSource.transaction(async (em) => {
+      const [listing] = await em.query(
+        `SELECT l.id FROM listings l JOIN listing_images i ON i.listing_id = l.id
+         WHERE i.id = $1 FOR NO KEY UPDATE OF l`,
+        [imageId],
+      );
+      if (!listing) return false;
+      const [rows]: [unknown[]] = await em.query(
+        `UPDATE listing_images SET ${set}, queued_at = NULL
+         WHERE id = $1 AND status = 'pending' RETURNING id`,
+        [imageId, ...params],
+      );
+      return rows.length > 0;
+    });
+  }
+}
