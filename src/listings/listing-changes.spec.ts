@@ -1,7 +1,13 @@
 import { listingChanges } from './listing-changes';
 import { contentOf, ListingContent, ListingRow } from './listing-row';
 
-const pending = { status: 'pending', width: null, height: null, variants: null, error: null } as const;
+const pending = {
+  status: 'pending',
+  width: null,
+  height: null,
+  variants: null,
+  error: null,
+} as const;
 
 const stored = {
   id: 'l-1',

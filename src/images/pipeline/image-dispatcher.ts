@@ -56,7 +56,9 @@ export class ImageDispatcher implements OnApplicationBootstrap, OnModuleDestroy 
     );
     const ids = [...fresh, ...backfill];
     if (ids.length > 0)
-      await this.queue.addBulk(ids.map((imageId) => ({ data: { imageId }, opts: imageJobOptions(imageId) })));
+      await this.queue.addBulk(
+        ids.map((imageId) => ({ data: { imageId }, opts: imageJobOptions(imageId) })),
+      );
     return ids.length;
   }
 }

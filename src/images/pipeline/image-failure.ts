@@ -34,7 +34,11 @@ export function imageFailureOf(error: unknown): ImageFailure | undefined {
       return { reason: error.reason, message: error.message, transient: true };
     case 'http_error': {
       const status = error.status ?? 0;
-      return { reason: 'http_error', message: error.message, transient: status === 429 || status >= 500 };
+      return {
+        reason: 'http_error',
+        message: error.message,
+        transient: status === 429 || status >= 500,
+      };
     }
     // Not one of the image reasons: the URL cannot be reached as given, and a redirect loop is an
     // answer of the server (not a network error), so it is not retried.

@@ -7,7 +7,11 @@ import type { ImagesConfig } from '../../platform/config/images.config';
 import { Metrics } from '../../platform/metrics/metrics';
 import { startProcessing } from '../../platform/queues/queue-processing';
 import { STORAGE_DRIVER, StorageDriver } from '../../storage/storage-driver';
-import { type Rendered, type RenditionName, renderRenditions } from '../renditions/render-renditions';
+import {
+  type Rendered,
+  type RenditionName,
+  renderRenditions,
+} from '../renditions/render-renditions';
 import { imageFailureOf, retryAt } from './image-failure';
 import { ImageJobsStore, ImageToProcess } from './image-jobs.store';
 import { IMAGE_QUEUE, ImageJob } from './image-queue';
@@ -54,9 +58,7 @@ export class ImageJobProcessor implements OnApplicationBootstrap {
       const source = await this.timed(this.metrics.imageFetchDuration, () =>
         this.source.read(image),
       );
-      rendered = await this.timed(this.metrics.imageRenderDuration, () =>
-        renderRenditions(source),
-      );
+      rendered = await this.timed(this.metrics.imageRenderDuration, () => renderRenditions(source));
     } catch (error) {
       return this.failed(image, error);
     }

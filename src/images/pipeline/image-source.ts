@@ -75,6 +75,9 @@ async function inflate(body: Buffer): Promise<Buffer> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE')
       throw new FetchError('too_large', `The body is larger than ${MAX_UPLOAD_BYTES} bytes.`);
-    throw new RenderError('not_an_image', 'The body is not valid gzip, as its Content-Encoding says.');
+    throw new RenderError(
+      'not_an_image',
+      'The body is not valid gzip, as its Content-Encoding says.',
+    );
   }
 }

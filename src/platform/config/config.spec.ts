@@ -1,6 +1,7 @@
 import { appConfig } from './app.config';
 import { databaseConfig } from './database.config';
 import { eventsConfig } from './events.config';
+import { imagesConfig } from './images.config';
 import { listingsConfig } from './listings.config';
 import { metricsConfig } from './metrics.config';
 import { outboundConfig } from './outbound.config';
@@ -76,6 +77,12 @@ describe('config validation', () => {
     ['METRICS_ON_API_PORT', 'yes', metricsConfig],
     ['TRUST_PROXY', 'true', appConfig],
     ['IMAGE_DECODE_CONCURRENCY', '0', storageConfig],
+    ['IMAGE_CONCURRENCY', '-1', imagesConfig],
+    ['IMAGE_CONCURRENCY', 'two', imagesConfig],
+    ['IMAGE_RETRY_DELAYS', '1m,,1h', imagesConfig],
+    ['IMAGE_RETRY_DELAYS', '1m,10m,1h,2h,3h,4h', imagesConfig],
+    ['IMAGE_FETCH_TIMEOUT', 'forever', imagesConfig],
+    ['IMAGE_DISPATCH_BATCH', '0', imagesConfig],
     ['TRUST_PROXY', 'false', appConfig],
     ['TRUST_PROXY', '10.0.0.1, example.com', appConfig],
     ['TRUST_PROXY', '10.0.0.0/33', appConfig],
@@ -117,5 +124,13 @@ describe('config validation', () => {
       100, 200,
     ]);
     expect(webhooksConfig().retryDelaysMs).toHaveLength(9);
+    expect(imagesConfig()).toMatchObject({
+      concurrency: 2,
+      retryDelaysMs: [60_000, 600_000, 3_600_000],
+      fetchTimeoutMs: 15_000,
+    });
+    expect(
+      withEnv({ IMAGE_RETRY_DELAYS: '100, 2s', IMAGE_CONCURRENCY: '0' }, imagesConfig),
+    ).toMatchObject({ retryDelaysMs: [100, 2_000], concurrency: 0 });
   });
 });

@@ -10,7 +10,11 @@ class DurationList implements ValidatorConstraintInterface {
   validate(value: unknown): boolean {
     if (typeof value !== 'string') return false;
     const parts = value.split(',');
-    return parts.length <= 5 && parts.every((part) => parseDuration(part.trim()) !== undefined);
+    // parseDuration throws on an empty string rather than answering undefined.
+    return (
+      parts.length <= 5 &&
+      parts.every((part) => part.trim() !== '' && parseDuration(part.trim()) !== undefined)
+    );
   }
 
   defaultMessage(): string {

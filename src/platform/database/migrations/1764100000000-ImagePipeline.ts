@@ -126,8 +126,10 @@ export class ImagePipeline1764100000000 implements MigrationInterface {
       DROP COLUMN status, DROP COLUMN width, DROP COLUMN height, DROP COLUMN variants,
       DROP COLUMN rendition_keys, DROP COLUMN error_reason, DROP COLUMN error_message,
       DROP COLUMN attempts, DROP COLUMN next_attempt_at, DROP COLUMN queued_at, DROP COLUMN backfill`);
-    await q.query(renderFunction(`'{"id":"' || i.id || '","url":' || to_json(i.url)::text
-    || ',"order":' || i.position || '}'`));
+    await q.query(
+      renderFunction(`'{"id":"' || i.id || '","url":' || to_json(i.url)::text
+    || ',"order":' || i.position || '}'`),
+    );
     await q.query(`UPDATE listings SET rendered = NULL`);
   }
 }

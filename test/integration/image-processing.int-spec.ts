@@ -1,0 +1,447 @@
+import { getQueueToken } from '@nestjs/bull';
+import type { Queue } from 'bull';
+import { mkdtempSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import type { OwnerScope } from '../../src/auth/scope';
+import { ImagesModule } from '../../src/images/images.module';
+import { ImagesService } from '../../src/images/images.service';
+import { ImagesWorkerModule } from '../../src/images/images-worker.module';
+import { ImageDispatcher } from '../../src/images/pipeline/image-dispatcher';
+import { ImageJobProcessor } from '../../src/images/pipeline/image-job.processor';
+import { IMAGE_QUEUE } from '../../src/images/pipeline/image-queue';
+import type { CreateListingDto } from '../../src/listings/dto/create-listing.dto';
+import { ListingsService } from '../../src/listings/listings.service';
+import { freePort } from '../support/service-process';
+import { jpegWithGps, pixelBomb, png } from '../support/images';
+import { createIntegrationContext, IntegrationContext } from '../support/integration';
+import { aListing } from '../support/listing-builder';
+
+/** A stand-in for integrators' image servers, on 127.0.0.1; counts the requests per path. */
+class ImageServer {
+  readonly hits = new Map<string, number>();
+  /** /flaky answers 500 this many more times, then an image */
+  flakyFailures = 0;
+  /** /held waits for this before it answers */
+  held: { arrived: () => void; release: Promise<void> } | undefined;
+  private server!: http.Server;
+  private bodies!: { jpeg: Buffer; png: Buffer; bomb: Buffer };
+  base = '';
+
+  async start(): Promise<void> {
+    this.bodies = {
+      jpeg: await jpegWithGps(64, 32),
+      png: await png(2000, 1000),
+      bomb: await pixelBomb(),
+    };
+    this.server = http.createServer((req, res) => void this.answer(req, res));
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  stop(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async answer(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const path = req.url!.split('?')[0];
+    this.hits.set(path, (this.hits.get(path) ?? 0) + 1);
+    const image = (body: Buffer, type: string) =>
+      void res.writeHead(200, { 'content-type': type, 'content-length': body.length }).end(body);
+    switch (path) {
+      case '/photo.jpg':
+        return image(this.bodies.jpeg, 'image/jpeg');
+      case '/wide.png':
+        return image(this.bodies.png, 'image/png');
+      case '/bomb.png':
+        return image(this.bodies.bomb, 'image/png');
+      case '/page.html':
+        return image(Buffer.from('<html>not a picture</html>'), 'image/jpeg');
+      case '/missing.jpg':
+        return void res.writeHead(404).end();
+      case '/busy.jpg':
+        return void res.writeHead(429, { 'retry-after': '1' }).end();
+      case '/flaky.jpg':
+        if (this.flakyFailures-- > 0) return void res.writeHead(500).end();
+        return image(this.bodies.jpeg, 'image/jpeg');
+      case '/loop.jpg':
+        return void res.writeHead(302, { location: '/loop.jpg' }).end();
+      case '/huge.jpg': {
+        // Chunked, no Content-Length: only counting while streaming can stop it.
+        res.writeHead(200, { 'content-type': 'image/jpeg' });
+        const chunk = Buffer.alloc(1024 * 1024, 0xff);
+        for (let i = 0; i < 12 && !res.destroyed; i++)
+          if (!res.write(chunk)) await new Promise((r) => res.once('drain', r).once('close', r));
+        return void res.end();
+      }
+      case '/drip.jpg': {
+        // A byte now and then, so no socket idles: only the whole-fetch deadline ends it.
+        res.writeHead(200, { 'content-type': 'image/jpeg' });
+        const drip = setInterval(() => res.write(Buffer.from([0xff])), 50);
+        res.on('close', () => clearInterval(drip));
+        return;
+      }
+      case '/held.jpg': {
+        this.held?.arrived();
+        await this.held?.release;
+        return image(this.bodies.jpeg, 'image/jpeg');
+      }
+      default:
+        res.writeHead(404).end();
+    }
+  }
+}
+
+interface ImageRow {
+  id: string;
+  status: string;
+  width: number | null;
+  height: number | null;
+  variants: Record<string, string> | null;
+  rendition_keys: string[] | null;
+  error_reason: string | null;
+  error_message: string | null;
+  attempts: number;
+  next_attempt_at: Date;
+  queued_at: Date | null;
+}
+
+const RETRY_DELAYS = [60_000, 600_000, 3_600_000];
+
+/**
+ * The processor against a local HTTP server and the real database: every failure reason, the
+ * retry schedule, ready images with their renditions, and what stays stable; the dispatcher's
+ * hand-over, lease and backfill pacing.
+ */
+describe('Image processing', () => {
+  const server = new ImageServer();
+  const storageDir = mkdtempSync(join(tmpdir(), 'lsvc-renditions-'));
+  let ctx: IntegrationContext;
+  let owner: OwnerScope;
+  let processor: ImageJobProcessor;
+
+  beforeAll(async () => {
+    await server.start();
+    ctx = await createIntegrationContext(
+      { imports: [ImagesModule, ImagesWorkerModule] },
+      {
+        STORAGE_DIR: storageDir,
+        IMAGE_FETCH_TIMEOUT: '1s',
+        IMAGE_DISPATCH_BATCH: '1000',
+        IMAGE_BACKFILL_BATCH: '2',
+        IMAGE_LEASE: '300ms',
+        // No loops: each test runs the processor and the dispatcher itself.
+        IMAGE_CONCURRENCY: '0',
+      },
+    );
+    owner = await ctx.newOwner();
+    processor = ctx.get(ImageJobProcessor);
+  });
+  afterAll(async () => {
+    await ctx.close();
+    await server.stop();
+  });
+
+  const newListing = async (urls: string[]) =>
+    ctx.dataSource.transaction((em) =>
+      ctx.get(ListingsService).create(
+        em,
+        owner,
+        aListing()
+          .with({ images: urls.map((url) => ({ url })) })
+          .build() as unknown as CreateListingDto,
+      ),
+    );
+  const imageOf = async (url: string) => (await newListing([url])).images[0].id;
+  const row = async (id: string): Promise<ImageRow> =>
+    (await ctx.dataSource.query('SELECT * FROM listing_images WHERE id = $1', [id]))[0];
+  const processed = async (url: string) => {
+    const id = await imageOf(url);
+    await processor.process(id);
+    return row(id);
+  };
+  /** Marks the image's earlier tries as spent, so this one is its last. */
+  const lastTry = (id: string) =>
+    ctx.dataSource.query('UPDATE listing_images SET attempts = $2 WHERE id = $1', [
+      id,
+      RETRY_DELAYS.length,
+    ]);
+  /** What processing must never change: updatedAt and the listing's events. */
+  const stamp = (listingId: string) =>
+    ctx.dataSource.query(
+      `SELECT updated_at, (SELECT count(*)::int FROM outbox_events WHERE data->>'id' = $2) AS events
+       FROM listings WHERE id = $1`,
+      [listingId, listingId],
+    );
+  const filesOf = async (id: string) =>
+    (await readdir(storageDir)).filter((name) => name.startsWith(id)).sort();
+
+  it('renders a URL image: ready with its oriented size and three WebP renditions, served by key', async () => {
+    const listing = await newListing([`${server.base}/photo.jpg`, `${server.base}/wide.png`]);
+    const [photo, wide] = listing.images.map((i) => i.id);
+    const before = await stamp(listing.id);
+    await processor.process(photo);
+    await processor.process(wide);
+
+    // EXIF orientation 6: the 64×32 JPEG stands 32×64.
+    expect(await row(photo)).toMatchObject({
+      status: 'ready',
+      width: 32,
+      height: 64,
+      error_reason: null,
+    });
+    const ready = await row(wide);
+    expect(ready).toMatchObject({ status: 'ready', width: 2000, height: 1000 });
+    expect(ready.variants).toEqual({
+      thumb: `http://127.0.0.1/media/${ready.rendition_keys![0]}`,
+      medium: `http://127.0.0.1/media/${ready.rendition_keys![1]}`,
+      large: `http://127.0.0.1/media/${ready.rendition_keys![2]}`,
+    });
+    const sizes = await Promise.all(
+      ready.rendition_keys!.map(async (key) => {
+        const meta = await sharp(join(storageDir, key)).metadata();
+        return [meta.format, meta.width, meta.height];
+      }),
+    );
+    expect(sizes).toEqual([
+      ['webp', 320, 160],
+      ['webp', 960, 480],
+      ['webp', 1600, 800],
+    ]);
+
+    // Derived data: updatedAt and the events stay as they were, the rendered JSON shows it.
+    expect(await stamp(listing.id)).toEqual(before);
+    const byId = await ctx.get(ListingsService).get(owner, listing.id);
+    const [{ rendered }] = await ctx.dataSource.query(
+      'SELECT rendered FROM listings WHERE id = $1',
+      [listing.id],
+    );
+    expect(JSON.parse(rendered).images).toEqual(byId.images);
+    expect(byId.images[1]).toEqual({
+      id: wide,
+      url: `${server.base}/wide.png`,
+      order: 1,
+      status: 'ready',
+      width: 2000,
+      height: 1000,
+      variants: ready.variants,
+      error: null,
+    });
+  });
+
+  it('renders an upload from storage, fetching nothing', async () => {
+    const listing = await newListing([]);
+    const added = await ctx
+      .get(ImagesService)
+      .add(owner, listing.id, { kind: 'upload', data: await png(40, 30), field: 'file' });
+    expect(added.status).toBe('pending');
+    await processor.process(added.id);
+    expect(await row(added.id)).toMatchObject({ status: 'ready', width: 40, height: 30 });
+  });
+
+  it.each([
+    ['/missing.jpg', 'http_error', /HTTP 404/],
+    ['/page.html', 'not_an_image', /JPEG, PNG, WebP and AVIF|not a decodable image/],
+    ['/bomb.png', 'too_many_pixels', /40 megapixels/],
+    ['/huge.jpg', 'too_large', /larger than 10485760 bytes/],
+    // Endless redirects: not an image reason; the closest one, and not retried.
+    ['/loop.jpg', 'unreachable', /More than 3 redirects/],
+  ])('%s fails at once: %s', async (path, reason, message) => {
+    const image = await processed(`${server.base}${path}`);
+    expect(image).toMatchObject({ status: 'failed', error_reason: reason, attempts: 1 });
+    expect(image.error_message).toMatch(message);
+    expect(image.variants).toBeNull();
+    expect(await filesOf(image.id)).toEqual([]);
+  });
+
+  it.each([
+    ['HTTP 500', '/flaky.jpg', 'http_error'],
+    ['HTTP 429', '/busy.jpg', 'http_error'],
+    ['a server that drips bytes past the deadline', '/drip.jpg', 'timeout'],
+  ])('%s is retried after 1 min, 10 min and 1 h, then fails with %s', async (_, path, reason) => {
+    server.flakyFailures = 100;
+    const id = await imageOf(`${server.base}${path}`);
+    const started = Date.now();
+    await processor.process(id);
+    const retried = await row(id);
+    // Still pending, no error shown yet, due again a minute on.
+    expect(retried).toMatchObject({ status: 'pending', attempts: 1, error_reason: null });
+    expect(retried.next_attempt_at.getTime()).toBeGreaterThanOrEqual(started + RETRY_DELAYS[0]);
+    expect(retried.next_attempt_at.getTime()).toBeLessThan(started + RETRY_DELAYS[1]);
+    await processor.process(id);
+    const second = await row(id);
+    expect(second.attempts).toBe(2);
+    expect(second.next_attempt_at.getTime()).toBeGreaterThanOrEqual(started + RETRY_DELAYS[1]);
+    await lastTry(id);
+    await processor.process(id);
+    expect(await row(id)).toMatchObject({ status: 'failed', error_reason: reason });
+  });
+
+  it('a 500 then an image: ready on the retry', async () => {
+    server.flakyFailures = 1;
+    const id = await imageOf(`${server.base}/flaky.jpg`);
+    await processor.process(id);
+    expect(await row(id)).toMatchObject({ status: 'pending', attempts: 1 });
+    await processor.process(id);
+    expect(await row(id)).toMatchObject({ status: 'ready', width: 32, height: 64 });
+  });
+
+  it('a port nobody listens on is unreachable, retried, then failed', async () => {
+    const id = await imageOf(`http://127.0.0.1:${await freePort()}/photo.jpg`);
+    await processor.process(id);
+    expect(await row(id)).toMatchObject({ status: 'pending', attempts: 1 });
+    await lastTry(id);
+    await processor.process(id);
+    expect(await row(id)).toMatchObject({ status: 'failed', error_reason: 'unreachable' });
+  });
+
+  it('an image deleted while it is processed: the result is dropped with its files', async () => {
+    let arrived!: () => void;
+    const request = new Promise<void>((resolve) => (arrived = resolve));
+    let release!: () => void;
+    server.held = { arrived, release: new Promise<void>((resolve) => (release = resolve)) };
+    const listing = await newListing([`${server.base}/held.jpg`]);
+    const id = listing.images[0].id;
+    const processing = processor.process(id);
+    await request;
+    await ctx.get(ImagesService).remove(owner, listing.id, id);
+    release();
+    await processing;
+    expect(await row(id)).toBeUndefined();
+    expect(await filesOf(id)).toEqual([]);
+    server.held = undefined;
+  });
+
+  it('a replaced gallery keeps an unchanged URL’s image as it is and fetches nothing again; a dropped one’s files go', async () => {
+    const listing = await newListing([`${server.base}/photo.jpg`, `${server.base}/wide.png`]);
+    const [kept, dropped] = listing.images.map((i) => i.id);
+    await processor.process(kept);
+    await processor.process(dropped);
+    const before = await row(kept);
+    const droppedFiles = await filesOf(dropped);
+    expect(droppedFiles).toHaveLength(3);
+    const fetches = server.hits.get('/photo.jpg');
+
+    const updated = await ctx.dataSource.transaction((em) =>
+      ctx.get(ListingsService).update(em, owner, listing.id, {
+        images: [{ url: `${server.base}/missing.jpg` }, { url: `${server.base}/photo.jpg` }],
+      }),
+    );
+    expect(updated.images[1]).toMatchObject({
+      id: kept,
+      status: 'ready',
+      variants: before.variants,
+    });
+    expect(updated.images[0]).toMatchObject({ status: 'pending', variants: null });
+    expect(await row(kept)).toMatchObject({
+      status: 'ready',
+      variants: before.variants,
+      attempts: 0,
+    });
+
+    // A worker processes what is pending: the new image only, so the kept one is not fetched.
+    const pending: { id: string }[] = await ctx.dataSource.query(
+      `SELECT id FROM listing_images WHERE listing_id = $1 AND status = 'pending'`,
+      [listing.id],
+    );
+    expect(pending).toEqual([{ id: updated.images[0].id }]);
+    for (const image of pending) await processor.process(image.id);
+    expect(server.hits.get('/photo.jpg')).toBe(fetches);
+    expect(await row(kept)).toEqual({ ...before, position: 1 });
+    // The dropped image's renditions are deleted after the commit.
+    expect(await filesOf(dropped)).toEqual([]);
+    expect(await filesOf(kept)).toHaveLength(3);
+  });
+
+  describe('the dispatcher', () => {
+    const queue = () => ctx.get<Queue>(getQueueToken(IMAGE_QUEUE) as never);
+
+    it('hands a due image over once; a job that vanished is handed over again after the lease', async () => {
+      const id = await imageOf(`${server.base}/photo.jpg`);
+      await ctx.get(ImageDispatcher).dispatch();
+      const job = await queue().getJob(id);
+      expect(job?.data).toEqual({ imageId: id });
+      expect((await row(id)).queued_at).not.toBeNull();
+
+      // Gone from Redis (flushed, lost): within the lease nothing happens, then it comes back.
+      await job!.remove();
+      await ctx.get(ImageDispatcher).dispatch();
+      const deadline = Date.now() + 10_000;
+      while (!(await queue().getJob(id))) {
+        if (Date.now() > deadline) throw new Error('the image was not handed over again');
+        await ctx.get(ImageDispatcher).dispatch();
+      }
+      expect(await queue().getJob(id)).not.toBeNull();
+    });
+
+    it('paces the backfill: fresh images first, then at most IMAGE_BACKFILL_BATCH per run', async () => {
+      const old = (
+        await newListing(['a', 'b', 'c', 'd', 'e'].map((n) => `${server.base}/${n}.jpg`))
+      ).images.map((i) => i.id);
+      await ctx.dataSource.query('UPDATE listing_images SET backfill = true WHERE id = ANY($1)', [
+        old,
+      ]);
+      const fresh = await imageOf(`${server.base}/photo.jpg`);
+      const queued = async () =>
+        (
+          await ctx.dataSource.query(
+            'SELECT id FROM listing_images WHERE id = ANY($1) AND queued_at IS NOT NULL',
+            [[...old, fresh]],
+          )
+        ).map((r: { id: string }) => r.id);
+      await ctx.get(ImageDispatcher).dispatch();
+      const first = await queued();
+      expect(first).toContain(fresh);
+      expect(first.filter((id: string) => old.includes(id))).toHaveLength(2);
+      await ctx.get(ImageDispatcher).dispatch();
+      expect((await queued()).filter((id: string) => old.includes(id))).toHaveLength(4);
+    });
+  });
+});
+
+describe('Image processing with the address rule on', () => {
+  const server = new ImageServer();
+  let ctx: IntegrationContext;
+
+  beforeAll(async () => {
+    await server.start();
+    ctx = await createIntegrationContext(
+      { imports: [ImagesModule, ImagesWorkerModule] },
+      { FETCH_ALLOW_PRIVATE_TARGETS: 'false', IMAGE_CONCURRENCY: '0' },
+    );
+  });
+  afterAll(async () => {
+    await ctx.close();
+    await server.stop();
+  });
+
+  it.each(['127.0.0.1', 'localhost', '169.254.169.254'])(
+    'refuses %s: failed with blocked_address, never retried, nothing fetched',
+    async (host) => {
+      const owner = await ctx.newOwner();
+      const url = `http://${host}:${new URL(server.base).port}/photo.jpg`;
+      const listing = await ctx.dataSource.transaction((em) =>
+        ctx.get(ListingsService).create(
+          em,
+          owner,
+          aListing()
+            .with({ images: [{ url }] })
+            .build() as unknown as CreateListingDto,
+        ),
+      );
+      const id = listing.images[0].id;
+      await ctx.get(ImageJobProcessor).process(id);
+      const [image] = await ctx.dataSource.query(
+        'SELECT status, error_reason, attempts FROM listing_images WHERE id = $1',
+        [id],
+      );
+      expect(image).toEqual({ status: 'failed', error_reason: 'blocked_address', attempts: 1 });
+      expect(server.hits.get('/photo.jpg')).toBeUndefined();
+    },
+  );
+});
