@@ -118,6 +118,11 @@ describe('Image pipeline', () => {
     expect(page.find((l) => l.id === listing.id)!.images).toEqual([image]);
     const metrics = await t.app.get(Metrics).registry.metrics();
     expect(sampleValue(metrics, 'images_processed_total', { outcome: 'ready' })).toBeGreaterThan(0);
+
+    // Its files go with the image.
+    await live().delete(`/v1/listings/${listing.id}/images/${image.id}`).expect(200);
+    for (const url of Object.values(image.variants!))
+      expectError(await t.http().get(mediaPath(url)), 404, 'NOT_FOUND');
   });
 
   it('an upload is ready too; adding a URL image answers 201 at once, pending', async () => {

@@ -83,7 +83,7 @@ describe('Prometheus metrics', () => {
         expect(text).toContain(`db_pool_connections_in_use{pool="${pool}"}`);
         expect(text).toContain(`db_pool_waiting_clients{pool="${pool}"}`);
       }
-      for (const queue of ['webhook-fanout', 'webhook-delivery'])
+      for (const queue of ['webhook-fanout', 'webhook-delivery', 'images'])
         for (const state of ['waiting', 'active', 'delayed', 'completed', 'failed'])
           expect(text).toContain(`queue_jobs{queue="${queue}",state="${state}"}`);
     }

@@ -125,6 +125,7 @@ describe('Queue dashboard and metrics on the public port', () => {
       .expect(200);
     const queues = api.body.queues as { name: string; readOnlyMode: boolean }[];
     expect(queues.map((q) => q.name).sort()).toEqual([
+      'images',
       'imports',
       'webhook-delivery',
       'webhook-fanout',

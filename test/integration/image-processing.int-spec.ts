@@ -11,6 +11,7 @@ import { ImagesService } from '../../src/images/images.service';
 import { ImagesWorkerModule } from '../../src/images/images-worker.module';
 import { ImageDispatcher } from '../../src/images/pipeline/image-dispatcher';
 import { ImageJobProcessor } from '../../src/images/pipeline/image-job.processor';
+import { ImageJobsStore } from '../../src/images/pipeline/image-jobs.store';
 import { IMAGE_QUEUE } from '../../src/images/pipeline/image-queue';
 import type { CreateListingDto } from '../../src/listings/dto/create-listing.dto';
 import { ListingsService } from '../../src/listings/listings.service';
@@ -300,6 +301,18 @@ describe('Image processing', () => {
         await ctx.get(ImageDispatcher).dispatch();
       }
       expect(await queue().getJob(id)).not.toBeNull();
+    });
+
+    it('claims each due image once, however many workers claim at the same moment', async () => {
+      const ids = (
+        await newListing(Array.from({ length: 12 }, (_, i) => `${server.base}/n${i}.jpg`))
+      ).images.map((i) => i.id);
+      const store = ctx.get(ImageJobsStore);
+      const claims = await Promise.all(
+        Array.from({ length: 4 }, () => store.claimDue(1000, false, 60_000)),
+      );
+      const ours = claims.map((claim) => claim.filter((id) => ids.includes(id)));
+      expect(ours.flat().sort()).toEqual([...ids].sort());
     });
 
     it('paces the backfill: fresh images first, then at most IMAGE_BACKFILL_BATCH per run', async () => {
