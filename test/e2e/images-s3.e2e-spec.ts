@@ -6,6 +6,7 @@ import { jpegWithGps, png, rawBytes } from '../support/images';
 import { aListing } from '../support/listing-builder';
 import { TestS3Server } from '../support/s3-server';
 import { createTestApp, TestApp } from '../support/test-app';
+import { eventually } from '../support/webhook-receiver';
 
 describe('Images on S3-compatible object storage', () => {
   let s3: TestS3Server;
@@ -148,6 +149,38 @@ describe('Images on S3-compatible object storage', () => {
       expect(res.headers.location).toBe(`https://cdn.example.com/images/media/${path.slice(7)}`);
     } finally {
       await cdn.close();
+    }
+  });
+
+  it('a worker renders an upload into the bucket; the renditions are served as immutable WebP and go with the image', async () => {
+    const worker = await createTestApp({
+      databaseName: t.databaseName,
+      redisPrefix: t.redisPrefix,
+      role: 'worker',
+      env: { ...s3.env, IMAGE_CONCURRENCY: '2', IMAGE_DISPATCH_EVERY: '50ms' },
+    });
+    try {
+      const listing = await newListing();
+      const image = await upload(listing.id, await png(2000, 1000), 'wide.png');
+      let ready: { status: string; variants: Record<string, string> | null } | undefined;
+      await eventually(async () => {
+        const images = (await live().get(`/v1/listings/${listing.id}`).expect(200)).body.data
+          .images as { id: string; status: string; variants: Record<string, string> | null }[];
+        ready = images.find((i) => i.id === image.id);
+        return ready?.status === 'ready';
+      }, 30_000);
+      const paths = Object.values(ready!.variants!).map((url) => new URL(url).pathname);
+      for (const path of paths) {
+        expect((await s3.object(`media/${path.slice('/media/'.length)}`)).status).toBe(200);
+        const served = await t.http().get(path).buffer(true).parse(rawBytes).expect(200);
+        expect(served.headers['content-type']).toBe('image/webp');
+        expect(served.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+      }
+      await live().delete(`/v1/listings/${listing.id}/images/${image.id}`).expect(200);
+      for (const path of paths)
+        expect((await s3.object(`media/${path.slice('/media/'.length)}`)).status).toBe(404);
+    } finally {
+      await worker.close();
     }
   });
 

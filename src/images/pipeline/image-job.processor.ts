@@ -45,7 +45,13 @@ export class ImageJobProcessor implements OnApplicationBootstrap {
     if (this.config.concurrency === 0) return;
     // Not awaited: the loop runs for the life of the process (see startProcessing).
     void startProcessing(this.queue, this.config.concurrency, (job: Job<ImageJob>) =>
-      this.process(job.data.imageId),
+      this.process(job.data.imageId).catch((error: unknown) => {
+        this.logger.warn(
+          { err: error, imageId: job.data.imageId },
+          'Image processing failed (not the image’s fault); it is handed over again after the lease',
+        );
+        throw error;
+      }),
     );
   }
 
