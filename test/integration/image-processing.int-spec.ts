@@ -158,7 +158,7 @@ describe('Image processing', () => {
     });
   });
 
-  it('renders an upload from storage, fetching nothing', async () => {
+  it('renders an upload, and a /media URL of this service, from storage, fetching nothing', async () => {
     const listing = await newListing([]);
     const added = await ctx
       .get(ImagesService)
@@ -166,6 +166,12 @@ describe('Image processing', () => {
     expect(added.status).toBe('pending');
     await processor.process(added.id);
     expect(await row(added.id)).toMatchObject({ status: 'ready', width: 40, height: 30 });
+    // Another listing showing that upload by its /media URL (no key of its own): read from
+    // storage too (http://127.0.0.1/media/… has no server behind it here).
+    expect(added.url).toMatch(/^http:\/\/127\.0\.0\.1\/media\//);
+    const copy = await imageOf(added.url);
+    await processor.process(copy);
+    expect(await row(copy)).toMatchObject({ status: 'ready', width: 40, height: 30 });
   });
 
   it.each([

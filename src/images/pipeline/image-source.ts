@@ -15,6 +15,8 @@ import type { ImageToProcess } from './image-jobs.store';
 const MAX_REDIRECTS = 3;
 const DNS_TIMEOUT_MS = 5_000;
 const gunzipAsync = promisify(gunzip);
+/** The keys the service writes (uploads, renditions): one path segment, no `..`. */
+const MEDIA_KEY = /^(?!.*\.\.)[A-Za-z0-9][A-Za-z0-9._-]{0,200}$/;
 
 /**
  * An image's source bytes: an upload's file from storage; a URL through the outbound guard (at
@@ -58,7 +60,8 @@ export class ImageSource {
   private mediaKeyOf(url: string): string | undefined {
     if (!url.startsWith(this.mediaBase)) return undefined;
     const key = url.slice(this.mediaBase.length);
-    return key.length > 0 && !key.includes('/') && !key.includes('?') ? key : undefined;
+    // Only what the service writes; anything else is fetched (and refused) as any other URL.
+    return MEDIA_KEY.test(key) ? key : undefined;
   }
 }
 
