@@ -1,23 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-/**
- * The image pipeline (docs/architecture.md, "Images"): each image row carries its processing state,
- * and the database is the queue's truth.
- *
- * - `status` pending|ready|failed; `width`, `height`, `variants` ({thumb, medium, large} as
- *   absolute URLs, as upload URLs are stored) once ready; `rendition_keys` the files to delete with
- *   the row; `error_reason`, `error_message` once failed.
- * - `attempts`, `next_attempt_at` (a retry waits for it), `queued_at` (when the dispatcher last
- *   handed the image to Bull: a job older than the lease is taken for lost), `backfill` (images
- *   stored before this release, processed behind fresh ones). Existing rows become pending
- *   backfill; new rows get the column defaults, so no insert path changes.
- *
- * The render triggers are replaced: the stored JSON shows the whole image record, and an update
- * that changes only bookkeeping columns (a dispatcher's claim) renders no listing again. A status
- * change re-renders the listing but never touches `updated_at` (listings_render sets `rendered`
- * only). Existing rows are rendered again. As in RenderedListings, the rendering is spelled out
- * here so later code changes cannot change this migration.
- */
 /** One image row `i` as JSON text, in the API's key order. */
 const IMAGE_RECORD = `'{"id":"' || i.id || '","url":' || to_json(i.url)::text
     || ',"order":' || i.position
@@ -66,6 +48,24 @@ const renderFunction = (image: string) => `CREATE OR REPLACE FUNCTION listings_r
         RETURN NEW;
       END $$`;
 
+/**
+ * The image pipeline (docs/operations.md, "Image processing"): each image row carries its
+ * processing state, and the database is the queue's truth.
+ *
+ * - `status` pending|ready|failed; `width`, `height`, `variants` ({thumb, medium, large} as
+ *   absolute URLs, as upload URLs are stored) once ready; `rendition_keys` the files to delete with
+ *   the row; `error_reason`, `error_message` once failed.
+ * - `attempts`, `next_attempt_at` (a retry waits for it), `queued_at` (when the dispatcher last
+ *   handed the image to Bull: a job older than the lease is taken for lost), `backfill` (images
+ *   stored before this release, processed behind fresh ones). Existing rows become pending
+ *   backfill; new rows get the column defaults, so no insert path changes.
+ *
+ * The render triggers are replaced: the stored JSON shows the whole image record, and an update
+ * that changes only bookkeeping columns (a dispatcher's claim) renders no listing again. A status
+ * change re-renders the listing but never touches `updated_at` (listings_render sets `rendered`
+ * only). Existing rows are rendered again. As in RenderedListings, the rendering is spelled out
+ * here so later code changes cannot change this migration.
+ */
 export class ImagePipeline1764100000000 implements MigrationInterface {
   name = 'ImagePipeline1764100000000';
 
