@@ -5,7 +5,6 @@
  * 100,000-line (~100 MB) import with the worker's RSS sampled throughout and GET /listings/:id's
  * p95 measured alone and while the import applies its lines.
  */
-import autocannon from 'autocannon';
 import { once } from 'node:events';
 import { createReadStream, createWriteStream, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -14,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Client } from 'pg';
+import { getByIdP95 } from './lib/get-p95';
 import { RUN_SECONDS } from './lib/load';
 import {
   cpuMs,
@@ -36,7 +36,6 @@ export interface ImportsBenchContext {
 }
 
 const auth = (key: string) => ({ authorization: `Bearer ${key}` });
-const pick = <T>(items: T[]) => items[Math.floor(Math.random() * items.length)];
 const TERMINAL = new Set(['succeeded', 'succeeded_with_errors', 'failed', 'cancelled', 'held']);
 /** GET by id's connections alone and during the import: latency, not the API's throughput. */
 const GET_CONNECTIONS = 4;
@@ -201,41 +200,12 @@ function describe(label: string, t: TimedImport): void {
   );
 }
 
-/** GET /listings/:id over random ids for RUN_SECONDS; p95 from every response's own latency. */
-async function getP95(
+const getP95 = (
   ctx: ImportsBenchContext,
   reader: BenchAccount,
   ids: string[],
   seconds = RUN_SECONDS,
-) {
-  const latencies: number[] = [];
-  let done!: (result: autocannon.Result) => void;
-  let failed!: (error: unknown) => void;
-  const finished = new Promise<autocannon.Result>((ok, fail) => ((done = ok), (failed = fail)));
-  const options: autocannon.Options = {
-    url: ctx.base,
-    headers: auth(reader.key),
-    connections: GET_CONNECTIONS,
-    duration: seconds,
-    requests: [
-      {
-        setupRequest: (req: autocannon.Request) => ({ ...req, path: `/v1/listings/${pick(ids)}` }),
-      },
-    ],
-  };
-  // The callback form: it returns the instance, whose 'response' events carry each latency.
-  const instance = autocannon(options, (error, result) => (error ? failed(error) : done(result)));
-  instance.on('response', (_client, _status, _bytes, ms) => latencies.push(ms));
-  const result = await finished;
-  latencies.sort((a, b) => a - b);
-  const p95 = latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.95))];
-  return {
-    p95: Number(p95.toFixed(1)),
-    rps: Math.round(result.requests.average),
-    requests: latencies.length,
-    non2xx: result.non2xx,
-  };
-}
+) => getByIdP95(ctx.base, reader.key, ids, GET_CONNECTIONS, seconds);
 
 /** The account's listings as they stand (id, updated_at, row version), kept in a temp table. */
 async function snapshotListings(db: Client, accountId: string) {

@@ -33,6 +33,9 @@
  * 100,000-line (~100 MB) import with the worker's RSS and another account's GET p95 (about 5
  * minutes). Its four targets replace theirs in bench/results/latest.json, the rest kept.
  * BENCH_PROFILE_DIR=<dir> also writes the worker's CPU profile of each 20,000-line import there.
+ *
+ * BENCH_ONLY=images runs only the image-pipeline scenarios (bench/images.ts): the worker's
+ * renditions per second against bare sharp, and GET by id's p95 during a burst of 500 URL images.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -53,6 +56,7 @@ import { BenchReceiver } from './lib/receiver';
 import { BenchAccount, createAccount, LISTING_BODY, seedListings } from './lib/seed';
 import { pixelBomb } from '../test/support/images';
 import { benchSync } from './sync';
+import { benchImages } from './images';
 import { benchImports } from './imports';
 
 const PG = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
@@ -87,6 +91,8 @@ async function resetDatabase(): Promise<void> {
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP ?? 3);
+/** The worker's image concurrency (the default), which the rendition floor matches. */
+const IMAGE_CONCURRENCY = 2;
 const median = (values: number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
@@ -691,6 +697,16 @@ async function benchLists(db: Client): Promise<void> {
   );
 }
 
+/** A partial run (BENCH_ONLY) replaces its own targets in latest.json, the rest kept. */
+function mergeTargets(targets: Record<string, unknown>, stamp: string) {
+  const file = join(__dirname, 'results', 'latest.json');
+  const latest = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
+  latest.targets = { ...latest.targets, ...targets };
+  latest[stamp] = new Date().toISOString();
+  writeFileSync(file, JSON.stringify(latest, null, 2));
+  console.log('\nThese targets written to bench/results/latest.json');
+}
+
 async function main(): Promise<void> {
   await resetDatabase();
   const env = {
@@ -711,6 +727,7 @@ async function main(): Promise<void> {
     RETENTION_PURGE_EVERY: '1s',
     // The imports' 100,000-line file is ~102 MB, over the 100 MiB default (API and worker).
     IMPORT_MAX_BYTES: '150000000',
+    IMAGE_CONCURRENCY: String(IMAGE_CONCURRENCY),
   };
   // As deployed (docker-compose): an API process and a delivery/scheduler worker, apart, with
   // the Dockerfile's heap flag.
@@ -757,6 +774,14 @@ async function main(): Promise<void> {
     );
     return rows.length > 0;
   }, 60_000);
+  const imagesContext = {
+    db,
+    base,
+    adminToken: ADMIN_TOKEN,
+    imageConcurrency: IMAGE_CONCURRENCY,
+    rounds: ROUNDS,
+    warmupSeconds: WARMUP_SECONDS,
+  };
   const receiver = await BenchReceiver.start();
   const rows: Row[] = [];
   const syncContext = {
@@ -799,6 +824,13 @@ async function main(): Promise<void> {
       await benchLists(db);
       return;
     }
+    if (process.env.BENCH_ONLY === 'images') {
+      const targets = await benchImages(imagesContext);
+      console.log('\nTargets:');
+      printTargets(targets);
+      mergeTargets(targets, 'imagesAt');
+      return;
+    }
     if (process.env.BENCH_ONLY === 'imports') {
       const writer = await createAccount(base, ADMIN_TOKEN, 'Nattlig Synk AB');
       const bulk = await bulkScenario(writer);
@@ -813,13 +845,7 @@ async function main(): Promise<void> {
       });
       console.log('\nTargets:');
       printTargets(targets);
-      // The other targets of the last full run stay as they were.
-      const file = join(__dirname, 'results', 'latest.json');
-      const latest = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
-      latest.targets = { ...latest.targets, ...targets };
-      latest.importsAt = new Date().toISOString();
-      writeFileSync(file, JSON.stringify(latest, null, 2));
-      console.log('\nThe import targets written to bench/results/latest.json');
+      mergeTargets(targets, 'importsAt');
       return;
     }
     console.log('Seeding: 100k listings in one account, 1k in another…');
@@ -931,6 +957,9 @@ async function main(): Promise<void> {
       warmupSeconds: WARMUP_SECONDS,
     });
 
+    console.log('\nImage pipeline…');
+    const imageTargets = await benchImages(imagesContext);
+
     const targets = {
       ...syncTargets,
       getByIdRatio: { value: getById.ratio, target: '≥ 0.6', met: (getById.ratio ?? 0) >= 0.6 },
@@ -960,6 +989,7 @@ async function main(): Promise<void> {
       getP95UnderPixelBombs: pixelBombs,
       ...webhookTargets(webhooks),
       ...importTargets,
+      ...imageTargets,
     };
     console.log('\nTargets:');
     printTargets(targets);
