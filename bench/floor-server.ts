@@ -38,7 +38,12 @@ const COLUMNS = [
   'removal_reason',
 ];
 const SELECT_LISTING = `${COLUMNS.map((c) => `l.${c}`).join(', ')},
-  COALESCE((SELECT json_agg(json_build_object('id', i.id, 'url', i.url, 'order', i.position) ORDER BY i.position)
+  COALESCE((SELECT json_agg(json_build_object('id', i.id, 'url', i.url, 'order', i.position,
+    'status', i.status, 'width', i.width, 'height', i.height,
+    'variants', CASE WHEN i.variants IS NULL THEN NULL ELSE json_build_object(
+      'thumb', i.variants->>'thumb', 'medium', i.variants->>'medium', 'large', i.variants->>'large') END,
+    'error', CASE WHEN i.error_reason IS NULL THEN NULL ELSE json_build_object(
+      'reason', i.error_reason, 'message', i.error_message) END) ORDER BY i.position)
   FROM listing_images i WHERE i.listing_id = l.id), '[]') AS images`;
 
 async function authenticate(

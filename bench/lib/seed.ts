@@ -52,7 +52,7 @@ export async function createAccount(
 
 /**
  * Inserts `count` listings for an account in one statement (the service's own triggers keep the
- * counts), a third of them with three images. Returns their ids.
+ * counts), a third of them with three (processed) images. Returns their ids.
  */
 export async function seedListings(
   db: Client,
@@ -71,10 +71,14 @@ export async function seedListings(
      RETURNING id`,
     [accountId, LISTING_BODY.description, JSON.stringify(LISTING_BODY.attributes), status, count],
   );
+  // Seeded as processed (renditions named, not stored): the bench's worker must not spend the
+  // run failing to fetch 100,000 made-up URLs.
   await db.query(
-    `INSERT INTO listing_images (listing_id, url, position)
-     SELECT l.id, 'https://img.example.com/' || l.id || '/' || p || '.jpg', p
+    `INSERT INTO listing_images (listing_id, url, position, status, width, height, variants)
+     SELECT l.id, u.url, p, 'ready', 1600, 1200, jsonb_build_object(
+       'thumb', u.url || '-thumb.webp', 'medium', u.url || '-medium.webp', 'large', u.url || '-large.webp')
      FROM listings l CROSS JOIN generate_series(0, 2) AS p
+     CROSS JOIN LATERAL (SELECT 'https://img.example.com/' || l.id || '/' || p || '.jpg' AS url) u
      WHERE l.account_id = $1 AND right(l.external_id, 1) IN ('0', '3', '6')`,
     [accountId],
   );
