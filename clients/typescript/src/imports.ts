@@ -76,14 +76,14 @@ export async function importFeed(
       duplex: 'half',
       signal,
     }),
-  ).data as Import;
+  ).data;
   let current = created;
   while (UNDERWAY.has(current.status)) {
     await wait(pollIntervalMs, signal);
     signal?.throwIfAborted();
     current = unwrap(
       await client.GET('/v1/imports/{id}', { params: { path: { id: created.id } }, signal }),
-    ).data as Import;
+    ).data;
   }
   return current;
 }
