@@ -1,4 +1,7 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   createListingsClient,
   followEvents,
@@ -135,6 +138,32 @@ describe('TypeScript client against the service', () => {
       [3, 'imp-3', 'failed'],
     ]);
     created.push(...results.filter((r) => r.listingId).map((r) => r.listingId!));
+  });
+
+  it('streams a CSV file from disk with importFeed (a dry run: nothing written)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'client-e2e-'));
+    const file = join(dir, 'inventory.csv');
+    // CSV columns: the listing's fields, `attributes.<key>` for each attribute
+    const { attributes, ...fields } = car('Import från fil');
+    const row: Record<string, unknown> = { ...fields, externalId: 'imp-csv' };
+    for (const [key, value] of Object.entries(attributes ?? {})) row[`attributes.${key}`] = value;
+    writeFileSync(file, `${Object.keys(row).join(';')}\n${Object.values(row).join(';')}\n`);
+    try {
+      const finished = await importFeed(api, {
+        file,
+        format: 'csv',
+        dryRun: true,
+        pollIntervalMs: 100,
+      });
+      expect(finished).toMatchObject({ status: 'succeeded', format: 'csv', dryRun: true });
+      expect(finished.counts).toMatchObject({ lines: 1, created: 1 });
+      const results = [];
+      for await (const result of importResults(api, finished.id)) results.push(result);
+      expect(results).toHaveLength(1);
+      expect(results[0]).toMatchObject({ line: 2, externalId: 'imp-csv', outcome: 'created' });
+    } finally {
+      rmSync(dir, { recursive: true });
+    }
   });
 
   it('follows the events feed: each event once, and new ones after empty polls', async () => {
