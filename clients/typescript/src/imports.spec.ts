@@ -77,6 +77,11 @@ describe('importFeed', () => {
     ['a file', () => ({ file: join(dir, 'feed.csv'), format: 'csv' }), false],
     ['a .gz file, sent as it is', () => ({ file: join(dir, 'feed.csv.gz'), format: 'csv' }), true],
     [
+      'gzip bytes, not compressed twice',
+      () => ({ body: gzipSync(FEED), gzipped: true, compress: true, format: 'csv' }),
+      true,
+    ],
+    [
       'a Node stream, compressed here',
       () => ({
         stream: Readable.from([FEED.slice(0, 5), FEED.slice(5)]),

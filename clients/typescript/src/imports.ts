@@ -24,7 +24,7 @@ export type FeedSource =
 
 export type ImportFeedOptions = FeedSource & {
   format: keyof typeof CONTENT_TYPES;
-  /** gzip the feed on the way (a `.gz` file, or `gzipped: true`, is sent as it is) */
+  /** gzip the feed on the way, unless it is gzip already (a `.gz` file, or `gzipped: true`) */
   compress?: boolean;
   /** the bytes given are gzip already */
   gzipped?: boolean;
@@ -89,15 +89,18 @@ export async function importFeed(
 }
 
 function uploadBody(options: ImportFeedOptions): { body: UploadBody; gzipped: boolean } {
-  const gzipped = Boolean(options.gzipped || options.compress || options.file?.endsWith('.gz'));
+  const alreadyGzip = Boolean(options.gzipped || options.file?.endsWith('.gz'));
+  // bytes that are gzip already are never compressed twice
+  const compress = Boolean(options.compress) && !alreadyGzip;
+  const gzipped = alreadyGzip || compress;
   if (options.body !== undefined) {
     const bytes =
       typeof options.body === 'string' ? Buffer.from(options.body, 'utf8') : options.body;
-    return { body: options.compress ? gzipSync(bytes) : bytes, gzipped };
+    return { body: compress ? gzipSync(bytes) : bytes, gzipped };
   }
   const source = options.file !== undefined ? createReadStream(options.file) : options.stream;
   const readable =
     source instanceof ReadableStream ? Readable.fromWeb(source as never) : Readable.from(source);
-  const stream = options.compress ? readable.pipe(createGzip()) : readable;
+  const stream = compress ? readable.pipe(createGzip()) : readable;
   return { body: Readable.toWeb(stream) as ReadableStream<Uint8Array>, gzipped };
 }
