@@ -29,7 +29,11 @@ module.exports = {
   projects: [
     // Unit specs need neither PostgreSQL nor Redis, so the database set-up belongs to e2e alone
     // (Jest runs a project's global set-up only when that project has tests to run).
-    { ...base, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
+    {
+      ...base,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/clients/typescript/src/**/*.spec.ts'],
+    },
     // Services against the real database, no HTTP: the same database set-up as e2e.
     {
       ...base,

@@ -1,0 +1,117 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { createListingsClient } from './client';
+import { importFeed, type ImportFeedOptions } from './imports';
+
+const FEED = '{"externalId":"a"}\n{"externalId":"b"}\n';
+const meta = { requestId: 'r', timestamp: '' };
+
+interface Upload {
+  url: URL;
+  headers: Headers;
+  bytes: Buffer;
+}
+
+/** A service stand-in: takes the upload, then answers the status reads with `statuses` in turn. */
+function service(statuses: string[]) {
+  const uploads: Upload[] = [];
+  let reads = 0;
+  const client = createListingsClient({
+    baseUrl: 'http://api.test',
+    apiKey: 'svc_live_x',
+    fetch: async (request) => {
+      const url = new URL(request.url);
+      let status = 'queued';
+      if (request.method === 'POST') {
+        uploads.push({
+          url,
+          headers: request.headers,
+          bytes: Buffer.from(await request.arrayBuffer()),
+        });
+      } else {
+        status = statuses[reads++];
+      }
+      const body = { success: true, data: { id: 'imp-1', status }, meta };
+      return new Response(JSON.stringify(body), {
+        status: request.method === 'POST' ? 202 : 200,
+        headers: { 'Content-Type': 'application/json' },
+      });
+    },
+  });
+  return { client, uploads, reads: () => reads };
+}
+
+describe('importFeed', () => {
+  it('uploads, then reads the import until it stops, and returns it as it stopped', async () => {
+    const { client, uploads, reads } = service(['running', 'running', 'held']);
+    const result = await importFeed(client, {
+      body: FEED,
+      format: 'ndjson',
+      mode: 'mirror',
+      maxRemovals: 3,
+      idempotencyKey: 'night-1',
+      pollIntervalMs: 0,
+    });
+    expect(result).toEqual({ id: 'imp-1', status: 'held' });
+    expect(reads()).toBe(3);
+    const [upload] = uploads;
+    expect(upload.url.pathname + upload.url.search).toBe(
+      '/v1/imports?mode=mirror&dryRun=false&maxRemovals=3',
+    );
+    expect(upload.headers.get('content-type')).toBe('application/x-ndjson');
+    expect(upload.headers.get('content-encoding')).toBeNull();
+    expect(upload.headers.get('idempotency-key')).toBe('night-1');
+    expect(upload.bytes.toString()).toBe(FEED);
+  });
+
+  const dir = mkdtempSync(join(tmpdir(), 'listings-client-'));
+  writeFileSync(join(dir, 'feed.csv'), FEED);
+  writeFileSync(join(dir, 'feed.csv.gz'), gzipSync(FEED));
+  afterAll(() => rmSync(dir, { recursive: true }));
+  const sources: [string, () => ImportFeedOptions, boolean][] = [
+    ['a string, compressed here', () => ({ body: FEED, format: 'csv', compress: true }), true],
+    ['bytes', () => ({ body: new TextEncoder().encode(FEED), format: 'csv' }), false],
+    ['a file', () => ({ file: join(dir, 'feed.csv'), format: 'csv' }), false],
+    ['a .gz file, sent as it is', () => ({ file: join(dir, 'feed.csv.gz'), format: 'csv' }), true],
+    [
+      'gzip bytes, not compressed twice',
+      () => ({ body: gzipSync(FEED), gzipped: true, compress: true, format: 'csv' }),
+      true,
+    ],
+    [
+      'a Node stream, compressed here',
+      () => ({
+        stream: Readable.from([FEED.slice(0, 5), FEED.slice(5)]),
+        format: 'csv',
+        compress: true,
+      }),
+      true,
+    ],
+    ['a web stream', () => ({ stream: new Blob([FEED]).stream(), format: 'csv' }), false],
+  ];
+
+  it.each(sources)('sends %s byte for byte', async (_name, options, gzipped) => {
+    const { client, uploads } = service(['succeeded']);
+    await importFeed(client, { ...options(), pollIntervalMs: 0 });
+    const [upload] = uploads;
+    expect(upload.headers.get('content-type')).toBe('text/csv');
+    expect(upload.headers.get('content-encoding')).toBe(gzipped ? 'gzip' : null);
+    expect((gzipped ? gunzipSync(upload.bytes) : upload.bytes).toString()).toBe(FEED);
+  });
+
+  it('stops waiting when its signal aborts', async () => {
+    const { client } = service(Array(1000).fill('running'));
+    const controller = new AbortController();
+    const waiting = importFeed(client, {
+      body: FEED,
+      format: 'ndjson',
+      pollIntervalMs: 5,
+      signal: controller.signal,
+    });
+    controller.abort();
+    await expect(waiting).rejects.toMatchObject({ name: 'AbortError' });
+  });
+});
