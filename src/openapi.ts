@@ -142,6 +142,19 @@ function integersAsIntegers(document: OpenAPIObject): void {
   });
 }
 
+/**
+ * OpenAPI 3.0's `nullable` widens only the `type` beside it, so `{nullable, allOf: [$ref]}` (what
+ * Nest writes for a nullable class property) still refuses null: spell it as a choice instead.
+ */
+function nullableReferences(document: OpenAPIObject): void {
+  visit(document, (node) => {
+    const allOf = node.allOf as SchemaObject[] | undefined;
+    if (node.nullable !== true || allOf?.length !== 1) return;
+    for (const key of ['nullable', 'type', 'allOf']) delete node[key];
+    node.oneOf = [allOf[0], { type: 'string', nullable: true, enum: [null] }];
+  });
+}
+
 function envelopeOf(answer: Answer): SchemaObject {
   if ('data' in answer)
     return {
@@ -323,6 +336,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   describeBodies(document);
   describeImagePipeline(document);
   integersAsIntegers(document);
+  nullableReferences(document);
   Object.assign(document, { 'x-webhooks': webhookOperations() });
   dropUnreferenced(document);
   document.components!.schemas = sortedKeys(document.components!.schemas!);
