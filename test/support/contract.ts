@@ -30,6 +30,8 @@ interface Operation {
 
 interface Contract {
   operations: Operation[];
+  /** x-webhooks: each event's delivery, with its required headers */
+  webhooks: Record<string, { post: { parameters: { name: string; required?: boolean }[] } }>;
   validatorFor: (pointer: string) => ValidateFunction;
 }
 
@@ -72,6 +74,7 @@ function load(): Contract {
   const validators = new Map<string, ValidateFunction>();
   return {
     operations,
+    webhooks: document['x-webhooks'],
     validatorFor: (pointer) => {
       let validate = validators.get(pointer);
       if (!validate) {
@@ -84,6 +87,12 @@ function load(): Contract {
 }
 
 const violations: string[] = [];
+
+const ajvErrors = (validate: ValidateFunction) =>
+  (validate.errors ?? [])
+    .slice(0, 5)
+    .map((e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`)
+    .join('; ');
 
 /** While above 0, a 500 in the error envelope is what the test provokes, not a violation. */
 let provokedFaults = 0;
@@ -148,12 +157,47 @@ function check(method: string, path: string, status: number, type: string, body:
     return;
   }
   if (!validate(json)) {
-    const errors = (validate.errors ?? [])
-      .slice(0, 5)
-      .map((e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`)
-      .join('; ');
-    violations.push(`${where}: body does not match the document: ${errors}`);
+    violations.push(`${where}: body does not match the document: ${ajvErrors(validate)}`);
   }
+}
+
+/**
+ * A webhook delivery as a test receiver got it (test/support/webhook-receiver.ts): the headers
+ * and body that x-webhooks promises for its event.
+ */
+export function checkDelivery(headers: Record<string, unknown>, rawBody: string): void {
+  contract ??= load();
+  let body: { event?: string };
+  try {
+    body = JSON.parse(rawBody);
+  } catch {
+    violations.push(`webhook delivery: the body is not JSON`);
+    return;
+  }
+  const where = `webhook delivery ${body.event} (${String(headers['webhook-id'])})`;
+  const delivery = contract.webhooks[body.event ?? ''];
+  if (!delivery) {
+    violations.push(`${where}: no x-webhooks entry for this event`);
+    return;
+  }
+  const missing = delivery.post.parameters
+    .filter((p) => p.required && headers[p.name.toLowerCase()] === undefined)
+    .map((p) => p.name);
+  if (missing.length > 0) violations.push(`${where}: headers missing: ${missing.join(', ')}`);
+  const pointer = [
+    'x-webhooks',
+    body.event!,
+    'post',
+    'requestBody',
+    'content',
+    'application/json',
+    'schema',
+  ]
+    .map(escapePointer)
+    .join('/');
+  const validate = contract.validatorFor(`/${pointer}`);
+  if (!validate(body))
+    violations.push(`${where}: body does not match the document: ${ajvErrors(validate)}`);
 }
 
 /** Express middleware, first in the chain: records each answer's body and checks it when sent. */
