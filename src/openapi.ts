@@ -181,12 +181,13 @@ const errorResponse = (status: number): ResponseObject => ({
 
 /**
  * Statuses every route of a kind can answer: any /v1 route needs a key (401, 403, 429) and may
- * get a body it cannot read (400); a route with a path parameter may find nothing (404).
+ * get a body it cannot read (400); a route with an id in its path may find nothing (404).
  */
 function errorStatuses(path: string, operation: OperationObject, extra: number[] = []): number[] {
   const isPublic = !operation.security?.length;
   const statuses = isPublic ? [] : [400, 401, 403, 429];
-  if (!isPublic && path.includes('{')) statuses.push(404);
+  // PUT by externalId creates what it does not find: its parameter never answers 404.
+  if (!isPublic && /\{(?!externalId\})/.test(path)) statuses.push(404);
   return [...statuses, ...extra].sort();
 }
 

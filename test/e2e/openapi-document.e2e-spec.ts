@@ -73,9 +73,15 @@ describe('OpenAPI document (openapi/openapi.json)', () => {
 
   it('documents the upsert 201 and 200, the import 202 and no 401 on public routes', () => {
     const paths = document().paths;
-    expect(Object.keys(paths['/v1/listings/by-external-id/{externalId}'].put.responses)).toEqual(
-      expect.arrayContaining(['200', '201', '400', '401', '403', '404', '429']),
-    );
+    expect(Object.keys(paths['/v1/listings/by-external-id/{externalId}'].put.responses)).toEqual([
+      '200',
+      '201',
+      '400',
+      '401',
+      '403',
+      '429',
+    ]);
+    expect(paths['/v1/listings/{id}'].get.responses['404']).toBeDefined();
     expect(paths['/v1/imports'].post.responses['202']).toBeDefined();
     expect(paths['/health/live'].get.security).toEqual([]);
     expect(paths['/health/live'].get.responses['401']).toBeUndefined();
