@@ -105,6 +105,12 @@ UTF-8 JSON, is too large or has the wrong Content-Type); another account's resou
 **Webhooks.** Each event is POSTed to your endpoints as described under \`x-webhooks\`, signed
 twice: the service's own \`X-Service-Signature\` and Standard Webhooks' \`webhook-signature\`.`;
 
+const SUCCESS_DESCRIPTIONS: Record<string, string> = {
+  200: 'OK',
+  201: 'Created',
+  202: 'Accepted: the work continues in the background',
+};
+
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'VALIDATION_ERROR: bad input; `details` names each field',
   401: 'UNAUTHORIZED: missing, malformed, unknown or revoked API key',
@@ -210,14 +216,18 @@ function describeOperations(document: OpenAPIObject): void {
       if (!spec) throw new Error(`openapi-operations.ts has no entry for ${key}`);
       named.add(key);
       operation.operationId = spec.operationId;
+      // The Swagger plugin puts a handler's doc comment in `summary`: it becomes the description.
+      const comment = operation.summary;
       operation.summary = spec.summary;
+      if (comment && comment !== spec.summary) operation.description = comment;
       if (!operation.security?.length) operation.security = [];
       optionalDefaults(operation);
       const responses: Record<string, ResponseObject> = {};
       for (const [status, answer] of Object.entries(spec.success)) {
         responses[status] = {
           description:
-            (operation.responses[status] as ResponseObject | undefined)?.description || 'OK',
+            (operation.responses[status] as ResponseObject | undefined)?.description ||
+            SUCCESS_DESCRIPTIONS[status],
           content: { 'application/json': { schema: envelopeOf(answer) } },
         };
       }
