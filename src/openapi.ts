@@ -182,6 +182,9 @@ function envelopeOf(answer: Answer): SchemaObject {
 
 const errorResponse = (status: number): ResponseObject => ({
   description: ERROR_DESCRIPTIONS[status],
+  ...(status === 429
+    ? { headers: { 'Retry-After': { description: 'seconds', schema: { type: 'integer' } } } }
+    : {}),
   content: { 'application/json': { schema: ref('ErrorEnvelope') } },
 });
 
@@ -275,6 +278,9 @@ function describeBodies(document: OpenAPIObject): void {
       },
       'application/json': { schema: ref('ImportSourceRequest') },
     },
+  };
+  (createImport.responses['202'] as ResponseObject).headers = {
+    Location: { description: 'the import: /v1/imports/{id}', schema: { type: 'string' } },
   };
   const results = document.paths['/v1/imports/{id}/results'].get!;
   const ok = results.responses['200'] as ResponseObject;
