@@ -46,6 +46,8 @@ module.exports = {
       ...base,
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+      // Every answer of an app under test is checked against openapi/openapi.json.
+      setupFilesAfterEnv: ['<rootDir>/test/support/contract-setup.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },

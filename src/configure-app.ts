@@ -1,4 +1,4 @@
-import { RequestMethod } from '@nestjs/common';
+import { INestApplication, RequestMethod } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
 import { ConfigService } from '@nestjs/config';
@@ -23,6 +23,19 @@ import { buildOpenApiDocument } from './openapi';
 export const API_PREFIX = 'v1';
 export const JSON_BODY_LIMIT = '2mb';
 export const IMAGE_JSON_BODY_LIMIT = '15mb';
+
+/** Routes under /v1 but health, media and the queue dashboard; also used by openapi-export. */
+export function setGlobalPrefix(app: INestApplication): void {
+  app.setGlobalPrefix(API_PREFIX, {
+    exclude: [
+      { path: 'health/live', method: RequestMethod.GET },
+      { path: 'health/ready', method: RequestMethod.GET },
+      { path: MEDIA_ROUTE, method: RequestMethod.ALL },
+      { path: QUEUE_DASHBOARD_ROUTE, method: RequestMethod.ALL },
+      { path: `${QUEUE_DASHBOARD_ROUTE}/*path`, method: RequestMethod.ALL },
+    ],
+  });
+}
 
 /** Shared with the tests. Order matters: request id first, auth before any body is read. */
 export async function configureApp(app: NestExpressApplication): Promise<NestExpressApplication> {
@@ -51,15 +64,7 @@ export async function configureApp(app: NestExpressApplication): Promise<NestExp
   );
   app.use(`/${API_PREFIX}`, json({ limit: JSON_BODY_LIMIT, verify: verifyJsonBody }));
   app.use(`/${API_PREFIX}`, jsonDepthMiddleware);
-  app.setGlobalPrefix(API_PREFIX, {
-    exclude: [
-      { path: 'health/live', method: RequestMethod.GET },
-      { path: 'health/ready', method: RequestMethod.GET },
-      { path: MEDIA_ROUTE, method: RequestMethod.ALL },
-      { path: QUEUE_DASHBOARD_ROUTE, method: RequestMethod.ALL },
-      { path: `${QUEUE_DASHBOARD_ROUTE}/*path`, method: RequestMethod.ALL },
-    ],
-  });
+  setGlobalPrefix(app);
   app.enableShutdownHooks();
   SwaggerModule.setup('docs', app, buildOpenApiDocument(app), { jsonDocumentUrl: 'docs-json' });
   await app.init();

@@ -1,72 +1,333 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
-import { ErrorCode } from './common/errors/error-code';
-import { EVENT_DATA_SCHEMAS, WebhookDeliveryPayload } from './events/dto/event-payloads.response';
+import type {
+  OperationObject,
+  ParameterObject,
+  ResponseObject,
+  SchemaObject,
+} from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { BulkCreateResponse } from './bulk/dto/bulk-create.response';
+import { BulkDeleteResponse } from './bulk/dto/bulk-delete.response';
+import { BulkSoldResponse } from './bulk/dto/bulk-sold.response';
+import { BulkUpdateResponse } from './bulk/dto/bulk-update.response';
+import { MeResponse } from './accounts/dto/me.response';
+import { EVENT_DATA_SCHEMAS } from './events/dto/event-payloads.response';
+import type { EventName } from './events/event-types';
+import { GalleryResponse } from './images/dto/image.response';
+import { ImportResponse, ImportResultResponse } from './imports/dto/import.response';
+import { ImportSourceDto } from './imports/dto/import-source.dto';
+import { ImageResponse, ListingResponse } from './listings/dto/listing.response';
+import { UsageResponse } from './usage/dto/usage.response';
+import {
+  RecoverResponse,
+  WebhookDeliveryDetailResponse,
+  WebhookDeliveryResponse,
+} from './webhooks/deliveries/dto/webhook-delivery.response';
+import {
+  CreatedWebhookEndpointResponse,
+  WebhookEndpointResponse,
+} from './webhooks/endpoints/dto/webhook-endpoint.response';
+import { Answer, OPERATIONS } from './openapi-operations';
+import {
+  eventSchemas,
+  IMAGE_PIPELINE_FIELDS,
+  IMAGE_PIPELINE_FIELDS_SENT,
+  ref,
+  STATIC_SCHEMAS,
+  webhookOperations,
+} from './openapi-schemas';
 
-const ENVELOPE_SCHEMAS: Record<string, SchemaObject> = {
-  Meta: {
-    type: 'object',
-    required: ['requestId', 'timestamp'],
-    properties: {
-      requestId: { type: 'string' },
-      timestamp: { type: 'string', format: 'date-time' },
-    },
-  },
-  Pagination: {
-    type: 'object',
-    required: ['page', 'limit', 'total', 'pages', 'hasMore'],
-    properties: {
-      page: { type: 'integer' },
-      limit: { type: 'integer' },
-      total: { type: 'integer' },
-      pages: { type: 'integer' },
-      hasMore: { type: 'boolean' },
-    },
-  },
-  ErrorEnvelope: {
-    type: 'object',
-    required: ['success', 'error', 'meta'],
-    properties: {
-      success: { type: 'boolean', enum: [false] },
-      error: {
-        type: 'object',
-        required: ['code', 'message'],
-        properties: {
-          code: { type: 'string', enum: Object.values(ErrorCode) },
-          message: { type: 'string' },
-          details: {
-            type: 'array',
-            items: {
-              type: 'object',
-              required: ['field', 'message'],
-              properties: { field: { type: 'string' }, message: { type: 'string' } },
-            },
+/** Answers whose class a route's return type may not name (a union, a Paginated<T>, a stream). */
+const MODELS = [
+  ListingResponse,
+  ImageResponse,
+  GalleryResponse,
+  ImportResponse,
+  ImportResultResponse,
+  ImportSourceDto,
+  MeResponse,
+  UsageResponse,
+  BulkCreateResponse,
+  BulkUpdateResponse,
+  BulkDeleteResponse,
+  BulkSoldResponse,
+  WebhookEndpointResponse,
+  CreatedWebhookEndpointResponse,
+  WebhookDeliveryResponse,
+  WebhookDeliveryDetailResponse,
+  RecoverResponse,
+  ...Object.values(EVENT_DATA_SCHEMAS),
+];
+
+/** Class names → the names a generated client shows; any other `FooDto` becomes `FooRequest`. */
+const SCHEMA_NAMES: Record<string, string> = {
+  MeResponse: 'Me',
+  UsageResponse: 'Usage',
+  BulkCreateResponse: 'BulkCreateResult',
+  BulkUpdateResponse: 'BulkUpdateResult',
+  BulkDeleteResponse: 'BulkRemoveResult',
+  BulkSoldResponse: 'BulkSoldResult',
+  ListingResponse: 'Listing',
+  ImageResponse: 'ListingImage',
+  GalleryResponse: 'Gallery',
+  CreatedWebhookEndpointResponse: 'WebhookEndpointWithSecret',
+  WebhookEndpointResponse: 'WebhookEndpoint',
+  WebhookDeliveryResponse: 'Delivery',
+  WebhookDeliveryDetailResponse: 'DeliveryDetail',
+  DeliveryAttemptResponse: 'DeliveryAttempt',
+  RecoverResponse: 'RecoverResult',
+  ImportResponse: 'Import',
+  ImportResultResponse: 'ImportResult',
+  ImportErrorResponse: 'ImportError',
+  ImportCountsData: 'ImportCounts',
+};
+
+const schemaName = (name: string) =>
+  SCHEMA_NAMES[name] ?? name.replace(/Dto$/, 'Request').replace(/Response$/, '');
+
+const NDJSON = 'application/x-ndjson';
+
+const DESCRIPTION = `Create, manage and synchronise classified listings.
+
+**Envelope.** Every JSON answer is an envelope: \`{success: true, data, meta}\` on success,
+\`{success: true, data: [...], pagination, meta}\` for lists (\`Pagination\` for page lists,
+\`CursorPagination\` for the event feed and import results), and
+\`{success: false, error: {code, message, details}, meta}\` on failure (\`ErrorEnvelope\`).
+Each operation's schema shows the whole envelope; \`data\` is the resource.
+
+**Authentication.** \`Authorization: Bearer svc_live_…\` or \`svc_test_…\` (an opaque API key).
+A test key works in a separate sandbox: see the test-helpers operations.
+
+**Errors.** 400 names each field at fault in \`error.details\` (also for a body that is not
+UTF-8 JSON, is too large or has the wrong Content-Type); another account's resource answers 404;
+429 carries \`Retry-After\`.
+
+**Webhooks.** Each event is POSTed to your endpoints as described under \`x-webhooks\`, signed
+twice: the service's own \`X-Service-Signature\` and Standard Webhooks' \`webhook-signature\`.`;
+
+const SUCCESS_DESCRIPTIONS: Record<string, string> = {
+  200: 'OK',
+  201: 'Created',
+  202: 'Accepted: the work continues in the background',
+};
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'VALIDATION_ERROR: bad input; `details` names each field',
+  401: 'UNAUTHORIZED: missing, malformed, unknown or revoked API key',
+  403: 'FORBIDDEN: account not approved, or key without the scope',
+  404: "NOT_FOUND: no such resource in the key's account and mode",
+  429: 'RATE_LIMITED: wait `Retry-After` seconds',
+  503: 'Not ready: `details` names each failing check',
+};
+
+/** Walks every object of a JSON tree (the document is plain JSON: no cycles). */
+function visit(node: unknown, each: (value: Record<string, unknown>) => void): void {
+  if (Array.isArray(node)) node.forEach((item) => visit(item, each));
+  else if (node && typeof node === 'object') {
+    each(node as Record<string, unknown>);
+    Object.values(node).forEach((value) => visit(value, each));
+  }
+}
+
+function renameSchemas(document: OpenAPIObject): void {
+  const schemas = document.components!.schemas!;
+  document.components!.schemas = Object.fromEntries(
+    Object.entries(schemas).map(([name, schema]) => [schemaName(name), schema]),
+  );
+  visit(document, (node) => {
+    const target = node.$ref;
+    if (typeof target === 'string' && target.startsWith('#/components/schemas/'))
+      node.$ref = `#/components/schemas/${schemaName(target.slice('#/components/schemas/'.length))}`;
+  });
+}
+
+/** The API has no fractional numbers: a number without a format is an integer. */
+function integersAsIntegers(document: OpenAPIObject): void {
+  visit(document, (node) => {
+    if (node.type === 'number' && node.format === undefined) node.type = 'integer';
+  });
+}
+
+/**
+ * OpenAPI 3.0's `nullable` widens only the `type` beside it, so `{nullable, allOf: [$ref]}` (what
+ * Nest writes for a nullable class property) still refuses null: spell it as a choice instead.
+ */
+function nullableReferences(document: OpenAPIObject): void {
+  visit(document, (node) => {
+    const allOf = node.allOf as SchemaObject[] | undefined;
+    if (node.nullable !== true || allOf?.length !== 1) return;
+    for (const key of ['nullable', 'type', 'allOf']) delete node[key];
+    node.oneOf = [allOf[0], { type: 'string', nullable: true, enum: [null] }];
+  });
+}
+
+function envelopeOf(answer: Answer): SchemaObject {
+  if ('data' in answer)
+    return {
+      allOf: [ref('SuccessEnvelope'), { type: 'object', properties: { data: ref(answer.data) } }],
+    };
+  const [envelope, item] =
+    'list' in answer
+      ? ['SuccessEnvelope', answer.list]
+      : 'page' in answer
+        ? ['PageEnvelope', answer.page]
+        : ['CursorPageEnvelope', answer.cursor];
+  return {
+    allOf: [
+      ref(envelope),
+      { type: 'object', properties: { data: { type: 'array', items: ref(item) } } },
+    ],
+  };
+}
+
+const errorResponse = (status: number): ResponseObject => ({
+  description: ERROR_DESCRIPTIONS[status],
+  ...(status === 429
+    ? { headers: { 'Retry-After': { description: 'seconds', schema: { type: 'integer' } } } }
+    : {}),
+  content: { 'application/json': { schema: ref('ErrorEnvelope') } },
+});
+
+/**
+ * Statuses every route of a kind can answer: any /v1 route needs a key (401, 403, 429) and may
+ * get a body it cannot read (400); a route with an id in its path may find nothing (404).
+ */
+function errorStatuses(path: string, operation: OperationObject, extra: number[] = []): number[] {
+  const isPublic = !operation.security?.length;
+  const statuses = isPublic ? [] : [400, 401, 403, 429];
+  // PUT by externalId creates what it does not find: its parameter never answers 404.
+  if (!isPublic && /\{(?!externalId\})/.test(path)) statuses.push(404);
+  return [...statuses, ...extra].sort();
+}
+
+/** Nest marks a query parameter with a default value required; a default means it may be left out. */
+function optionalDefaults(operation: OperationObject): void {
+  for (const parameter of (operation.parameters ?? []) as ParameterObject[]) {
+    const schema = parameter.schema as SchemaObject | undefined;
+    if (parameter.in === 'query' && schema?.default !== undefined) parameter.required = false;
+  }
+}
+
+function describeOperations(document: OpenAPIObject): void {
+  const named = new Set<string>();
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const method of ['get', 'put', 'post', 'patch', 'delete'] as const) {
+      const operation = item[method];
+      if (!operation) continue;
+      const key = `${method} ${path}`;
+      const spec = OPERATIONS[key];
+      if (!spec) throw new Error(`openapi-operations.ts has no entry for ${key}`);
+      named.add(key);
+      operation.operationId = spec.operationId;
+      // The Swagger plugin puts a handler's doc comment in `summary`: it becomes the description.
+      const comment = operation.summary;
+      operation.summary = spec.summary;
+      if (comment && comment !== spec.summary) operation.description = comment;
+      if (!operation.security?.length) operation.security = [];
+      optionalDefaults(operation);
+      const responses: Record<string, ResponseObject> = {};
+      for (const [status, answer] of Object.entries(spec.success)) {
+        responses[status] = {
+          description:
+            (operation.responses[status] as ResponseObject | undefined)?.description ||
+            SUCCESS_DESCRIPTIONS[status],
+          content: { 'application/json': { schema: envelopeOf(answer) } },
+        };
+      }
+      for (const status of errorStatuses(path, operation, spec.extraErrors))
+        responses[status] = errorResponse(status);
+      operation.responses = responses;
+    }
+  }
+  const stale = Object.keys(OPERATIONS).filter((key) => !named.has(key));
+  if (stale.length > 0)
+    throw new Error(`openapi-operations.ts names no route: ${stale.join(', ')}`);
+}
+
+/** What the decorators cannot say of request bodies read by hand and of the NDJSON download. */
+function describeBodies(document: OpenAPIObject): void {
+  const addImage = document.paths['/v1/listings/{id}/images'].post!;
+  const order = ((document.components!.schemas!.AddImageRequest as SchemaObject).properties ?? {})
+    .order;
+  addImage.requestBody = {
+    required: true,
+    content: {
+      'application/json': { schema: ref('AddImageRequest') },
+      'multipart/form-data': {
+        schema: {
+          type: 'object',
+          required: ['file'],
+          properties: {
+            file: { type: 'string', format: 'binary', description: 'the image, at most 10 MB' },
+            ...(order ? { order } : {}),
           },
         },
       },
-      meta: { $ref: '#/components/schemas/Meta' },
     },
-  },
-};
+  };
+  const createImport = document.paths['/v1/imports'].post!;
+  createImport.requestBody = {
+    required: true,
+    description:
+      'The feed itself (NDJSON or CSV, optionally with `Content-Encoding: gzip`), or a URL for ' +
+      'the worker to fetch.',
+    content: {
+      [NDJSON]: { schema: { type: 'string', description: 'one listing per line' } },
+      'text/csv': {
+        schema: { type: 'string', description: 'a header row, then one listing per row' },
+      },
+      'application/json': { schema: ref('ImportSourceRequest') },
+    },
+  };
+  (createImport.responses['202'] as ResponseObject).headers = {
+    Location: { description: 'the import: /v1/imports/{id}', schema: { type: 'string' } },
+  };
+  const results = document.paths['/v1/imports/{id}/results'].get!;
+  const ok = results.responses['200'] as ResponseObject;
+  ok.description = `A page of results; with \`Accept: ${NDJSON}\`, every result as NDJSON, without envelope.`;
+  ok.content![NDJSON] = {
+    schema: { type: 'string', description: 'one `ImportResult` JSON object per line' },
+  };
+}
 
-const ERROR_RESPONSES: Record<string, string> = {
-  '400': 'VALIDATION_ERROR: invalid input; `details` names each field',
-  '401': 'UNAUTHORIZED: missing, malformed, unknown or revoked API key',
-  '403': 'FORBIDDEN: account not approved, or key without the scope',
-  '404': 'NOT_FOUND',
-  '429': 'RATE_LIMITED: wait `Retry-After` seconds',
-  '500': 'SERVER_ERROR',
-};
+/** The image pipeline's fields (another branch sends them): described now, required once sent. */
+function describeImagePipeline(document: OpenAPIObject): void {
+  const image = document.components!.schemas!.ListingImage as SchemaObject;
+  image.properties = { ...image.properties, ...IMAGE_PIPELINE_FIELDS };
+  if (IMAGE_PIPELINE_FIELDS_SENT)
+    image.required = [
+      ...new Set([...(image.required ?? []), ...Object.keys(IMAGE_PIPELINE_FIELDS)]),
+    ];
+}
 
-/** Adds what decorators cannot say: the envelope around every answer, the spec's error codes. */
+/** Drops what nothing references any more (EventResponse, replaced by the `Event` union). */
+function dropUnreferenced(document: OpenAPIObject): void {
+  const schemas = document.components!.schemas!;
+  const used = new Set<string>();
+  const follow = (node: unknown) =>
+    visit(node, (value) => {
+      const name = typeof value.$ref === 'string' ? value.$ref.split('/').pop()! : undefined;
+      if (name && !used.has(name)) {
+        used.add(name);
+        follow(schemas[name]);
+      }
+    });
+  follow({ paths: document.paths, webhooks: document['x-webhooks' as keyof OpenAPIObject] });
+  for (const name of Object.keys(schemas)) if (!used.has(name)) delete schemas[name];
+}
+
+const sortedKeys = <T>(record: Record<string, T>): Record<string, T> =>
+  Object.fromEntries(Object.entries(record).sort(([a], [b]) => a.localeCompare(b)));
+
+/**
+ * The document as the service answers: decorators and DTOs give routes, parameters and
+ * resources; this adds the envelopes, each operation's statuses and names, the event unions
+ * and the webhook deliveries. Needs only the controllers' metadata, no connection.
+ */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Listings Service API')
-    .setDescription(
-      'Create, manage and synchronise classified listings. Every response is an envelope ' +
-        '`{success, data | error, meta}`; lists add `pagination`. The schemas below show `data`.',
-    )
+    .setDescription(DESCRIPTION)
     .setVersion('1')
     .addServer('/')
     .addBearerAuth({
@@ -75,26 +336,26 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       description: 'API key: svc_live_… or svc_test_…',
     })
     .build();
-  // Event payloads appear in no route's answer shape directly: listed so that each has a schema.
-  const document = SwaggerModule.createDocument(app, config, {
-    extraModels: [...Object.values(EVENT_DATA_SCHEMAS), WebhookDeliveryPayload],
-  });
-  document.components = {
-    ...document.components,
-    schemas: { ...document.components?.schemas, ...ENVELOPE_SCHEMAS },
+  const document = SwaggerModule.createDocument(app, config, { extraModels: MODELS });
+  // Keys are opaque strings, not JWTs; the service is not published under an open licence.
+  delete (document.components!.securitySchemes!.bearer as { bearerFormat?: string }).bearerFormat;
+  document.info = { ...document.info, contact: undefined, license: { name: 'Proprietary' } };
+  renameSchemas(document);
+  const dataSchemas = Object.fromEntries(
+    Object.entries(EVENT_DATA_SCHEMAS).map(([event, model]) => [event, schemaName(model.name)]),
+  ) as Record<EventName, string>;
+  document.components!.schemas = {
+    ...document.components!.schemas,
+    ...STATIC_SCHEMAS,
+    ...eventSchemas(dataSchemas),
   };
-  for (const pathItem of Object.values(document.paths)) {
-    for (const operation of Object.values(pathItem) as { responses?: Record<string, unknown> }[]) {
-      if (!operation || typeof operation !== 'object' || !('responses' in operation)) continue;
-      for (const [status, description] of Object.entries(ERROR_RESPONSES)) {
-        operation.responses![status] ??= {
-          description,
-          content: {
-            'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } },
-          },
-        };
-      }
-    }
-  }
+  describeOperations(document);
+  describeBodies(document);
+  describeImagePipeline(document);
+  integersAsIntegers(document);
+  nullableReferences(document);
+  Object.assign(document, { 'x-webhooks': webhookOperations() });
+  dropUnreferenced(document);
+  document.components!.schemas = sortedKeys(document.components!.schemas!);
   return document;
 }

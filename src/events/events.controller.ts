@@ -1,11 +1,11 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Scopes } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
 import { ownerScopeOf } from '../auth/scope';
 import type { CursorPage } from '../common/pagination/cursor-page';
 import { ListEventsQueryDto } from './dto/list-events.query.dto';
-import { EventResponse } from './dto/event.response';
+import type { EventResponse } from './dto/event.response';
 import { EventsFeedService } from './events-feed.service';
 
 @ApiTags('events')
@@ -20,11 +20,6 @@ export class EventsController {
    */
   @Get()
   @Scopes('listings:read')
-  @ApiOkResponse({
-    type: EventResponse,
-    isArray: true,
-    description: 'a page of events; `pagination` is {limit, hasMore, nextCursor}',
-  })
   async list(
     @CurrentPrincipal() principal: Principal,
     @Query() query: ListEventsQueryDto,

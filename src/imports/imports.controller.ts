@@ -9,7 +9,7 @@ import {
   Res,
   StreamableFile,
 } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiBearerAuth, ApiConsumes, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiConsumes, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentPrincipal, Scopes } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
@@ -45,7 +45,6 @@ export class ImportsController {
   @Scopes('listings:write')
   @ApiIdempotencyKey()
   @ApiConsumes(NDJSON, 'text/csv', 'application/json')
-  @ApiAcceptedResponse({ type: ImportResponse })
   async create(
     @CurrentPrincipal() principal: Principal,
     @Query() query: CreateImportQueryDto,

@@ -77,16 +77,18 @@ describe('Account, health and docs', () => {
       expect(body.paths[path]?.[method]).toBeDefined();
     }
     const schemas = body.components.schemas;
-    expect(schemas.EventResponse.properties).toEqual(
-      expect.objectContaining({ id: expect.anything(), data: expect.anything() }),
-    );
-    expect(schemas.WebhookDeliveryDetailResponse.properties.attemptLog).toBeDefined();
-    expect(schemas.RecoverDto.properties.since).toBeDefined();
-    expect(schemas.RotateSecretDto.properties.expireCurrentAfterHours).toMatchObject({
+    expect(schemas.Event.discriminator.propertyName).toBe('event');
+    expect(schemas.ListingUpdatedEvent.properties.event).toEqual({
+      type: 'string',
+      enum: ['listing.updated'],
+    });
+    expect(schemas.DeliveryDetail.properties.attemptLog).toBeDefined();
+    expect(schemas.RecoverRequest.properties.since).toBeDefined();
+    expect(schemas.RotateSecretRequest.properties.expireCurrentAfterHours).toMatchObject({
       minimum: 0,
       maximum: 72,
     });
-    expect(schemas.WebhookDeliveryPayload.properties.eventId).toBeDefined();
+    expect(schemas.ListingCreatedWebhook.properties.eventId).toBeDefined();
     for (const [name, fields] of Object.entries({
       ListingCreatedData: ['status', 'updatedAt'],
       ListingUpdatedData: ['changedFields'],

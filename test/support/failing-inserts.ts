@@ -1,3 +1,4 @@
+import { whileProvokingServerErrors } from './contract';
 import type { TestApp } from './test-app';
 
 /**
@@ -14,7 +15,7 @@ export async function withFailingListingInserts(
   await t.dataSource.query(`CREATE TRIGGER fail_insert BEFORE INSERT ON listings
     FOR EACH ROW WHEN (${when}) EXECUTE FUNCTION fail_insert()`);
   try {
-    await fn();
+    await whileProvokingServerErrors(fn);
   } finally {
     await t.dataSource.query(`DROP TRIGGER fail_insert ON listings`);
     await t.dataSource.query(`DROP FUNCTION fail_insert()`);

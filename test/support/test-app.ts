@@ -8,6 +8,7 @@ import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module';
 import type { ProcessRole } from '../../src/platform/config/app.config';
 import { configureApp } from '../../src/configure-app';
+import { contractRecorder } from './contract';
 import { createTestDatabase, databaseUrl, newRedisPrefix } from './test-database';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -60,6 +61,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       app.enableShutdownHooks();
       await app.init();
     } else {
+      app.use(contractRecorder);
       await configureApp(app);
     }
     await app.listen(0, '127.0.0.1');

@@ -8,6 +8,7 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { checkDelivery } from './contract';
 
 export interface ReceivedWebhook {
   path: string;
@@ -128,6 +129,9 @@ export class WebhookReceiver {
       body,
     };
     this.received.push(request);
+    // Only the service's deliveries carry webhook-id; feeds and images are fetched with GET.
+    if (req.method === 'POST' && req.headers['webhook-id'] !== undefined)
+      checkDelivery(req.headers, rawBody);
     const path = request.path;
     const next = this.scripts.get(path)?.shift() ??
       this.defaults.get(path) ?? { status: 200, body: 'ok' };

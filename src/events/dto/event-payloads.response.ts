@@ -117,22 +117,3 @@ export const EVENT_DATA_SCHEMAS = {
   'import.held': ImportEventData,
   'import.finished': ImportEventData,
 } as const satisfies Record<EventName, new () => object>;
-
-/** The JSON body of a webhook delivery. */
-export class WebhookDeliveryPayload {
-  /** the event name, or `webhook.test` */
-  @ApiProperty({ type: String })
-  event: string;
-  /** the feed's id of the event (GET /events); null for `webhook.test` */
-  @ApiProperty({ type: String, nullable: true, format: 'uuid' })
-  eventId: string | null;
-  /** the same on every attempt; `webhook-id` and `X-Service-Delivery` carry it too */
-  @ApiProperty({ type: String })
-  deliveryId: string;
-  /** when the event happened */
-  @ApiProperty({ type: String })
-  timestamp: string;
-  /** the event's data: one of the `…Data` schemas, by `event` */
-  @ApiProperty({ type: 'object', additionalProperties: true })
-  data: Record<string, unknown>;
-}

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Scopes } from '../../auth/auth.decorators';
 import type { Principal } from '../../auth/principal';
 import { UuidParam } from '../../common/http/uuid-param.decorator';
@@ -46,7 +46,6 @@ export class WebhookDeliveriesController {
 
   /** One delivery with its attempt log. */
   @Get(':id/deliveries/:deliveryId')
-  @ApiOkResponse({ type: WebhookDeliveryDetailResponse })
   async delivery(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', ENDPOINT) id: string,
@@ -62,7 +61,6 @@ export class WebhookDeliveriesController {
    */
   @Post(':id/deliveries/:deliveryId/retry')
   @HttpCode(202)
-  @ApiAcceptedResponse({ type: WebhookDeliveryResponse })
   async retry(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', ENDPOINT) id: string,
@@ -77,7 +75,6 @@ export class WebhookDeliveriesController {
    */
   @Post(':id/recover')
   @HttpCode(202)
-  @ApiAcceptedResponse({ type: RecoverResponse })
   async recover(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', ENDPOINT) id: string,

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Scopes } from '../../auth/auth.decorators';
 import type { Principal } from '../../auth/principal';
 import { UuidParam } from '../../common/http/uuid-param.decorator';
@@ -63,7 +63,6 @@ export class WebhookEndpointsController {
    */
   @Post(':id/rotate-secret')
   @HttpCode(200)
-  @ApiOkResponse({ type: CreatedWebhookEndpointResponse })
   async rotateSecret(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', ENDPOINT) id: string,
