@@ -120,6 +120,11 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     summary: "Put a listing's images in a new order",
     success: { 200: { data: 'Gallery' } },
   },
+  'post /v1/listings/{id}/images/{imageId}/retry': {
+    operationId: 'retryListingImage',
+    summary: 'Queue a failed image to be fetched and rendered again',
+    success: { 202: { data: 'ListingImage' } },
+  },
   'delete /v1/listings/{id}/images/{imageId}': {
     operationId: 'removeListingImage',
     summary: 'Remove an image from a listing',

@@ -165,49 +165,6 @@ const HEALTH: Record<string, SchemaObject> = {
   },
 };
 
-/**
- * The image pipeline's fields of the image record. Another branch adds them to the service's
- * answers; until then they are optional. MERGER: once GET /v1/listings/{id} sends them, set this
- * to true (one place) and re-export the document.
- */
-export const IMAGE_PIPELINE_FIELDS_SENT = false;
-
-export const IMAGE_PIPELINE_FIELDS: Record<string, SchemaObject> = {
-  status: { type: 'string', enum: ['pending', 'ready', 'failed'] },
-  width: { type: 'integer', nullable: true },
-  height: { type: 'integer', nullable: true },
-  variants: {
-    type: 'object',
-    nullable: true,
-    required: ['thumb', 'medium', 'large'],
-    properties: {
-      thumb: { type: 'string', format: 'uri' },
-      medium: { type: 'string', format: 'uri' },
-      large: { type: 'string', format: 'uri' },
-    },
-  },
-  error: {
-    type: 'object',
-    nullable: true,
-    required: ['reason', 'message'],
-    properties: {
-      reason: {
-        type: 'string',
-        enum: [
-          'unreachable',
-          'http_error',
-          'timeout',
-          'too_large',
-          'not_an_image',
-          'too_many_pixels',
-          'blocked_address',
-        ],
-      },
-      message: { type: 'string' },
-    },
-  },
-};
-
 /** `listing.created` → `ListingCreated`: the stem of each event's schema names. */
 export function eventStem(event: string): string {
   return event

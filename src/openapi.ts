@@ -30,8 +30,6 @@ import {
 import { Answer, OPERATIONS } from './openapi-operations';
 import {
   eventSchemas,
-  IMAGE_PIPELINE_FIELDS,
-  IMAGE_PIPELINE_FIELDS_SENT,
   ref,
   STATIC_SCHEMAS,
   webhookOperations,
@@ -290,16 +288,6 @@ function describeBodies(document: OpenAPIObject): void {
   };
 }
 
-/** The image pipeline's fields (another branch sends them): described now, required once sent. */
-function describeImagePipeline(document: OpenAPIObject): void {
-  const image = document.components!.schemas!.ListingImage as SchemaObject;
-  image.properties = { ...image.properties, ...IMAGE_PIPELINE_FIELDS };
-  if (IMAGE_PIPELINE_FIELDS_SENT)
-    image.required = [
-      ...new Set([...(image.required ?? []), ...Object.keys(IMAGE_PIPELINE_FIELDS)]),
-    ];
-}
-
 /** Drops what nothing references any more (EventResponse, replaced by the `Event` union). */
 function dropUnreferenced(document: OpenAPIObject): void {
   const schemas = document.components!.schemas!;
@@ -351,7 +339,6 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   };
   describeOperations(document);
   describeBodies(document);
-  describeImagePipeline(document);
   integersAsIntegers(document);
   nullableReferences(document);
   Object.assign(document, { 'x-webhooks': webhookOperations() });

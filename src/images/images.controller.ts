@@ -9,7 +9,7 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import { FileInterceptor } from '@nestjs/platform-express';
-import { ApiAcceptedResponse, ApiBearerAuth, ApiConsumes, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiConsumes, ApiTags } from '@nestjs/swagger';
 import { memoryStorage } from 'multer';
 import { CurrentPrincipal, Scopes } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
@@ -68,7 +68,6 @@ export class ImagesController {
   @Post(':imageId/retry')
   @HttpCode(202)
   @Scopes('listings:write')
-  @ApiAcceptedResponse({ type: ImageResponse, description: 'The image, pending again.' })
   retry(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', 'Listing') id: string,

@@ -11,8 +11,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The account and the API key making this request. */
-        get: operations["MeController_describe"];
+        /**
+         * Describe the account and API key
+         * @description The account and the API key making this request.
+         */
+        get: operations["getMe"];
         put?: never;
         post?: never;
         delete?: never;
@@ -28,8 +31,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Requests made with this key per UTC day and endpoint; a request shows up within 5 s. */
-        get: operations["UsageController_usageOf"];
+        /**
+         * Daily API usage of the account
+         * @description Requests made with this key per UTC day and endpoint; a request shows up within 5 s.
+         */
+        get: operations["getUsage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -45,8 +51,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** All categories with their sub-categories; leaves carry the attributes a listing may set. */
-        get: operations["ReferenceController_categories"];
+        /**
+         * Category tree with each leaf's attributes
+         * @description All categories with their sub-categories; leaves carry the attributes a listing may set.
+         */
+        get: operations["listCategories"];
         put?: never;
         post?: never;
         delete?: never;
@@ -62,8 +71,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Sweden's 21 län with their kommuner (SCB codes and slugs). */
-        get: operations["ReferenceController_locations"];
+        /**
+         * Counties (län) and their municipalities (kommuner)
+         * @description Sweden's 21 län with their kommuner (SCB codes and slugs).
+         */
+        get: operations["listLocations"];
         put?: never;
         post?: never;
         delete?: never;
@@ -81,14 +93,23 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Creates each item as POST /listings would. Retries with the same Idempotency-Key replay. */
-        post: operations["BulkController_create"];
-        /** Soft-deletes each listing as DELETE /listings/:id would. */
-        delete: operations["BulkController_remove"];
+        /**
+         * Create up to 100 listings, each item on its own
+         * @description Creates each item as POST /listings would. Retries with the same Idempotency-Key replay.
+         */
+        post: operations["bulkCreateListings"];
+        /**
+         * Remove up to 100 listings
+         * @description Soft-deletes each listing as DELETE /listings/:id would.
+         */
+        delete: operations["bulkRemoveListings"];
         options?: never;
         head?: never;
-        /** Updates each item as PATCH /listings/:id would. */
-        patch: operations["BulkController_update"];
+        /**
+         * Update up to 100 listings, each item on its own
+         * @description Updates each item as PATCH /listings/:id would.
+         */
+        patch: operations["bulkUpdateListings"];
         trace?: never;
     };
     "/v1/listings/bulk/sold": {
@@ -100,8 +121,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Marks each listing sold as POST /listings/:id/sold would (ACTIVE only). */
-        post: operations["BulkController_markSold"];
+        /**
+         * Mark up to 100 listings sold
+         * @description Marks each listing sold as POST /listings/:id/sold would (ACTIVE only).
+         */
+        post: operations["bulkMarkListingsSold"];
         delete?: never;
         options?: never;
         head?: never;
@@ -115,11 +139,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's listings of the key's mode; REMOVED ones only with status=REMOVED. */
-        get: operations["ListingsController_list"];
+        /**
+         * List listings, a page at a time
+         * @description The caller's listings of the key's mode; REMOVED ones only with status=REMOVED.
+         */
+        get: operations["listListings"];
         put?: never;
-        /** Live keys create ACTIVE listings, test keys DRAFT ones. Retries with the same Idempotency-Key replay. */
-        post: operations["ListingsController_create"];
+        /**
+         * Create a listing
+         * @description Live keys create ACTIVE listings, test keys DRAFT ones. Retries with the same Idempotency-Key replay.
+         */
+        post: operations["createListing"];
         delete?: never;
         options?: never;
         head?: never;
@@ -134,8 +164,11 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Creates or updates the listing with this externalId: 201 when created, 200 when updated. */
-        put: operations["ListingsController_upsert"];
+        /**
+         * Create or replace the listing with this externalId
+         * @description Creates or updates the listing with this externalId: 201 when created, 200 when updated.
+         */
+        put: operations["upsertListingByExternalId"];
         post?: never;
         delete?: never;
         options?: never;
@@ -150,14 +183,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: operations["ListingsController_get"];
+        /** Get a listing */
+        get: operations["getListing"];
         put?: never;
         post?: never;
-        /** Soft delete: the listing becomes REMOVED and stays readable by id. */
-        delete: operations["ListingsController_remove"];
+        /**
+         * Remove a listing (soft delete)
+         * @description Soft delete: the listing becomes REMOVED and stays readable by id.
+         */
+        delete: operations["removeListing"];
         options?: never;
         head?: never;
-        patch: operations["ListingsController_update"];
+        /** Update some fields of a listing */
+        patch: operations["updateListing"];
         trace?: never;
     };
     "/v1/listings/{id}/sold": {
@@ -169,7 +207,8 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: operations["ListingsController_markSold"];
+        /** Mark a listing sold */
+        post: operations["markListingSold"];
         delete?: never;
         options?: never;
         head?: never;
@@ -185,7 +224,8 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: operations["ListingsController_renew"];
+        /** Renew an active or expired listing */
+        post: operations["renewListing"];
         delete?: never;
         options?: never;
         head?: never;
@@ -201,8 +241,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** One image by URL, base64 or multipart upload; `order` is a wish, the answer has the real position. */
-        post: operations["ImagesController_add"];
+        /**
+         * Add an image by URL, base64 or file upload
+         * @description One image by URL, base64 or multipart upload; `order` is a wish, the answer has the real position.
+         */
+        post: operations["addListingImage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -222,8 +265,31 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Every image id exactly once, in the new order; the first becomes the primary image. */
-        patch: operations["ImagesController_reorder"];
+        /**
+         * Put a listing's images in a new order
+         * @description Every image id exactly once, in the new order; the first becomes the primary image.
+         */
+        patch: operations["reorderListingImages"];
+        trace?: never;
+    };
+    "/v1/listings/{id}/images/{imageId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Queue a failed image to be fetched and rendered again
+         * @description A failed image is processed again from its first try: 202 with the image, now pending.
+         */
+        post: operations["retryListingImage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/listings/{id}/images/{imageId}": {
@@ -236,7 +302,8 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        delete: operations["ImagesController_remove"];
+        /** Remove an image from a listing */
+        delete: operations["removeListingImage"];
         options?: never;
         head?: never;
         patch?: never;
@@ -249,7 +316,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: operations["HealthController_live"];
+        /** Liveness: the process answers */
+        get: operations["getLiveness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -265,8 +333,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** 200 with each dependency's state; 503 (probes take any non-2xx as not ready) when one is down. */
-        get: operations["HealthController_ready"];
+        /**
+         * Readiness: database and Redis reachable
+         * @description 200 with each dependency's state; 503 (probes take any non-2xx as not ready) when one is down.
+         */
+        get: operations["getReadiness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -282,11 +353,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The account's endpoints in the key's mode, oldest first, without their secrets. */
-        get: operations["WebhookEndpointsController_list"];
+        /**
+         * List webhook endpoints
+         * @description The account's endpoints in the key's mode, oldest first, without their secrets.
+         */
+        get: operations["listWebhookEndpoints"];
         put?: never;
-        /** In the key's mode; at most 5 per account and mode. The answer carries the signing secret: the only time it is shown. */
-        post: operations["WebhookEndpointsController_create"];
+        /**
+         * Register a webhook endpoint (shows its secret once)
+         * @description In the key's mode; at most 5 per account and mode. The answer carries the signing secret: the only time it is shown.
+         */
+        post: operations["createWebhookEndpoint"];
         delete?: never;
         options?: never;
         head?: never;
@@ -303,12 +380,18 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Answers with the deleted endpoint; its delivery history goes with it. */
-        delete: operations["WebhookEndpointsController_remove"];
+        /**
+         * Delete a webhook endpoint and its deliveries
+         * @description Answers with the deleted endpoint; its delivery history goes with it.
+         */
+        delete: operations["deleteWebhookEndpoint"];
         options?: never;
         head?: never;
-        /** isActive true re-enables an endpoint and resets its failure count. */
-        patch: operations["WebhookEndpointsController_update"];
+        /**
+         * Update or re-enable a webhook endpoint
+         * @description isActive true re-enables an endpoint and resets its failure count.
+         */
+        patch: operations["updateWebhookEndpoint"];
         trace?: never;
     };
     "/v1/webhooks/{id}/rotate-secret": {
@@ -321,11 +404,12 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * A new signing secret, shown in this answer only. The current one keeps signing too (after
+         * Rotate a webhook endpoint's signing secret
+         * @description A new signing secret, shown in this answer only. The current one keeps signing too (after
          *     the new one, in both signature headers) for `expireCurrentAfterHours` (default 24), as do up
          *     to 2 more replaced earlier whose grace has not ended; 0 ends them all now.
          */
-        post: operations["WebhookEndpointsController_rotateSecret"];
+        post: operations["rotateWebhookSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -341,8 +425,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sends one signed `webhook.test` delivery now and answers with its record (no retries). */
-        post: operations["WebhookDeliveriesController_test"];
+        /**
+         * Send a signed webhook.test delivery now
+         * @description Sends one signed `webhook.test` delivery now and answers with its record (no retries).
+         */
+        post: operations["sendTestWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -356,8 +443,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The endpoint's deliveries, newest first, optionally only one status or event. */
-        get: operations["WebhookDeliveriesController_history"];
+        /**
+         * List an endpoint's deliveries, newest first
+         * @description The endpoint's deliveries, newest first, optionally only one status or event.
+         */
+        get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -373,8 +463,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One delivery with its attempt log. */
-        get: operations["WebhookDeliveriesController_delivery"];
+        /**
+         * Get a delivery with its attempt log
+         * @description One delivery with its attempt log.
+         */
+        get: operations["getWebhookDelivery"];
         put?: never;
         post?: never;
         delete?: never;
@@ -393,10 +486,11 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * One more attempt now, whatever the status: same deliveryId and body, fresh timestamp and
+         * Attempt a delivery once more now
+         * @description One more attempt now, whatever the status: same deliveryId and body, fresh timestamp and
          *     signature; not counted toward auto-disable. 400 on isActive while the endpoint is disabled.
          */
-        post: operations["WebhookDeliveriesController_retry"];
+        post: operations["retryWebhookDelivery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -413,10 +507,11 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Delivers again, on the normal schedule, every event since `since` that the endpoint
+         * Deliver again every event missed since a time
+         * @description Delivers again, on the normal schedule, every event since `since` that the endpoint
          *     subscribes to and that has no succeeded (or pending) delivery to it.
          */
-        post: operations["WebhookDeliveriesController_recover"];
+        post: operations["recoverWebhookDeliveries"];
         delete?: never;
         options?: never;
         head?: never;
@@ -430,14 +525,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Newest first. */
-        get: operations["ImportsController_list"];
+        /**
+         * List imports, newest first
+         * @description Newest first.
+         */
+        get: operations["listImports"];
         put?: never;
         /**
-         * The feed as the body (NDJSON or CSV, optionally gzip), or `{sourceUrl, format}` as JSON for
+         * Start an import from a feed file or URL
+         * @description The feed as the body (NDJSON or CSV, optionally gzip), or `{sourceUrl, format}` as JSON for
          *     the worker to fetch. Answers 202 once the file is stored; a worker then runs the import.
          */
-        post: operations["ImportsController_create"];
+        post: operations["createImport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -451,7 +550,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: operations["ImportsController_get"];
+        /** Get an import and its counts */
+        get: operations["getImport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -468,10 +568,11 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Each line's outcome in line order, removals last, with cursor pagination. With
+         * Each line's outcome (JSON pages or one NDJSON download)
+         * @description Each line's outcome in line order, removals last, with cursor pagination. With
          *     `Accept: application/x-ndjson`, every result as NDJSON in one answer (no envelope).
          */
-        get: operations["ImportsController_results"];
+        get: operations["listImportResults"];
         put?: never;
         post?: never;
         delete?: never;
@@ -489,8 +590,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A queued or held import ends at once; a running one stops at its next commit. */
-        post: operations["ImportsController_cancel"];
+        /**
+         * Cancel a queued, held or running import
+         * @description A queued or held import ends at once; a running one stops at its next commit.
+         */
+        post: operations["cancelImport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -506,8 +610,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Runs a held mirror import in full, removals included. */
-        post: operations["ImportsController_confirm"];
+        /**
+         * Run a held mirror import in full
+         * @description Runs a held mirror import in full, removals included.
+         */
+        post: operations["confirmImport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -523,8 +630,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** DRAFT → ACTIVE, as a live create publishes; still never public. */
-        post: operations["TestHelpersController_publish"];
+        /**
+         * Test mode: publish a draft listing
+         * @description DRAFT → ACTIVE, as a live create publishes; still never public.
+         */
+        post: operations["testPublishListing"];
         delete?: never;
         options?: never;
         head?: never;
@@ -540,8 +650,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** ACTIVE → EXPIRED now, as the expiry sweep would. */
-        post: operations["TestHelpersController_expire"];
+        /**
+         * Test mode: expire an active listing now
+         * @description ACTIVE → EXPIRED now, as the expiry sweep would.
+         */
+        post: operations["testExpireListing"];
         delete?: never;
         options?: never;
         head?: never;
@@ -557,8 +670,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A buyer's message about an ACTIVE listing: event message.received. */
-        post: operations["TestHelpersController_message"];
+        /**
+         * Test mode: emit message.received for a listing
+         * @description A buyer's message about an ACTIVE listing: event message.received.
+         */
+        post: operations["testReceiveMessage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -574,8 +690,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Someone saved an ACTIVE listing: event listing.favorited. */
-        post: operations["TestHelpersController_favorite"];
+        /**
+         * Test mode: emit listing.favorited for a listing
+         * @description Someone saved an ACTIVE listing: event listing.favorited.
+         */
+        post: operations["testFavoriteListing"];
         delete?: never;
         options?: never;
         head?: never;
@@ -590,10 +709,11 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The account's events in the key's mode, oldest first, in commit order: polling with
+         * The event feed, oldest first, by cursor
+         * @description The account's events in the key's mode, oldest first, in commit order: polling with
          *     `after` = the last id seen never misses an event. Kept EVENT_RETENTION (30 days by default).
          */
-        get: operations["EventsController_list"];
+        get: operations["listEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -613,6 +733,14 @@ export interface components {
             status: "PENDING" | "APPROVED" | "SUSPENDED";
             createdAt: string;
         };
+        AddImageRequest: {
+            /** Format: uri */
+            url?: string;
+            base64?: string;
+            filename?: string;
+            /** @description requested position 0–29; the response tells the position it got */
+            order?: number | null;
+        };
         ApiKeySummary: {
             id: string;
             name: string;
@@ -624,99 +752,27 @@ export interface components {
             createdAt: string;
             lastUsedAt: string | null;
         };
-        RateLimits: {
-            readPerMinute: number;
-            writePerMinute: number;
-            bulkItemsPerRequest: number;
-            imagesPerListing: number;
-            webhookEndpoints: number;
-            pageSizeMax: number;
-        };
-        MeResponse: {
-            account: components["schemas"]["AccountSummary"];
-            key: components["schemas"]["ApiKeySummary"];
-            limits: components["schemas"]["RateLimits"];
-        };
-        UsageTotals: {
-            requests: number;
-            /** @description responses with status 400 or above, 429 included */
-            errors: number;
-            /** @description responses with status 429 */
-            rateLimited: number;
-        };
-        DailyUsage: {
-            requests: number;
-            /** @description responses with status 400 or above, 429 included */
-            errors: number;
-            /** @description responses with status 429 */
-            rateLimited: number;
-            /** @description UTC date, YYYY-MM-DD */
-            date: string;
-        };
-        EndpointUsage: {
-            method: string;
-            /** @description route template, e.g. /v1/listings/:id */
-            route: string;
-            requests: number;
-        };
-        UsageResponse: {
-            days: number;
-            /** @description first UTC date of the range, YYYY-MM-DD */
-            from: string;
-            /** @description last UTC date of the range (today), YYYY-MM-DD */
-            to: string;
-            totals: components["schemas"]["UsageTotals"];
-            /** @description every date of the range, oldest first, zeros where the key was not used */
-            daily: components["schemas"]["DailyUsage"][];
-            /** @description most used first */
-            byEndpoint: components["schemas"]["EndpointUsage"][];
-        };
-        ImageRefDto: {
-            /**
-             * Format: uri
-             * @description http(s) URL of the image, stored as given
-             */
-            url: string;
-            /** @description requested position 0–29; resolved against the others, then renumbered densely */
-            order?: number;
-        };
-        CreateListingDto: {
-            /** @description 5–120 characters after trimming */
-            title: string;
-            /** @description 1–10,000 characters */
-            description: string;
-            /** @description whole SEK, 0–1,000,000,000 */
-            price: number;
-            /** @enum {string} */
-            condition: "NEW" | "LIKE_NEW" | "GOOD" | "FAIR" | "POOR";
-            /** @description a leaf category slug from GET /categories */
-            categorySlug: string;
-            /** @description a län slug from GET /locations */
-            locationLan: string;
-            /** @description a kommun slug belonging to locationLan */
-            locationKommun: string;
-            /** @description your own id: 1–128 printable characters, no whitespace or `/`; unique per account and mode */
-            externalId?: string | null;
-            /** @description E.164, e.g. +46701234567 (spaces and dashes are removed first) */
-            phone?: string | null;
-            /** @description values for the category's attributes (see GET /categories) */
-            attributes?: {
-                [key: string]: unknown;
-            } | null;
-            /** @description up to 30 images by URL */
-            images?: components["schemas"]["ImageRefDto"][] | null;
-        };
-        BulkCreateDto: {
+        BulkCreateRequest: {
             /** @description 1–50 listings, each validated as the body of POST /listings */
-            items: components["schemas"]["CreateListingDto"][];
+            items: components["schemas"]["CreateListingRequest"][];
+        };
+        BulkCreateResult: {
+            /** @description listings created */
+            created: number;
+            /** @description items in the request */
+            total: number;
+            /** @description items that failed; nothing of theirs was kept */
+            failed: number;
+            /** @description one entry per item, in request order */
+            results: components["schemas"]["BulkItemResult"][];
+        };
+        BulkIdsRequest: {
+            /** @description 1–50 listing ids; an id that names none of your listings fails alone with NOT_FOUND */
+            ids: string[];
         };
         BulkItemData: {
             /** @description the listing's id */
             id: string;
-        };
-        BulkItemFieldError: {
-            field: string;
-            message: string;
         };
         BulkItemError: {
             /**
@@ -728,6 +784,10 @@ export interface components {
             /** @description for VALIDATION_ERROR: the fields, named as in the single request (no `items[i].` prefix) */
             details?: components["schemas"]["BulkItemFieldError"][];
         };
+        BulkItemFieldError: {
+            field: string;
+            message: string;
+        };
         BulkItemResult: {
             /** @description the item's position in the request, from 0 */
             index: number;
@@ -735,9 +795,19 @@ export interface components {
             data?: components["schemas"]["BulkItemData"];
             error?: components["schemas"]["BulkItemError"];
         };
-        BulkCreateResponse: {
-            /** @description listings created */
-            created: number;
+        BulkRemoveResult: {
+            /** @description listings now REMOVED */
+            deleted: number;
+            /** @description items in the request */
+            total: number;
+            /** @description items that failed; nothing of theirs was kept */
+            failed: number;
+            /** @description one entry per item, in request order */
+            results: components["schemas"]["BulkItemResult"][];
+        };
+        BulkSoldResult: {
+            /** @description listings now SOLD */
+            sold: number;
             /** @description items in the request */
             total: number;
             /** @description items that failed; nothing of theirs was kept */
@@ -769,15 +839,15 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             /** @description up to 30 images by URL */
-            images?: components["schemas"]["ImageRefDto"][] | null;
+            images?: components["schemas"]["ImageRefRequest"][] | null;
             /** @description the listing's id; or leave it out and name the listing by `externalId` */
             id?: string;
         };
-        BulkUpdateDto: {
+        BulkUpdateRequest: {
             /** @description 1–50 items, each naming its listing by exactly one of `id` or `externalId`, plus the fields to change */
             items: components["schemas"]["BulkUpdateItem"][];
         };
-        BulkUpdateResponse: {
+        BulkUpdateResult: {
             /** @description listings updated (an item that changes nothing counts too) */
             updated: number;
             /** @description items in the request */
@@ -787,37 +857,327 @@ export interface components {
             /** @description one entry per item, in request order */
             results: components["schemas"]["BulkItemResult"][];
         };
-        BulkIdsDto: {
-            /** @description 1–50 listing ids; an id that names none of your listings fails alone with NOT_FOUND */
-            ids: string[];
+        Category: {
+            slug: string;
+            name: string;
+            /** @description listings take leaf categories only */
+            isLeaf: boolean;
+            attributes: components["schemas"]["CategoryAttribute"][];
+            children: components["schemas"]["Category"][];
         };
-        BulkDeleteResponse: {
-            /** @description listings now REMOVED */
-            deleted: number;
-            /** @description items in the request */
-            total: number;
-            /** @description items that failed; nothing of theirs was kept */
-            failed: number;
-            /** @description one entry per item, in request order */
-            results: components["schemas"]["BulkItemResult"][];
+        CategoryAttribute: {
+            /** @description the key in a listing's `attributes` */
+            key: string;
+            label: string;
+            /** @enum {string} */
+            type: "string" | "integer" | "boolean" | "enum";
+            required: boolean;
+            /** @description type enum only */
+            values?: string[];
+            /** @description type integer only, inclusive */
+            min?: number;
+            /** @description type integer only, inclusive */
+            max?: number;
+            /** @description type string only */
+            maxLength?: number;
+            unit?: string;
         };
-        BulkSoldResponse: {
-            /** @description listings now SOLD */
-            sold: number;
-            /** @description items in the request */
-            total: number;
-            /** @description items that failed; nothing of theirs was kept */
-            failed: number;
-            /** @description one entry per item, in request order */
-            results: components["schemas"]["BulkItemResult"][];
+        CreateListingRequest: {
+            /** @description 5–120 characters after trimming */
+            title: string;
+            /** @description 1–10,000 characters */
+            description: string;
+            /** @description whole SEK, 0–1,000,000,000 */
+            price: number;
+            /** @enum {string} */
+            condition: "NEW" | "LIKE_NEW" | "GOOD" | "FAIR" | "POOR";
+            /** @description a leaf category slug from GET /categories */
+            categorySlug: string;
+            /** @description a län slug from GET /locations */
+            locationLan: string;
+            /** @description a kommun slug belonging to locationLan */
+            locationKommun: string;
+            /** @description your own id: 1–128 printable characters, no whitespace or `/`; unique per account and mode */
+            externalId?: string | null;
+            /** @description E.164, e.g. +46701234567 (spaces and dashes are removed first) */
+            phone?: string | null;
+            /** @description values for the category's attributes (see GET /categories) */
+            attributes?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description up to 30 images by URL */
+            images?: components["schemas"]["ImageRefRequest"][] | null;
         };
-        ImageResponse: {
-            id: string;
+        CreateWebhookRequest: {
             url: string;
-            /** @description stored position; 0 is the primary image */
-            order: number;
+            /** @description the events to receive; empty or omitted means every event */
+            events?: ("listing.created" | "listing.updated" | "listing.sold" | "listing.expired" | "listing.removed" | "message.received" | "listing.favorited" | "import.held" | "import.finished")[];
+            description?: string | null;
         };
-        ListingResponse: {
+        /** @description A page of a cursor feed: continue with `after` = `pagination.nextCursor`. */
+        CursorPageEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: unknown[];
+            pagination: components["schemas"]["CursorPagination"];
+            meta: components["schemas"]["Meta"];
+        };
+        CursorPagination: {
+            limit: number;
+            hasMore: boolean;
+            /** @description pass as `after` for the next page; null when the page is empty */
+            nextCursor: string | null;
+        };
+        DailyUsage: {
+            requests: number;
+            /** @description responses with status 400 or above, 429 included */
+            errors: number;
+            /** @description responses with status 429 */
+            rateLimited: number;
+            /** @description UTC date, YYYY-MM-DD */
+            date: string;
+        };
+        Delivery: {
+            deliveryId: string;
+            endpointId: string;
+            event: string;
+            /** @description the feed's id of the event (GET /events); null for webhook.test */
+            eventId: string | null;
+            /** @enum {string} */
+            status: "pending" | "failed" | "succeeded";
+            attempts: number;
+            lastAttemptAt: string | null;
+            nextAttemptAt: string | null;
+            lastResponseStatus: number | null;
+            lastError: string | null;
+            createdAt: string;
+        };
+        DeliveryAttempt: {
+            attemptedAt: string;
+            /** @description the receiver's HTTP status; null when no answer came (time-out, refused connection) */
+            responseStatus: number | null;
+            error: string | null;
+            durationMs: number;
+            /** @description a manual retry: not part of the schedule, not counted toward auto-disable */
+            manual: boolean;
+        };
+        DeliveryDetail: {
+            /** @description every attempt, oldest first */
+            attemptLog: components["schemas"]["DeliveryAttempt"][];
+            deliveryId: string;
+            endpointId: string;
+            event: string;
+            /** @description the feed's id of the event (GET /events); null for webhook.test */
+            eventId: string | null;
+            /** @enum {string} */
+            status: "pending" | "failed" | "succeeded";
+            attempts: number;
+            lastAttemptAt: string | null;
+            nextAttemptAt: string | null;
+            lastResponseStatus: number | null;
+            lastError: string | null;
+            createdAt: string;
+        };
+        EndpointUsage: {
+            method: string;
+            /** @description route template, e.g. /v1/listings/:id */
+            route: string;
+            requests: number;
+        };
+        ErrorEnvelope: {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+                /** @enum {string} */
+                code: "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "VALIDATION_ERROR" | "RATE_LIMITED" | "SERVER_ERROR";
+                message: string;
+                /** @description one entry per field at fault (at most 50), `field` a stable path */
+                details?: {
+                    field: string;
+                    message: string;
+                }[];
+            };
+            meta: components["schemas"]["Meta"];
+        };
+        Event: components["schemas"]["ListingCreatedEvent"] | components["schemas"]["ListingUpdatedEvent"] | components["schemas"]["ListingSoldEvent"] | components["schemas"]["ListingExpiredEvent"] | components["schemas"]["ListingRemovedEvent"] | components["schemas"]["MessageReceivedEvent"] | components["schemas"]["ListingFavoritedEvent"] | components["schemas"]["ImportHeldEvent"] | components["schemas"]["ImportFinishedEvent"];
+        FavoritedRequest: {
+            userRef?: string;
+        };
+        Gallery: {
+            listingId: string;
+            /** @description the whole gallery after the change, positions 0..n-1 */
+            images: components["schemas"]["ListingImage"][];
+        };
+        ImageError: {
+            /** @enum {string} */
+            reason: "unreachable" | "http_error" | "timeout" | "too_large" | "not_an_image" | "too_many_pixels" | "blocked_address";
+            message: string;
+        };
+        ImageRefRequest: {
+            /**
+             * Format: uri
+             * @description http(s) URL of the image, stored as given
+             */
+            url: string;
+            /** @description requested position 0–29; resolved against the others, then renumbered densely */
+            order?: number;
+        };
+        ImageVariants: {
+            /** Format: uri */
+            thumb: string;
+            /** Format: uri */
+            medium: string;
+            /** Format: uri */
+            large: string;
+        };
+        Import: {
+            sourceUrl: string | null;
+            maxRemovals: number | null;
+            counts: components["schemas"]["ImportCounts"];
+            /** @description why the import as a whole failed */
+            error: components["schemas"]["ImportError"] | (null);
+            startedAt: string | null;
+            finishedAt: string | null;
+            id: string;
+            /** @description queued, running, held, succeeded, succeeded_with_errors, failed or cancelled */
+            status: string;
+            /** @description upsert or mirror */
+            mode: string;
+            dryRun: boolean;
+            /** @description ndjson or csv */
+            format: string;
+            /** @description upload or url */
+            source: string;
+            livemode: boolean;
+            /** @description a mirror import that would remove more than its limit (held, or a dry run reporting it) */
+            removalLimitExceeded: boolean;
+            createdAt: string;
+        };
+        ImportCounts: {
+            lines: number | null;
+            processed: number;
+            created: number;
+            updated: number;
+            unchanged: number;
+            removed: number;
+            failed: number;
+        };
+        ImportError: {
+            code: string;
+            message: string;
+        };
+        ImportEventData: {
+            /** @description the import's id */
+            id: string;
+            livemode: boolean;
+            status: string;
+            mode: string;
+            dryRun: boolean;
+            counts: components["schemas"]["ImportCounts"];
+        };
+        /** @description `import.finished` in the event feed */
+        ImportFinishedEvent: {
+            /**
+             * Format: uuid
+             * @description equals the deliveries' `eventId`
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "import.finished";
+            /** Format: date-time */
+            timestamp: string;
+            livemode: boolean;
+            data: components["schemas"]["ImportEventData"];
+        };
+        /** @description The body of a `import.finished` delivery */
+        ImportFinishedWebhook: {
+            /** @enum {string} */
+            event: "import.finished";
+            /**
+             * Format: uuid
+             * @description the id of the event in GET /v1/events
+             */
+            eventId: string;
+            /**
+             * Format: uuid
+             * @description the same on every attempt; also in `webhook-id` and `X-Service-Delivery`
+             */
+            deliveryId: string;
+            /**
+             * Format: date-time
+             * @description when the event happened
+             */
+            timestamp: string;
+            data: components["schemas"]["ImportEventData"];
+        };
+        /** @description `import.held` in the event feed */
+        ImportHeldEvent: {
+            /**
+             * Format: uuid
+             * @description equals the deliveries' `eventId`
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "import.held";
+            /** Format: date-time */
+            timestamp: string;
+            livemode: boolean;
+            data: components["schemas"]["ImportEventData"];
+        };
+        /** @description The body of a `import.held` delivery */
+        ImportHeldWebhook: {
+            /** @enum {string} */
+            event: "import.held";
+            /**
+             * Format: uuid
+             * @description the id of the event in GET /v1/events
+             */
+            eventId: string;
+            /**
+             * Format: uuid
+             * @description the same on every attempt; also in `webhook-id` and `X-Service-Delivery`
+             */
+            deliveryId: string;
+            /**
+             * Format: date-time
+             * @description when the event happened
+             */
+            timestamp: string;
+            data: components["schemas"]["ImportEventData"];
+        };
+        ImportResult: {
+            /** @description the line of the file; null for a removal */
+            line: number | null;
+            externalId: string | null;
+            listingId: string | null;
+            /** @description what PUT /listings/by-external-id would have answered, for a failed line */
+            error: {
+                [key: string]: unknown;
+            } | null;
+            /** @description created, updated, unchanged, failed or removed */
+            outcome: string;
+        };
+        ImportSourceRequest: {
+            /**
+             * Format: uri
+             * @description http or https; fetched through the same address rules as webhook targets
+             */
+            sourceUrl: string;
+            /** @enum {string} */
+            format: "ndjson" | "csv";
+        };
+        Kommun: {
+            code: string;
+            slug: string;
+            name: string;
+        };
+        Listing: {
             id: string;
             externalId: string | null;
             title: string;
@@ -834,7 +1194,7 @@ export interface components {
             attributes: {
                 [key: string]: unknown;
             };
-            images: components["schemas"]["ImageResponse"][];
+            images: components["schemas"]["ListingImage"][];
             /** @enum {string} */
             status: "DRAFT" | "ACTIVE" | "SOLD" | "EXPIRED" | "REMOVED";
             livemode: boolean;
@@ -845,7 +1205,451 @@ export interface components {
             soldAt: string | null;
             removedAt: string | null;
         };
-        UpdateListingDto: {
+        ListingCreatedData: {
+            /** @description the listing's id */
+            id: string;
+            /** @description your own id for the listing; null when it has none */
+            externalId: string | null;
+            livemode: boolean;
+            status: string;
+            updatedAt: string;
+        };
+        /** @description `listing.created` in the event feed */
+        ListingCreatedEvent: {
+            /**
+             * Format: uuid
+             * @description equals the deliveries' `eventId`
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "listing.created";
+            /** Format: date-time */
+            timestamp: string;
+            livemode: boolean;
+            data: components["schemas"]["ListingCreatedData"];
+        };
+        /** @description The body of a `listing.created` delivery */
+        ListingCreatedWebhook: {
+            /** @enum {string} */
+            event: "listing.created";
+            /**
+             * Format: uuid
+             * @description the id of the event in GET /v1/events
+             */
+            eventId: string;
+            /**
+             * Format: uuid
+             * @description the same on every attempt; also in `webhook-id` and `X-Service-Delivery`
+             */
+            deliveryId: string;
+            /**
+             * Format: date-time
+             * @description when the event happened
+             */
+            timestamp: string;
+            data: components["schemas"]["ListingCreatedData"];
+        };
+        ListingExpiredData: {
+            /** @description the listing's id */
+            id: string;
+            /** @description your own id for the listing; null when it has none */
+            externalId: string | null;
+            livemode: boolean;
+            expiredAt: string;
+        };
+        /** @description `listing.expired` in the event feed */
+        ListingExpiredEvent: {
+            /**
+             * Format: uuid
+             * @description equals the deliveries' `eventId`
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "listing.expired";
+            /** Format: date-time */
+            timestamp: string;
+            livemode: boolean;
+            data: components["schemas"]["ListingExpiredData"];
+        };
+        /** @description The body of a `listing.expired` delivery */
+        ListingExpiredWebhook: {
+            /** @enum {string} */
+            event: "listing.expired";
+            /**
+             * Format: uuid
+             * @description the id of the event in GET /v1/events
+             */
+            eventId: string;
+            /**
+             * Format: uuid
+             * @description the same on every attempt; also in `webhook-id` and `X-Service-Delivery`
+             */
+            deliveryId: string;
+            /**
+             * Format: date-time
+             * @description when the event happened
+             */
+            timestamp: string;
+            data: components["schemas"]["ListingExpiredData"];
+        };
+        ListingFavoritedData: {
+            /** @description the listing's id */
+            id: string;
+            /** @description your own id for the listing; null when it has none */
+            externalId: string | null;
+            livemode: boolean;
+            favoritedAt: string;
+            userRef?: string | null;
+        };
+        /** @description `listing.favorited` in the event feed */
+        ListingFavoritedEvent: {
+            /**
+             * Format: uuid
+             * @description equals the deliveries' `eventId`
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "listing.favorited";
+            /** Format: date-time */
+            timestamp: string;
+            livemode: boolean;
+            data: components["schemas"]["ListingFavoritedData"];
+        };
+        /** @description The body of a `listing.favorited` delivery */
+        ListingFavoritedWebhook: {
+            /** @enum {string} */
+            event: "listing.favorited";
+            /**
+             * Format: uuid
+             * @description the id of the event in GET /v1/events
+             */
+            eventId: string;
+            /**
+             * Format: uuid
+             * @description the same on every attempt; also in `webhook-id` and `X-Service-Delivery`
+             */
+            deliveryId: string;
+            /**
+             * Format: date-time
+             * @description when the event happened
+             */
+            timestamp: string;
+            data: components["schemas"]["ListingFavoritedData"];
+        };
+        ListingImage: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uri
+             * @description the URL as given, or the hosted upload
+             */
+            url: string;
+            /** @description stored position; 0 is the primary image */
+            order: number;
+            /**
+             * @description processing: pending until the renditions exist (ready) or the image cannot be had (failed)
+             * @enum {string}
+             */
+            status: "pending" | "ready" | "failed";
+            /** @description of the source, after its orientation is applied; null until ready */
+            width: number | null;
+            height: number | null;
+            /** @description null until ready */
+            variants: components["schemas"]["ImageVariants"] | (null);
+            /** @description null unless failed */
+            error: components["schemas"]["ImageError"] | (null);
+        };
+        ListingRemovedData: {
+            /** @description the listing's id */
+            id: string;
+            /** @description your own id for the listing; null when it has none */
+            externalId: string | null;
+            livemode: boolean;
+            removedAt: string;
+            reason: string | null;
+        };
+        /** @description `listing.removed` in the event feed */
+        ListingRemovedEvent: {
+            /**
+             * Format: uuid
+             * @description equals the deliveries' `eventId`
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "listing.removed";
+            /** Format: date-time */
+            timestamp: string;
+            livemode: boolean;
+            data: components["schemas"]["ListingRemovedData"];
+        };
+        /** @description The body of a `listing.removed` delivery */
+        ListingRemovedWebhook: {
+            /** @enum {string} */
+            event: "listing.removed";
+            /**
+             * Format: uuid
+             * @description the id of the event in GET /v1/events
+             */
+            eventId: string;
+            /**
+             * Format: uuid
+             * @description the same on every attempt; also in `webhook-id` and `X-Service-Delivery`
+             */
+            deliveryId: string;
+            /**
+             * Format: date-time
+             * @description when the event happened
+             */
+            timestamp: string;
+            data: components["schemas"]["ListingRemovedData"];
+        };
+        ListingSoldData: {
+            /** @description the listing's id */
+            id: string;
+            /** @description your own id for the listing; null when it has none */
+            externalId: string | null;
+            livemode: boolean;
+            soldAt: string;
+        };
+        /** @description `listing.sold` in the event feed */
+        ListingSoldEvent: {
+            /**
+             * Format: uuid
+             * @description equals the deliveries' `eventId`
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "listing.sold";
+            /** Format: date-time */
+            timestamp: string;
+            livemode: boolean;
+            data: components["schemas"]["ListingSoldData"];
+        };
+        /** @description The body of a `listing.sold` delivery */
+        ListingSoldWebhook: {
+            /** @enum {string} */
+            event: "listing.sold";
+            /**
+             * Format: uuid
+             * @description the id of the event in GET /v1/events
+             */
+            eventId: string;
+            /**
+             * Format: uuid
+             * @description the same on every attempt; also in `webhook-id` and `X-Service-Delivery`
+             */
+            deliveryId: string;
+            /**
+             * Format: date-time
+             * @description when the event happened
+             */
+            timestamp: string;
+            data: components["schemas"]["ListingSoldData"];
+        };
+        ListingUpdatedData: {
+            /** @description the listing's id */
+            id: string;
+            /** @description your own id for the listing; null when it has none */
+            externalId: string | null;
+            livemode: boolean;
+            status: string;
+            updatedAt: string;
+            /** @description the fields the change touched */
+            changedFields: string[];
+        };
+        /** @description `listing.updated` in the event feed */
+        ListingUpdatedEvent: {
+            /**
+             * Format: uuid
+             * @description equals the deliveries' `eventId`
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "listing.updated";
+            /** Format: date-time */
+            timestamp: string;
+            livemode: boolean;
+            data: components["schemas"]["ListingUpdatedData"];
+        };
+        /** @description The body of a `listing.updated` delivery */
+        ListingUpdatedWebhook: {
+            /** @enum {string} */
+            event: "listing.updated";
+            /**
+             * Format: uuid
+             * @description the id of the event in GET /v1/events
+             */
+            eventId: string;
+            /**
+             * Format: uuid
+             * @description the same on every attempt; also in `webhook-id` and `X-Service-Delivery`
+             */
+            deliveryId: string;
+            /**
+             * Format: date-time
+             * @description when the event happened
+             */
+            timestamp: string;
+            data: components["schemas"]["ListingUpdatedData"];
+        };
+        Liveness: {
+            /** @enum {string} */
+            status: "ok";
+        };
+        Location: {
+            code: string;
+            slug: string;
+            name: string;
+            kommuner: components["schemas"]["Kommun"][];
+        };
+        Me: {
+            account: components["schemas"]["AccountSummary"];
+            key: components["schemas"]["ApiKeySummary"];
+            limits: components["schemas"]["RateLimits"];
+        };
+        MessageReceivedData: {
+            /** @description the listing's id */
+            id: string;
+            /** @description your own id for the listing; null when it has none */
+            externalId: string | null;
+            livemode: boolean;
+            messageId: string;
+            receivedAt: string;
+            preview?: string | null;
+        };
+        /** @description `message.received` in the event feed */
+        MessageReceivedEvent: {
+            /**
+             * Format: uuid
+             * @description equals the deliveries' `eventId`
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "message.received";
+            /** Format: date-time */
+            timestamp: string;
+            livemode: boolean;
+            data: components["schemas"]["MessageReceivedData"];
+        };
+        MessageReceivedRequest: {
+            /** @description generated (a UUID) when absent */
+            messageId?: string;
+            preview?: string;
+        };
+        /** @description The body of a `message.received` delivery */
+        MessageReceivedWebhook: {
+            /** @enum {string} */
+            event: "message.received";
+            /**
+             * Format: uuid
+             * @description the id of the event in GET /v1/events
+             */
+            eventId: string;
+            /**
+             * Format: uuid
+             * @description the same on every attempt; also in `webhook-id` and `X-Service-Delivery`
+             */
+            deliveryId: string;
+            /**
+             * Format: date-time
+             * @description when the event happened
+             */
+            timestamp: string;
+            data: components["schemas"]["MessageReceivedData"];
+        };
+        Meta: {
+            /** @description also sent as the `X-Request-Id` header */
+            requestId: string;
+            /** Format: date-time */
+            timestamp: string;
+        };
+        /** @description A page of a list: `data` is an array, `pagination` counts pages. */
+        PageEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: unknown[];
+            pagination: components["schemas"]["Pagination"];
+            meta: components["schemas"]["Meta"];
+        };
+        Pagination: {
+            page: number;
+            limit: number;
+            total: number;
+            pages: number;
+            hasMore: boolean;
+        };
+        RateLimits: {
+            readPerMinute: number;
+            writePerMinute: number;
+            bulkItemsPerRequest: number;
+            imagesPerListing: number;
+            webhookEndpoints: number;
+            pageSizeMax: number;
+        };
+        /** @description Each check (process, database, reads, redis) by name. */
+        Readiness: {
+            status: string;
+            info?: {
+                [key: string]: unknown;
+            };
+            error?: {
+                [key: string]: unknown;
+            };
+            details: {
+                [key: string]: unknown;
+            };
+        };
+        RecoverRequest: {
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp within the event retention (30 days by default), not in the future
+             */
+            since: string;
+        };
+        RecoverResult: {
+            /** @description how many deliveries were queued again */
+            queued: number;
+        };
+        ReorderImagesRequest: {
+            /** @description every image id of the listing, exactly once, in the desired order; the first becomes primary */
+            imageIds: string[];
+        };
+        RotateSecretRequest: {
+            /**
+             * @description hours the current secret keeps signing beside the new one, 0–72 (default 24; 0 = it and every earlier one stop now)
+             * @default 24
+             */
+            expireCurrentAfterHours: number;
+        };
+        /** @description A success answer: each operation gives the schema of `data`. */
+        SuccessEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: unknown;
+            meta: components["schemas"]["Meta"];
+        };
+        UpdateListingRequest: {
             /** @description 5–120 characters after trimming */
             title?: string;
             /** @description 1–10,000 characters */
@@ -869,32 +1673,52 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             /** @description up to 30 images by URL */
-            images?: components["schemas"]["ImageRefDto"][] | null;
+            images?: components["schemas"]["ImageRefRequest"][] | null;
         };
-        AddImageDto: {
-            /** Format: uri */
+        UpdateWebhookRequest: {
             url?: string;
-            base64?: string;
-            filename?: string;
-            /** @description requested position 0–29; the response tells the position it got */
-            order?: number | null;
-        };
-        ReorderImagesDto: {
-            /** @description every image id of the listing, exactly once, in the desired order; the first becomes primary */
-            imageIds: string[];
-        };
-        GalleryResponse: {
-            listingId: string;
-            /** @description the whole gallery after the change, positions 0..n-1 */
-            images: components["schemas"]["ImageResponse"][];
-        };
-        CreateWebhookDto: {
-            url: string;
-            /** @description the events to receive; empty or omitted means every event */
+            /** @description empty means every event */
             events?: ("listing.created" | "listing.updated" | "listing.sold" | "listing.expired" | "listing.removed" | "message.received" | "listing.favorited" | "import.held" | "import.finished")[];
             description?: string | null;
+            /** @description true re-enables the endpoint and resets its failure count; false pauses it */
+            isActive?: boolean;
         };
-        CreatedWebhookEndpointResponse: {
+        Usage: {
+            days: number;
+            /** @description first UTC date of the range, YYYY-MM-DD */
+            from: string;
+            /** @description last UTC date of the range (today), YYYY-MM-DD */
+            to: string;
+            totals: components["schemas"]["UsageTotals"];
+            /** @description every date of the range, oldest first, zeros where the key was not used */
+            daily: components["schemas"]["DailyUsage"][];
+            /** @description most used first */
+            byEndpoint: components["schemas"]["EndpointUsage"][];
+        };
+        UsageTotals: {
+            requests: number;
+            /** @description responses with status 400 or above, 429 included */
+            errors: number;
+            /** @description responses with status 429 */
+            rateLimited: number;
+        };
+        WebhookEndpoint: {
+            id: string;
+            url: string;
+            /** @description the mode of the key that created it; it receives only that mode's events */
+            livemode: boolean;
+            description: string | null;
+            /** @description empty means every event */
+            events: string[];
+            isActive: boolean;
+            /** @description failed attempts since the last successful delivery: a health signal, not the disable rule */
+            consecutiveFailures: number;
+            /** @description when the endpoint was last disabled, automatically or by PATCH isActive false */
+            disabledAt: string | null;
+            createdAt: string;
+            updatedAt: string;
+        };
+        WebhookEndpointWithSecret: {
             /** @description `whsec_…`, the signing secret; shown in this answer only */
             secret: string;
             id: string;
@@ -912,261 +1736,34 @@ export interface components {
             createdAt: string;
             updatedAt: string;
         };
-        WebhookEndpointResponse: {
-            id: string;
-            url: string;
-            /** @description the mode of the key that created it; it receives only that mode's events */
-            livemode: boolean;
-            description: string | null;
-            /** @description empty means every event */
-            events: string[];
-            isActive: boolean;
-            /** @description failed attempts since the last successful delivery: a health signal, not the disable rule */
-            consecutiveFailures: number;
-            /** @description when the endpoint was last disabled, automatically or by PATCH isActive false */
-            disabledAt: string | null;
-            createdAt: string;
-            updatedAt: string;
-        };
-        UpdateWebhookDto: {
-            url?: string;
-            /** @description empty means every event */
-            events?: ("listing.created" | "listing.updated" | "listing.sold" | "listing.expired" | "listing.removed" | "message.received" | "listing.favorited" | "import.held" | "import.finished")[];
-            description?: string | null;
-            /** @description true re-enables the endpoint and resets its failure count; false pauses it */
-            isActive?: boolean;
-        };
-        RotateSecretDto: {
-            /**
-             * @description hours the current secret keeps signing beside the new one, 0–72 (default 24; 0 = it and every earlier one stop now)
-             * @default 24
-             */
-            expireCurrentAfterHours: number;
-        };
-        WebhookDeliveryResponse: {
-            deliveryId: string;
-            endpointId: string;
-            event: string;
-            /** @description the feed's id of the event (GET /events); null for webhook.test */
-            eventId: string | null;
-            /** @enum {string} */
-            status: "pending" | "failed" | "succeeded";
-            attempts: number;
-            lastAttemptAt: string | null;
-            nextAttemptAt: string | null;
-            lastResponseStatus: number | null;
-            lastError: string | null;
-            createdAt: string;
-        };
-        DeliveryAttemptResponse: {
-            attemptedAt: string;
-            /** @description the receiver's HTTP status; null when no answer came (time-out, refused connection) */
-            responseStatus: number | null;
-            error: string | null;
-            durationMs: number;
-            /** @description a manual retry: not part of the schedule, not counted toward auto-disable */
-            manual: boolean;
-        };
-        WebhookDeliveryDetailResponse: {
-            /** @description every attempt, oldest first */
-            attemptLog: components["schemas"]["DeliveryAttemptResponse"][];
-            deliveryId: string;
-            endpointId: string;
-            event: string;
-            /** @description the feed's id of the event (GET /events); null for webhook.test */
-            eventId: string | null;
-            /** @enum {string} */
-            status: "pending" | "failed" | "succeeded";
-            attempts: number;
-            lastAttemptAt: string | null;
-            nextAttemptAt: string | null;
-            lastResponseStatus: number | null;
-            lastError: string | null;
-            createdAt: string;
-        };
-        RecoverDto: {
-            /**
-             * Format: date-time
-             * @description ISO 8601 timestamp within the event retention (30 days by default), not in the future
-             */
-            since: string;
-        };
-        RecoverResponse: {
-            /** @description how many deliveries were queued again */
-            queued: number;
-        };
-        ImportCountsData: {
-            lines: number | null;
-            processed: number;
-            created: number;
-            updated: number;
-            unchanged: number;
-            removed: number;
-            failed: number;
-        };
-        ImportErrorResponse: {
-            code: string;
-            message: string;
-        };
-        ImportResponse: {
-            sourceUrl: string | null;
-            maxRemovals: number | null;
-            counts: components["schemas"]["ImportCountsData"];
-            /** @description why the import as a whole failed */
-            error: components["schemas"]["ImportErrorResponse"] | null;
-            startedAt: string | null;
-            finishedAt: string | null;
-            id: string;
-            /** @description queued, running, held, succeeded, succeeded_with_errors, failed or cancelled */
-            status: string;
-            /** @description upsert or mirror */
-            mode: string;
-            dryRun: boolean;
-            /** @description ndjson or csv */
-            format: string;
-            /** @description upload or url */
-            source: string;
-            livemode: boolean;
-            /** @description a mirror import that would remove more than its limit (held, or a dry run reporting it) */
-            removalLimitExceeded: boolean;
-            createdAt: string;
-        };
-        MessageReceivedDto: {
-            /** @description generated (a UUID) when absent */
-            messageId?: string;
-            preview?: string;
-        };
-        FavoritedDto: {
-            userRef?: string;
-        };
-        EventResponse: {
-            /** @description the event's id; equals `eventId` in every webhook delivery of this event */
-            id: string;
-            /** @enum {string} */
-            event: "listing.created" | "listing.updated" | "listing.sold" | "listing.expired" | "listing.removed" | "message.received" | "listing.favorited" | "import.held" | "import.finished";
-            /** @description when the event happened (the change committed), ISO 8601 UTC */
-            timestamp: string;
-            livemode: boolean;
-            /** @description exactly the webhook payload's `data` for this event: the `…Data` schema named by `event` */
-            data: {
-                [key: string]: unknown;
-            } & (components["schemas"]["ListingCreatedData"] | components["schemas"]["ListingUpdatedData"] | components["schemas"]["ListingSoldData"] | components["schemas"]["ListingExpiredData"] | components["schemas"]["ListingRemovedData"] | components["schemas"]["MessageReceivedData"] | components["schemas"]["ListingFavoritedData"] | components["schemas"]["ImportEventData"] | components["schemas"]["ImportEventData"]);
-        };
-        ListingCreatedData: {
-            /** @description the listing's id */
-            id: string;
-            /** @description your own id for the listing; null when it has none */
-            externalId: string | null;
-            livemode: boolean;
-            status: string;
-            updatedAt: string;
-        };
-        ListingUpdatedData: {
-            /** @description the listing's id */
-            id: string;
-            /** @description your own id for the listing; null when it has none */
-            externalId: string | null;
-            livemode: boolean;
-            status: string;
-            updatedAt: string;
-            /** @description the fields the change touched */
-            changedFields: string[];
-        };
-        ListingSoldData: {
-            /** @description the listing's id */
-            id: string;
-            /** @description your own id for the listing; null when it has none */
-            externalId: string | null;
-            livemode: boolean;
-            soldAt: string;
-        };
-        ListingExpiredData: {
-            /** @description the listing's id */
-            id: string;
-            /** @description your own id for the listing; null when it has none */
-            externalId: string | null;
-            livemode: boolean;
-            expiredAt: string;
-        };
-        ListingRemovedData: {
-            /** @description the listing's id */
-            id: string;
-            /** @description your own id for the listing; null when it has none */
-            externalId: string | null;
-            livemode: boolean;
-            removedAt: string;
-            reason: string | null;
-        };
-        MessageReceivedData: {
-            /** @description the listing's id */
-            id: string;
-            /** @description your own id for the listing; null when it has none */
-            externalId: string | null;
-            livemode: boolean;
-            messageId: string;
-            receivedAt: string;
-            preview?: string | null;
-        };
-        ListingFavoritedData: {
-            /** @description the listing's id */
-            id: string;
-            /** @description your own id for the listing; null when it has none */
-            externalId: string | null;
-            livemode: boolean;
-            favoritedAt: string;
-            userRef?: string | null;
-        };
-        ImportEventData: {
-            /** @description the import's id */
-            id: string;
-            livemode: boolean;
-            status: string;
-            mode: string;
-            dryRun: boolean;
-            counts: components["schemas"]["ImportCountsData"];
-        };
-        WebhookDeliveryPayload: {
-            /** @description the event name, or `webhook.test` */
-            event: string;
+        /** @description `webhook.test`: the endpoint, not a listing */
+        WebhookTestData: {
             /**
              * Format: uuid
-             * @description the feed's id of the event (GET /events); null for `webhook.test`
+             * @description the endpoint's id
              */
-            eventId: string | null;
-            /** @description the same on every attempt; `webhook-id` and `X-Service-Delivery` carry it too */
+            id: string;
+            /** @enum {string|null} */
+            externalId: null;
+            livemode: boolean;
+        };
+        /** @description The body of a `webhook.test` delivery */
+        WebhookTestWebhook: {
+            /** @enum {string} */
+            event: "webhook.test";
+            /** @enum {string|null} */
+            eventId: null;
+            /**
+             * Format: uuid
+             * @description the same on every attempt; also in `webhook-id` and `X-Service-Delivery`
+             */
             deliveryId: string;
-            /** @description when the event happened */
+            /**
+             * Format: date-time
+             * @description when the event happened
+             */
             timestamp: string;
-            /** @description the event's data: one of the `…Data` schemas, by `event` */
-            data: {
-                [key: string]: unknown;
-            };
-        };
-        Meta: {
-            requestId: string;
-            /** Format: date-time */
-            timestamp: string;
-        };
-        Pagination: {
-            page: number;
-            limit: number;
-            total: number;
-            pages: number;
-            hasMore: boolean;
-        };
-        ErrorEnvelope: {
-            /** @enum {boolean} */
-            success: false;
-            error: {
-                /** @enum {string} */
-                code: "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "VALIDATION_ERROR" | "RATE_LIMITED" | "SERVER_ERROR";
-                message: string;
-                details?: {
-                    field: string;
-                    message: string;
-                }[];
-            };
-            meta: components["schemas"]["Meta"];
+            data: components["schemas"]["WebhookTestData"];
         };
     };
     responses: never;
@@ -1177,7 +1774,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    MeController_describe: {
+    getMe: {
         parameters: {
             query?: never;
             header?: never;
@@ -1186,15 +1783,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MeResponse"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["Me"];
+                    };
                 };
             };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1221,27 +1821,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
             /** @description RATE_LIMITED: wait `Retry-After` seconds */
             429: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
-                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1250,7 +1834,7 @@ export interface operations {
             };
         };
     };
-    UsageController_usageOf: {
+    getUsage: {
         parameters: {
             query?: {
                 /** @description how many UTC days to report, today included: 1–90 */
@@ -1262,15 +1846,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UsageResponse"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["Usage"];
+                    };
                 };
             };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1297,27 +1884,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
             /** @description RATE_LIMITED: wait `Retry-After` seconds */
             429: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
-                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1326,7 +1897,7 @@ export interface operations {
             };
         };
     };
-    ReferenceController_categories: {
+    listCategories: {
         parameters: {
             query?: never;
             header?: never;
@@ -1335,15 +1906,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>[];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["Category"][];
+                    };
                 };
             };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1370,27 +1944,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
             /** @description RATE_LIMITED: wait `Retry-After` seconds */
             429: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
-                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1399,7 +1957,7 @@ export interface operations {
             };
         };
     };
-    ReferenceController_locations: {
+    listLocations: {
         parameters: {
             query?: never;
             header?: never;
@@ -1408,15 +1966,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>[];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["Location"][];
+                    };
                 };
             };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1443,27 +2004,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
             /** @description RATE_LIMITED: wait `Retry-After` seconds */
             429: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
-                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1472,7 +2017,7 @@ export interface operations {
             };
         };
     };
-    BulkController_create: {
+    bulkCreateListings: {
         parameters: {
             query?: never;
             header?: {
@@ -1484,19 +2029,22 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["BulkCreateDto"];
+                "application/json": components["schemas"]["BulkCreateRequest"];
             };
         };
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["BulkCreateResponse"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["BulkCreateResult"];
+                    };
                 };
             };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1523,27 +2071,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
             /** @description RATE_LIMITED: wait `Retry-After` seconds */
             429: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
-                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1552,7 +2084,7 @@ export interface operations {
             };
         };
     };
-    BulkController_remove: {
+    bulkRemoveListings: {
         parameters: {
             query?: never;
             header?: never;
@@ -1561,19 +2093,22 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["BulkIdsDto"];
+                "application/json": components["schemas"]["BulkIdsRequest"];
             };
         };
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["BulkDeleteResponse"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["BulkRemoveResult"];
+                    };
                 };
             };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1600,27 +2135,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
             /** @description RATE_LIMITED: wait `Retry-After` seconds */
             429: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
-                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1629,7 +2148,7 @@ export interface operations {
             };
         };
     };
-    BulkController_update: {
+    bulkUpdateListings: {
         parameters: {
             query?: never;
             header?: never;
@@ -1638,19 +2157,22 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["BulkUpdateDto"];
+                "application/json": components["schemas"]["BulkUpdateRequest"];
             };
         };
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["BulkUpdateResponse"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["BulkUpdateResult"];
+                    };
                 };
             };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1677,27 +2199,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
             /** @description RATE_LIMITED: wait `Retry-After` seconds */
             429: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
-                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1706,7 +2212,7 @@ export interface operations {
             };
         };
     };
-    BulkController_markSold: {
+    bulkMarkListingsSold: {
         parameters: {
             query?: never;
             header?: never;
@@ -1715,19 +2221,22 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["BulkIdsDto"];
+                "application/json": components["schemas"]["BulkIdsRequest"];
             };
         };
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["BulkSoldResponse"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["BulkSoldResult"];
+                    };
                 };
             };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1754,27 +2263,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
             /** @description RATE_LIMITED: wait `Retry-After` seconds */
             429: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
-                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1783,9 +2276,9 @@ export interface operations {
             };
         };
     };
-    ListingsController_list: {
+    listListings: {
         parameters: {
-            query: {
+            query?: {
                 /** @description only listings in this state; REMOVED listings are listed only when asked for */
                 status?: "DRAFT" | "ACTIVE" | "SOLD" | "EXPIRED" | "REMOVED";
                 /** @description newest (default), oldest, price_asc, price_desc; ties broken by id */
@@ -1797,12 +2290,14 @@ export interface operations {
                  *     re-read from the last updatedAt seen minus 60 s and deduplicate by id
                  */
                 updatedSince?: string;
+                /** @description only listings with at least one image in this processing status */
+                imageStatus?: "pending" | "failed";
                 /** @description with updatedSince: the last id seen, to continue after (updatedSince, afterId) */
                 afterId?: string;
                 /** @description page number, from 1 */
-                page: number;
+                page?: number;
                 /** @description page size, 1–100 */
-                limit: number;
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -1810,13 +2305,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PageEnvelope"] & {
+                        data?: components["schemas"]["Listing"][];
+                    };
+                };
             };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1843,27 +2343,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
             /** @description RATE_LIMITED: wait `Retry-After` seconds */
             429: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
-                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1872,7 +2356,7 @@ export interface operations {
             };
         };
     };
-    ListingsController_create: {
+    createListing: {
         parameters: {
             query?: never;
             header?: {
@@ -1884,19 +2368,22 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CreateListingDto"];
+                "application/json": components["schemas"]["CreateListingRequest"];
             };
         };
         responses: {
+            /** @description Created */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ListingResponse"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["Listing"];
+                    };
                 };
             };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1923,27 +2410,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
             /** @description RATE_LIMITED: wait `Retry-After` seconds */
             429: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
-                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1952,7 +2423,7 @@ export interface operations {
             };
         };
     };
-    ListingsController_upsert: {
+    upsertListingByExternalId: {
         parameters: {
             query?: never;
             header?: never;
@@ -1963,478 +2434,33 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CreateListingDto"];
+                "application/json": components["schemas"]["CreateListingRequest"];
             };
         };
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ListingResponse"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["Listing"];
+                    };
                 };
             };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description UNAUTHORIZED: missing, malformed, unknown or revoked API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description FORBIDDEN: account not approved, or key without the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description RATE_LIMITED: wait `Retry-After` seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    ListingsController_get: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ListingResponse"];
-                };
-            };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description UNAUTHORIZED: missing, malformed, unknown or revoked API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description FORBIDDEN: account not approved, or key without the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description RATE_LIMITED: wait `Retry-After` seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    ListingsController_remove: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ListingResponse"];
-                };
-            };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description UNAUTHORIZED: missing, malformed, unknown or revoked API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description FORBIDDEN: account not approved, or key without the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description RATE_LIMITED: wait `Retry-After` seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    ListingsController_update: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UpdateListingDto"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ListingResponse"];
-                };
-            };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description UNAUTHORIZED: missing, malformed, unknown or revoked API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description FORBIDDEN: account not approved, or key without the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description RATE_LIMITED: wait `Retry-After` seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    ListingsController_markSold: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ListingResponse"];
-                };
-            };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description UNAUTHORIZED: missing, malformed, unknown or revoked API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description FORBIDDEN: account not approved, or key without the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description RATE_LIMITED: wait `Retry-After` seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    ListingsController_renew: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ListingResponse"];
-                };
-            };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description UNAUTHORIZED: missing, malformed, unknown or revoked API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description FORBIDDEN: account not approved, or key without the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description RATE_LIMITED: wait `Retry-After` seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    ImagesController_add: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["AddImageDto"];
-                "multipart/form-data": components["schemas"]["AddImageDto"];
-            };
-        };
-        responses: {
+            /** @description Created */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ImageResponse"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["Listing"];
+                    };
                 };
             };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2461,7 +2487,69 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND */
+            /** @description RATE_LIMITED: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getListing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["Listing"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: account not approved, or key without the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the key's account and mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2473,15 +2561,8 @@ export interface operations {
             /** @description RATE_LIMITED: wait `Retry-After` seconds */
             429: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
-                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2490,7 +2571,78 @@ export interface operations {
             };
         };
     };
-    ImagesController_reorder: {
+    removeListing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["Listing"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: account not approved, or key without the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the key's account and mode */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateListing: {
         parameters: {
             query?: never;
             header?: never;
@@ -2501,19 +2653,22 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ReorderImagesDto"];
+                "application/json": components["schemas"]["UpdateListingRequest"];
             };
         };
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GalleryResponse"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["Listing"];
+                    };
                 };
             };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2540,7 +2695,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND */
+            /** @description NOT_FOUND: no such resource in the key's account and mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2552,15 +2707,8 @@ export interface operations {
             /** @description RATE_LIMITED: wait `Retry-After` seconds */
             429: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
-                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2569,7 +2717,308 @@ export interface operations {
             };
         };
     };
-    ImagesController_remove: {
+    markListingSold: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["Listing"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: account not approved, or key without the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the key's account and mode */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    renewListing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["Listing"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: account not approved, or key without the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the key's account and mode */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    addListingImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddImageRequest"];
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description the image, at most 10 MB
+                     */
+                    file: string;
+                    /** @description requested position 0–29; the response tells the position it got */
+                    order?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["ListingImage"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: account not approved, or key without the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the key's account and mode */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    reorderListingImages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReorderImagesRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["Gallery"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: account not approved, or key without the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the key's account and mode */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    retryListingImage: {
         parameters: {
             query?: never;
             header?: never;
@@ -2581,15 +3030,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: {
+            /** @description Accepted: the work continues in the background */
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GalleryResponse"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["ListingImage"];
+                    };
                 };
             };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2616,7 +3068,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND */
+            /** @description NOT_FOUND: no such resource in the key's account and mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2628,15 +3080,8 @@ export interface operations {
             /** @description RATE_LIMITED: wait `Retry-After` seconds */
             429: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
-                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2645,7 +3090,79 @@ export interface operations {
             };
         };
     };
-    HealthController_live: {
+    removeListingImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                imageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["Gallery"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: account not approved, or key without the scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in the key's account and mode */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getLiveness: {
         parameters: {
             query?: never;
             header?: never;
@@ -2654,69 +3171,20 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
-            };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description UNAUTHORIZED: missing, malformed, unknown or revoked API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description FORBIDDEN: account not approved, or key without the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description RATE_LIMITED: wait `Retry-After` seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["Liveness"];
+                    };
                 };
             };
         };
     };
-    HealthController_ready: {
+    getReadiness: {
         parameters: {
             query?: never;
             header?: never;
@@ -2725,59 +3193,19 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
-            };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["Readiness"];
+                    };
                 };
             };
-            /** @description UNAUTHORIZED: missing, malformed, unknown or revoked API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description FORBIDDEN: account not approved, or key without the scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description RATE_LIMITED: wait `Retry-After` seconds */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
+            /** @description Not ready: `details` names each failing check */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2787,7 +3215,7 @@ export interface operations {
             };
         };
     };
-    WebhookEndpointsController_list: {
+    listWebhookEndpoints: {
         parameters: {
             query?: never;
             header?: never;
@@ -2796,15 +3224,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookEndpointResponse"][];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["WebhookEndpoint"][];
+                    };
                 };
             };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2831,27 +3262,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
             /** @description RATE_LIMITED: wait `Retry-After` seconds */
             429: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
-                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2860,7 +3275,7 @@ export interface operations {
             };
         };
     };
-    WebhookEndpointsController_create: {
+    createWebhookEndpoint: {
         parameters: {
             query?: never;
             header?: never;
@@ -2869,19 +3284,22 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CreateWebhookDto"];
+                "application/json": components["schemas"]["CreateWebhookRequest"];
             };
         };
         responses: {
+            /** @description Created */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CreatedWebhookEndpointResponse"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["WebhookEndpointWithSecret"];
+                    };
                 };
             };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2908,27 +3326,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
             /** @description RATE_LIMITED: wait `Retry-After` seconds */
             429: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
-                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2937,7 +3339,7 @@ export interface operations {
             };
         };
     };
-    WebhookEndpointsController_remove: {
+    deleteWebhookEndpoint: {
         parameters: {
             query?: never;
             header?: never;
@@ -2948,15 +3350,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookEndpointResponse"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["WebhookEndpoint"];
+                    };
                 };
             };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2983,7 +3388,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND */
+            /** @description NOT_FOUND: no such resource in the key's account and mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2995,15 +3400,8 @@ export interface operations {
             /** @description RATE_LIMITED: wait `Retry-After` seconds */
             429: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
-                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3012,7 +3410,7 @@ export interface operations {
             };
         };
     };
-    WebhookEndpointsController_update: {
+    updateWebhookEndpoint: {
         parameters: {
             query?: never;
             header?: never;
@@ -3023,19 +3421,22 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["UpdateWebhookDto"];
+                "application/json": components["schemas"]["UpdateWebhookRequest"];
             };
         };
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookEndpointResponse"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["WebhookEndpoint"];
+                    };
                 };
             };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3062,7 +3463,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND */
+            /** @description NOT_FOUND: no such resource in the key's account and mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3074,15 +3475,8 @@ export interface operations {
             /** @description RATE_LIMITED: wait `Retry-After` seconds */
             429: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
-                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3091,7 +3485,7 @@ export interface operations {
             };
         };
     };
-    WebhookEndpointsController_rotateSecret: {
+    rotateWebhookSecret: {
         parameters: {
             query?: never;
             header?: never;
@@ -3102,19 +3496,22 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["RotateSecretDto"];
+                "application/json": components["schemas"]["RotateSecretRequest"];
             };
         };
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CreatedWebhookEndpointResponse"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["WebhookEndpointWithSecret"];
+                    };
                 };
             };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3141,7 +3538,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND */
+            /** @description NOT_FOUND: no such resource in the key's account and mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3153,15 +3550,8 @@ export interface operations {
             /** @description RATE_LIMITED: wait `Retry-After` seconds */
             429: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
-                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3170,7 +3560,7 @@ export interface operations {
             };
         };
     };
-    WebhookDeliveriesController_test: {
+    sendTestWebhook: {
         parameters: {
             query?: never;
             header?: never;
@@ -3181,15 +3571,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookDeliveryResponse"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["Delivery"];
+                    };
                 };
             };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3216,7 +3609,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND */
+            /** @description NOT_FOUND: no such resource in the key's account and mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3228,15 +3621,8 @@ export interface operations {
             /** @description RATE_LIMITED: wait `Retry-After` seconds */
             429: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
-                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3245,17 +3631,17 @@ export interface operations {
             };
         };
     };
-    WebhookDeliveriesController_history: {
+    listWebhookDeliveries: {
         parameters: {
-            query: {
+            query?: {
                 /** @description only deliveries in this status */
                 status?: "pending" | "succeeded" | "failed";
                 /** @description only deliveries of this event (`webhook.test` included) */
                 event?: "listing.created" | "listing.updated" | "listing.sold" | "listing.expired" | "listing.removed" | "message.received" | "listing.favorited" | "import.held" | "import.finished" | "webhook.test";
                 /** @description page number, from 1 */
-                page: number;
+                page?: number;
                 /** @description page size, 1–100 */
-                limit: number;
+                limit?: number;
             };
             header?: never;
             path: {
@@ -3265,13 +3651,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PageEnvelope"] & {
+                        data?: components["schemas"]["Delivery"][];
+                    };
+                };
             };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3298,7 +3689,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND */
+            /** @description NOT_FOUND: no such resource in the key's account and mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3310,15 +3701,8 @@ export interface operations {
             /** @description RATE_LIMITED: wait `Retry-After` seconds */
             429: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
-                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3327,7 +3711,7 @@ export interface operations {
             };
         };
     };
-    WebhookDeliveriesController_delivery: {
+    getWebhookDelivery: {
         parameters: {
             query?: never;
             header?: never;
@@ -3339,15 +3723,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookDeliveryDetailResponse"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["DeliveryDetail"];
+                    };
                 };
             };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3374,7 +3761,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND */
+            /** @description NOT_FOUND: no such resource in the key's account and mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3386,15 +3773,8 @@ export interface operations {
             /** @description RATE_LIMITED: wait `Retry-After` seconds */
             429: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
-                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3403,7 +3783,7 @@ export interface operations {
             };
         };
     };
-    WebhookDeliveriesController_retry: {
+    retryWebhookDelivery: {
         parameters: {
             query?: never;
             header?: never;
@@ -3415,15 +3795,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Accepted: the work continues in the background */
             202: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookDeliveryResponse"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["Delivery"];
+                    };
                 };
             };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3450,7 +3833,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND */
+            /** @description NOT_FOUND: no such resource in the key's account and mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3462,15 +3845,8 @@ export interface operations {
             /** @description RATE_LIMITED: wait `Retry-After` seconds */
             429: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
-                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3479,7 +3855,7 @@ export interface operations {
             };
         };
     };
-    WebhookDeliveriesController_recover: {
+    recoverWebhookDeliveries: {
         parameters: {
             query?: never;
             header?: never;
@@ -3490,19 +3866,22 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["RecoverDto"];
+                "application/json": components["schemas"]["RecoverRequest"];
             };
         };
         responses: {
+            /** @description Accepted: the work continues in the background */
             202: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RecoverResponse"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["RecoverResult"];
+                    };
                 };
             };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3529,7 +3908,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND */
+            /** @description NOT_FOUND: no such resource in the key's account and mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3541,15 +3920,8 @@ export interface operations {
             /** @description RATE_LIMITED: wait `Retry-After` seconds */
             429: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
-                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3558,15 +3930,15 @@ export interface operations {
             };
         };
     };
-    ImportsController_list: {
+    listImports: {
         parameters: {
-            query: {
+            query?: {
                 /** @description only imports in this status */
                 status?: "queued" | "running" | "held" | "succeeded" | "succeeded_with_errors" | "failed" | "cancelled";
                 /** @description page number, from 1 */
-                page: number;
+                page?: number;
                 /** @description page size, 1–100 */
-                limit: number;
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -3574,13 +3946,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PageEnvelope"] & {
+                        data?: components["schemas"]["Import"][];
+                    };
+                };
             };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3607,27 +3984,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
             /** @description RATE_LIMITED: wait `Retry-After` seconds */
             429: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
-                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3636,13 +3997,13 @@ export interface operations {
             };
         };
     };
-    ImportsController_create: {
+    createImport: {
         parameters: {
-            query: {
+            query?: {
                 /** @description `upsert` applies the lines; `mirror` also removes what the feed no longer lists */
-                mode: "upsert" | "mirror";
+                mode?: "upsert" | "mirror";
                 /** @description reads, validates and reports every outcome, and writes nothing */
-                dryRun: boolean;
+                dryRun?: boolean;
                 /** @description mirror only: the most listings the import may remove before it is held for confirmation */
                 maxRemovals?: number;
             };
@@ -3653,17 +4014,29 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description The feed itself (NDJSON or CSV, optionally with `Content-Encoding: gzip`), or a URL for the worker to fetch. */
+        requestBody: {
+            content: {
+                "application/x-ndjson": string;
+                "text/csv": string;
+                "application/json": components["schemas"]["ImportSourceRequest"];
+            };
+        };
         responses: {
+            /** @description Accepted: the work continues in the background */
             202: {
                 headers: {
+                    /** @description the import: /v1/imports/{id} */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ImportResponse"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["Import"];
+                    };
                 };
             };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3690,27 +4063,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
             /** @description RATE_LIMITED: wait `Retry-After` seconds */
             429: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
-                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3719,7 +4076,7 @@ export interface operations {
             };
         };
     };
-    ImportsController_get: {
+    getImport: {
         parameters: {
             query?: never;
             header?: never;
@@ -3730,15 +4087,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ImportResponse"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["Import"];
+                    };
                 };
             };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3765,7 +4125,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND */
+            /** @description NOT_FOUND: no such resource in the key's account and mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3777,15 +4137,8 @@ export interface operations {
             /** @description RATE_LIMITED: wait `Retry-After` seconds */
             429: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
-                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3794,13 +4147,13 @@ export interface operations {
             };
         };
     };
-    ImportsController_results: {
+    listImportResults: {
         parameters: {
-            query: {
+            query?: {
                 /** @description `nextCursor` of the previous page */
                 after?: string;
                 /** @description page size, 1–1000 */
-                limit: number;
+                limit?: number;
                 /** @description only results with this outcome */
                 outcome?: "created" | "updated" | "unchanged" | "failed" | "removed";
             };
@@ -3812,15 +4165,19 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description A page of results; with `Accept: application/x-ndjson`, every result as NDJSON, without envelope. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["CursorPageEnvelope"] & {
+                        data?: components["schemas"]["ImportResult"][];
+                    };
+                    "application/x-ndjson": string;
                 };
             };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3847,7 +4204,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND */
+            /** @description NOT_FOUND: no such resource in the key's account and mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3859,15 +4216,8 @@ export interface operations {
             /** @description RATE_LIMITED: wait `Retry-After` seconds */
             429: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
-                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3876,7 +4226,7 @@ export interface operations {
             };
         };
     };
-    ImportsController_cancel: {
+    cancelImport: {
         parameters: {
             query?: never;
             header?: never;
@@ -3887,15 +4237,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ImportResponse"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["Import"];
+                    };
                 };
             };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3922,7 +4275,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND */
+            /** @description NOT_FOUND: no such resource in the key's account and mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3934,15 +4287,8 @@ export interface operations {
             /** @description RATE_LIMITED: wait `Retry-After` seconds */
             429: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
-                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3951,7 +4297,7 @@ export interface operations {
             };
         };
     };
-    ImportsController_confirm: {
+    confirmImport: {
         parameters: {
             query?: never;
             header?: never;
@@ -3962,15 +4308,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ImportResponse"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["Import"];
+                    };
                 };
             };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3997,7 +4346,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND */
+            /** @description NOT_FOUND: no such resource in the key's account and mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4009,15 +4358,8 @@ export interface operations {
             /** @description RATE_LIMITED: wait `Retry-After` seconds */
             429: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
-                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4026,7 +4368,7 @@ export interface operations {
             };
         };
     };
-    TestHelpersController_publish: {
+    testPublishListing: {
         parameters: {
             query?: never;
             header?: never;
@@ -4037,15 +4379,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ListingResponse"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["Listing"];
+                    };
                 };
             };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4072,7 +4417,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND */
+            /** @description NOT_FOUND: no such resource in the key's account and mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4084,15 +4429,8 @@ export interface operations {
             /** @description RATE_LIMITED: wait `Retry-After` seconds */
             429: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
-                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4101,7 +4439,7 @@ export interface operations {
             };
         };
     };
-    TestHelpersController_expire: {
+    testExpireListing: {
         parameters: {
             query?: never;
             header?: never;
@@ -4112,15 +4450,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ListingResponse"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["Listing"];
+                    };
                 };
             };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4147,7 +4488,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND */
+            /** @description NOT_FOUND: no such resource in the key's account and mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4159,15 +4500,8 @@ export interface operations {
             /** @description RATE_LIMITED: wait `Retry-After` seconds */
             429: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
-                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4176,7 +4510,7 @@ export interface operations {
             };
         };
     };
-    TestHelpersController_message: {
+    testReceiveMessage: {
         parameters: {
             query?: never;
             header?: never;
@@ -4187,19 +4521,22 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["MessageReceivedDto"];
+                "application/json": components["schemas"]["MessageReceivedRequest"];
             };
         };
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ListingResponse"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["Listing"];
+                    };
                 };
             };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4226,7 +4563,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND */
+            /** @description NOT_FOUND: no such resource in the key's account and mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4238,15 +4575,8 @@ export interface operations {
             /** @description RATE_LIMITED: wait `Retry-After` seconds */
             429: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
-                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4255,7 +4585,7 @@ export interface operations {
             };
         };
     };
-    TestHelpersController_favorite: {
+    testFavoriteListing: {
         parameters: {
             query?: never;
             header?: never;
@@ -4266,19 +4596,22 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["FavoritedDto"];
+                "application/json": components["schemas"]["FavoritedRequest"];
             };
         };
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ListingResponse"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["Listing"];
+                    };
                 };
             };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4305,7 +4638,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND */
+            /** @description NOT_FOUND: no such resource in the key's account and mode */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4317,15 +4650,8 @@ export interface operations {
             /** @description RATE_LIMITED: wait `Retry-After` seconds */
             429: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
-                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4334,9 +4660,9 @@ export interface operations {
             };
         };
     };
-    EventsController_list: {
+    listEvents: {
         parameters: {
-            query: {
+            query?: {
                 /** @description an event id from an earlier page: the page starts after it; omitted = the oldest kept event */
                 after?: string;
                 /** @description comma-separated event names, e.g. `listing.sold,listing.expired`; omitted = every event */
@@ -4344,7 +4670,7 @@ export interface operations {
                 /** @description only the events of this listing */
                 listingId?: string;
                 /** @description page size, 1–100 */
-                limit: number;
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -4352,16 +4678,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description a page of events; `pagination` is {limit, hasMore, nextCursor} */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EventResponse"][];
+                    "application/json": components["schemas"]["CursorPageEnvelope"] & {
+                        data?: components["schemas"]["Event"][];
+                    };
                 };
             };
-            /** @description VALIDATION_ERROR: invalid input; `details` names each field */
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4388,27 +4716,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
             /** @description RATE_LIMITED: wait `Retry-After` seconds */
             429: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description SERVER_ERROR */
-            500: {
-                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
