@@ -28,12 +28,7 @@ import {
   WebhookEndpointResponse,
 } from './webhooks/endpoints/dto/webhook-endpoint.response';
 import { Answer, OPERATIONS } from './openapi-operations';
-import {
-  eventSchemas,
-  ref,
-  STATIC_SCHEMAS,
-  webhookOperations,
-} from './openapi-schemas';
+import { eventSchemas, ref, STATIC_SCHEMAS, webhookOperations } from './openapi-schemas';
 
 /** Answers whose class a route's return type may not name (a union, a Paginated<T>, a stream). */
 const MODELS = [
@@ -288,6 +283,9 @@ function describeBodies(document: OpenAPIObject): void {
   };
 }
 
+/** Kept though nothing in the document references them: the union a webhook receiver parses. */
+const PUBLISHED_SCHEMAS = ['WebhookPayload'];
+
 /** Drops what nothing references any more (EventResponse, replaced by the `Event` union). */
 function dropUnreferenced(document: OpenAPIObject): void {
   const schemas = document.components!.schemas!;
@@ -300,7 +298,11 @@ function dropUnreferenced(document: OpenAPIObject): void {
         follow(schemas[name]);
       }
     });
-  follow({ paths: document.paths, webhooks: document['x-webhooks' as keyof OpenAPIObject] });
+  follow({
+    paths: document.paths,
+    webhooks: document['x-webhooks' as keyof OpenAPIObject],
+    published: PUBLISHED_SCHEMAS.map(ref),
+  });
   for (const name of Object.keys(schemas)) if (!used.has(name)) delete schemas[name];
 }
 

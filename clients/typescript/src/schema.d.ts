@@ -1094,7 +1094,10 @@ export interface components {
         };
         /** @description The body of a `import.finished` delivery */
         ImportFinishedWebhook: {
-            /** @enum {string} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             event: "import.finished";
             /**
              * Format: uuid
@@ -1132,7 +1135,10 @@ export interface components {
         };
         /** @description The body of a `import.held` delivery */
         ImportHeldWebhook: {
-            /** @enum {string} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             event: "import.held";
             /**
              * Format: uuid
@@ -1233,7 +1239,10 @@ export interface components {
         };
         /** @description The body of a `listing.created` delivery */
         ListingCreatedWebhook: {
-            /** @enum {string} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             event: "listing.created";
             /**
              * Format: uuid
@@ -1279,7 +1288,10 @@ export interface components {
         };
         /** @description The body of a `listing.expired` delivery */
         ListingExpiredWebhook: {
-            /** @enum {string} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             event: "listing.expired";
             /**
              * Format: uuid
@@ -1326,7 +1338,10 @@ export interface components {
         };
         /** @description The body of a `listing.favorited` delivery */
         ListingFavoritedWebhook: {
-            /** @enum {string} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             event: "listing.favorited";
             /**
              * Format: uuid
@@ -1396,7 +1411,10 @@ export interface components {
         };
         /** @description The body of a `listing.removed` delivery */
         ListingRemovedWebhook: {
-            /** @enum {string} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             event: "listing.removed";
             /**
              * Format: uuid
@@ -1442,7 +1460,10 @@ export interface components {
         };
         /** @description The body of a `listing.sold` delivery */
         ListingSoldWebhook: {
-            /** @enum {string} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             event: "listing.sold";
             /**
              * Format: uuid
@@ -1491,7 +1512,10 @@ export interface components {
         };
         /** @description The body of a `listing.updated` delivery */
         ListingUpdatedWebhook: {
-            /** @enum {string} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             event: "listing.updated";
             /**
              * Format: uuid
@@ -1559,7 +1583,10 @@ export interface components {
         };
         /** @description The body of a `message.received` delivery */
         MessageReceivedWebhook: {
-            /** @enum {string} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             event: "message.received";
             /**
              * Format: uuid
@@ -1736,6 +1763,7 @@ export interface components {
             createdAt: string;
             updatedAt: string;
         };
+        WebhookPayload: components["schemas"]["ListingCreatedWebhook"] | components["schemas"]["ListingUpdatedWebhook"] | components["schemas"]["ListingSoldWebhook"] | components["schemas"]["ListingExpiredWebhook"] | components["schemas"]["ListingRemovedWebhook"] | components["schemas"]["MessageReceivedWebhook"] | components["schemas"]["ListingFavoritedWebhook"] | components["schemas"]["ImportHeldWebhook"] | components["schemas"]["ImportFinishedWebhook"] | components["schemas"]["WebhookTestWebhook"];
         /** @description `webhook.test`: the endpoint, not a listing */
         WebhookTestData: {
             /**
@@ -1749,7 +1777,10 @@ export interface components {
         };
         /** @description The body of a `webhook.test` delivery */
         WebhookTestWebhook: {
-            /** @enum {string} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             event: "webhook.test";
             /** @enum {string|null} */
             eventId: null;
