@@ -178,7 +178,7 @@ describe('TypeScript client against the service', () => {
       signal: AbortSignal.any([signal, controller.signal]),
     })) {
       seen.push(event.id);
-      if (event.event === 'listing.created') createdEvents.add((event.data as { id: string }).id);
+      if (event.event === 'listing.created') createdEvents.add(event.data.id);
       if (late === undefined && created.every((id) => createdEvents.has(id))) {
         // caught up: the feed now answers empty pages until this one is positioned
         late = unwrap(await api.POST('/v1/listings', { body: car('Late arrival') })).data.id;

@@ -1,7 +1,11 @@
 import createClient, { type Client } from 'openapi-fetch';
 import type { paths } from './schema';
 
-export type ListingsClient = Client<paths>;
+/**
+ * Typed by the documented JSON bodies, which openapi-fetch parses unless told otherwise (the
+ * NDJSON download of import results: `parseAs: 'text'` with `Accept: application/x-ndjson`).
+ */
+export type ListingsClient = Client<paths, 'application/json'>;
 
 export interface ListingsClientOptions {
   /** the service's origin, e.g. `https://api.example.se` (paths start with `/v1`) */
@@ -18,7 +22,7 @@ export function createListingsClient({
   apiKey,
   fetch,
 }: ListingsClientOptions): ListingsClient {
-  return createClient<paths>({
+  return createClient<paths, 'application/json'>({
     baseUrl: baseUrl.replace(/\/+$/, ''),
     headers: { Authorization: `Bearer ${apiKey}` },
     ...(fetch ? { fetch } : {}),

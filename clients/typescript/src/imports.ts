@@ -70,9 +70,10 @@ export async function importFeed(
         'Content-Type': CONTENT_TYPES[format],
         ...(gzipped ? { 'Content-Encoding': 'gzip' } : {}),
       },
-      // the feed goes as raw bytes, which the document does not describe as a request body yet
-      body: body as never,
-      bodySerializer: (raw: unknown) => raw as UploadBody,
+      // The document types an NDJSON or CSV body as text (`string`); the feed goes as bytes or a
+      // stream (gzipped, read from a file), which fetch sends as they are.
+      body: body as unknown as string,
+      bodySerializer: (feed) => feed,
       duplex: 'half',
       signal,
     }),
@@ -100,7 +101,7 @@ function uploadBody(options: ImportFeedOptions): { body: UploadBody; gzipped: bo
   }
   const source = options.file !== undefined ? createReadStream(options.file) : options.stream;
   const readable =
-    source instanceof ReadableStream ? Readable.fromWeb(source as never) : Readable.from(source);
+    source instanceof ReadableStream ? Readable.fromWeb(source) : Readable.from(source);
   const stream = compress ? readable.pipe(createGzip()) : readable;
-  return { body: Readable.toWeb(stream) as ReadableStream<Uint8Array>, gzipped };
+  return { body: Readable.toWeb(stream), gzipped };
 }

@@ -2,24 +2,32 @@ import type { ListingsClient } from './client';
 import type { paths } from './schema';
 import { wait } from './wait';
 import {
-  type CursorEnvelope,
+  type CursorPagination,
   type FeedEvent,
   type FetchResult,
   type ImportResult,
   type Listing,
-  type PageEnvelope,
+  type PagePagination,
   unwrap,
 } from './wire';
 
+/** A page as the document describes it, before `unwrap` makes `data` required. */
+interface PageBody<T, P> {
+  success: true;
+  data?: T[];
+  pagination: P;
+}
+
 /**
  * Every item of a page-numbered list (listings, imports, deliveries), page after page while
- * `hasMore`: `paginate<Delivery>((page) => api.GET('/v1/webhooks/{id}/deliveries', …page…))`.
+ * `hasMore`: `paginate((page) => api.GET('/v1/webhooks/{id}/deliveries', …page…))` yields each
+ * `Delivery`, typed by the document.
  */
 export async function* paginate<T>(
-  fetchPage: (page: number) => Promise<FetchResult>,
+  fetchPage: (page: number) => Promise<FetchResult<PageBody<T, PagePagination>>>,
 ): AsyncGenerator<T> {
   for (let page = 1; ; page++) {
-    const body = unwrap(await fetchPage(page)) as PageEnvelope<T>;
+    const body = unwrap(await fetchPage(page));
     yield* body.data;
     if (!body.pagination.hasMore || body.data.length === 0) return;
   }
@@ -27,11 +35,11 @@ export async function* paginate<T>(
 
 /** Every item of a cursor list (import results), following `nextCursor` while `hasMore`. */
 export async function* cursorAll<T>(
-  fetchPage: (after: string | undefined) => Promise<FetchResult>,
+  fetchPage: (after: string | undefined) => Promise<FetchResult<PageBody<T, CursorPagination>>>,
 ): AsyncGenerator<T> {
   let after: string | undefined;
   for (;;) {
-    const body = unwrap(await fetchPage(after)) as CursorEnvelope<T>;
+    const body = unwrap(await fetchPage(after));
     yield* body.data;
     if (!body.pagination.hasMore || !body.pagination.nextCursor) return;
     after = body.pagination.nextCursor;
@@ -47,7 +55,7 @@ export type ListAllQuery = Partial<Omit<Query<'/v1/listings'>, 'page'>>;
 /** Every listing the query matches, 100 per request unless `limit` says otherwise. */
 export function listAll(client: ListingsClient, query: ListAllQuery = {}): AsyncGenerator<Listing> {
   const { limit = 100, ...filters } = query;
-  return paginate<Listing>((page) =>
+  return paginate((page) =>
     client.GET('/v1/listings', { params: { query: { ...filters, page, limit } } }),
   );
 }
@@ -61,7 +69,7 @@ export function importResults(
   query: ImportResultsQuery = {},
 ): AsyncGenerator<ImportResult> {
   const { limit = 1000, ...filters } = query;
-  return cursorAll<ImportResult>((after) =>
+  return cursorAll((after) =>
     client.GET('/v1/imports/{id}/results', {
       params: { path: { id: importId }, query: { ...filters, limit, ...(after ? { after } : {}) } },
     }),
@@ -103,26 +111,27 @@ export async function* followEvents(
 ): AsyncGenerator<FeedEvent> {
   let cursor = after;
   while (!signal?.aborted) {
-    let result: FetchResult;
-    try {
-      result = await client.GET('/v1/events', {
-        params: {
-          query: {
-            limit,
-            ...(cursor ? { after: cursor } : {}),
-            ...(types ? { types } : {}),
-            ...(listingId ? { listingId } : {}),
-          },
+    const request = client.GET('/v1/events', {
+      params: {
+        query: {
+          limit,
+          ...(cursor ? { after: cursor } : {}),
+          ...(types ? { types } : {}),
+          ...(listingId ? { listingId } : {}),
         },
-        // the service reads `types` as one comma-separated value
-        querySerializer: { array: { style: 'form', explode: false } },
-        signal,
-      });
+      },
+      // the service reads `types` as one comma-separated value
+      querySerializer: { array: { style: 'form', explode: false } },
+      signal,
+    });
+    let result: Awaited<typeof request>;
+    try {
+      result = await request;
     } catch (error) {
       if (signal?.aborted) return;
       throw error;
     }
-    const page = unwrap(result) as CursorEnvelope<FeedEvent>;
+    const page = unwrap(result);
     for (const event of page.data) {
       yield event;
       cursor = event.id;

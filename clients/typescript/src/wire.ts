@@ -1,87 +1,66 @@
 import type { components, paths } from './schema';
 
 /**
- * What goes over the wire, around the generated types. The service wraps every answer in an
- * envelope; a document that describes `data` alone is read through `DataOf`, and the lists it
- * does not describe at all through `UndescribedItems`. Both are no-ops once the document
- * describes the envelopes, and this file is the only one that knows about the difference.
+ * What goes over the wire, named from the generated types. The document describes every answer
+ * as an envelope component (`SuccessEnvelope`, `PageEnvelope`, `CursorPageEnvelope`,
+ * `ErrorEnvelope`) with the operation's `data` added by allOf. The generator writes that as
+ * `Envelope & { data?: D }`, which types `data` as `D | undefined` although the envelope requires
+ * it; `Success` reads it back as required. This file is the only one that knows about that.
  */
 
 type Schemas = components['schemas'];
 
 export type Meta = Schemas['Meta'];
 export type PagePagination = Schemas['Pagination'];
+/** `pagination` of a cursor list (events, import results): no page numbers or totals. */
+export type CursorPagination = Schemas['CursorPagination'];
 export type ErrorBody = Schemas['ErrorEnvelope'];
 export type FieldError = NonNullable<ErrorBody['error']['details']>[number];
 
-/** `pagination` of a cursor list (events, import results): no page numbers or totals. */
-export interface CursorPagination {
-  limit: number;
-  hasMore: boolean;
-  /** the last item's cursor, to pass as `after`; null on an empty page */
-  nextCursor: string | null;
-}
+export type Listing = Schemas['Listing'];
+export type ListingImage = Schemas['ListingImage'];
+export type Import = Schemas['Import'];
+/** One result line of an import (`GET /v1/imports/{id}/results`). */
+export type ImportResult = Schemas['ImportResult'];
+/** One event of the feed (`GET /v1/events`), discriminated on `event`. */
+export type FeedEvent = Schemas['Event'];
+/** The body of a webhook delivery, discriminated on `event` (`webhook.test` included). */
+export type WebhookPayload = Schemas['WebhookPayload'];
+/** One delivery of a webhook endpoint (`GET /v1/webhooks/{id}/deliveries`). */
+export type Delivery = Schemas['Delivery'];
 
-export interface SuccessEnvelope<T> {
-  success: true;
-  data: T;
-  meta: Meta;
-}
-export interface PageEnvelope<T> extends SuccessEnvelope<T[]> {
-  pagination: PagePagination;
-}
-export interface CursorEnvelope<T> extends SuccessEnvelope<T[]> {
-  pagination: CursorPagination;
-}
+/** A value the JSON carried: anything but `undefined` (`null` stays where the document allows it). */
+type Sent<T> = Exclude<T, undefined>;
 
-/** The `data` of a described body: the body itself while the document leaves the envelope out. */
-export type DataOf<B> = B extends { success: true; data: infer D } ? D : B;
+/**
+ * A success body as received: the document's envelope with `data` required, as the envelope
+ * component says (the generator leaves the allOf's `data` optional).
+ */
+export type Success<B extends { data?: unknown }> = B & { data: Sent<B['data']> };
+
+/** `{ success, data, meta }` around `T`, as the document's `SuccessEnvelope` describes it. */
+export type SuccessEnvelope<T> = Omit<Schemas['SuccessEnvelope'], 'data'> & { data: T };
+/** A page of a page-numbered list (listings, imports, deliveries): `PageEnvelope`. */
+export type PageEnvelope<T> = Omit<Schemas['PageEnvelope'], 'data'> & { data: T[] };
+/** A page of a cursor list (events, import results): `CursorPageEnvelope`. */
+export type CursorEnvelope<T> = Omit<Schemas['CursorPageEnvelope'], 'data'> & { data: T[] };
 
 type JsonOf<R> = R extends { content: { 'application/json': infer B } } ? B : never;
 type SuccessBody<Op> = Op extends { responses: infer R }
   ? JsonOf<R[200 & keyof R]> | JsonOf<R[201 & keyof R]> | JsonOf<R[202 & keyof R]>
   : never;
+type DataOfBody<B> = B extends { data?: unknown } ? Sent<B['data']> : never;
 
 /** The `data` an operation answers with, e.g. `ResponseData<'/v1/listings/{id}', 'get'>`. */
-export type ResponseData<P extends keyof paths, M extends keyof paths[P]> = DataOf<
+export type ResponseData<P extends keyof paths, M extends keyof paths[P]> = DataOfBody<
   SuccessBody<paths[P][M]>
 >;
 
-/** One result line of an import, until the document describes `GET /v1/imports/{id}/results`. */
-export interface ImportResult {
-  /** null for a removal (after the lines) */
-  line: number | null;
-  externalId: string | null;
-  outcome: 'created' | 'updated' | 'unchanged' | 'failed' | 'removed';
-  listingId: string | null;
-  error: { code: string; message: string; details?: FieldError[] } | null;
-}
-
-/** Items of the lists whose answer the document does not describe yet. */
-interface UndescribedItems {
-  '/v1/listings': ResponseData<'/v1/listings/{id}', 'get'>;
-  '/v1/imports': ResponseData<'/v1/imports/{id}', 'get'>;
-  '/v1/imports/{id}/results': ImportResult;
-  '/v1/webhooks/{id}/deliveries': Schemas['WebhookDeliveryResponse'];
-}
-
 type ListPath = { [P in keyof paths]: paths[P] extends { get: unknown } ? P : never }[keyof paths];
 
-/** The item type of a list: from the document when it describes the list, else the stand-in. */
-export type ListItem<P extends ListPath> = [ResponseData<P, 'get'>] extends [readonly (infer I)[]]
-  ? [ResponseData<P, 'get'>] extends [never]
-    ? P extends keyof UndescribedItems
-      ? UndescribedItems[P]
-      : unknown
-    : I
-  : P extends keyof UndescribedItems
-    ? UndescribedItems[P]
-    : unknown;
-
-export type Listing = ResponseData<'/v1/listings/{id}', 'get'>;
-export type Import = ResponseData<'/v1/imports/{id}', 'get'>;
-export type FeedEvent = ListItem<'/v1/events'>;
-export type WebhookPayload = Schemas['WebhookDeliveryPayload'];
+/** The item type of a list, e.g. `ListItem<'/v1/webhooks/{id}/deliveries'>` (never for a non-list). */
+export type ListItem<P extends ListPath> =
+  ResponseData<P, 'get'> extends readonly (infer I)[] ? I : never;
 
 /** An error answer, or an answer that is not the envelope at all (a proxy's 502 page). */
 export class ListingsApiError extends Error {
@@ -105,29 +84,40 @@ export class ListingsApiError extends Error {
 }
 
 function isErrorBody(body: unknown): body is ErrorBody {
-  return (
-    typeof body === 'object' &&
-    body !== null &&
-    (body as ErrorBody).success === false &&
-    typeof (body as ErrorBody).error?.message === 'string'
-  );
+  if (typeof body !== 'object' || body === null || !('success' in body) || body.success !== false)
+    return false;
+  if (!('error' in body) || typeof body.error !== 'object' || body.error === null) return false;
+  return 'message' in body.error && typeof body.error.message === 'string';
 }
 
-/** What openapi-fetch resolves with. */
-export interface FetchResult {
-  data?: unknown;
+/** What openapi-fetch resolves with, its success body being `B`. */
+export interface FetchResult<B = unknown> {
+  data?: B;
   error?: unknown;
   response: Response;
 }
 
+/** The success envelope is what the JSON says it is: `success: true` and a `data`. */
+function isSuccess<B extends { data?: unknown }>(body: B | undefined): body is Success<B> {
+  return (
+    typeof body === 'object' &&
+    body !== null &&
+    'success' in body &&
+    body.success === true &&
+    body.data !== undefined
+  );
+}
+
 /**
- * The envelope of a successful answer; throws ListingsApiError for any other. Use it around
- * every call: `const { data } = unwrap(await api.GET('/v1/listings/{id}', …))`.
+ * The envelope of a successful answer, typed by the document; throws ListingsApiError for any
+ * other (an error status, or a 2xx whose body is not the success envelope). Use it around every
+ * call: `const { data } = unwrap(await api.GET('/v1/listings/{id}', …))`.
  */
-export function unwrap<R extends FetchResult>(
-  result: R,
-): SuccessEnvelope<DataOf<NonNullable<R['data']>>> {
-  if (!result.response.ok || result.error !== undefined)
-    throw new ListingsApiError(result.response.status, result.error);
-  return result.data as SuccessEnvelope<DataOf<NonNullable<R['data']>>>;
+export function unwrap<B extends { success: true; data?: unknown }>(
+  result: FetchResult<B>,
+): Success<B> {
+  const body = result.data;
+  if (!result.response.ok || result.error !== undefined || !isSuccess(body))
+    throw new ListingsApiError(result.response.status, result.error ?? body);
+  return body;
 }
