@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { OwnerScope } from '../auth/scope';
+import type { ErrorCode } from '../common/errors/error-code';
+import type { FieldError } from '../common/errors/domain-error';
 import type { ImportCounts } from '../events/event-types';
 
 export const IMPORT_STATUSES = [
@@ -65,7 +67,7 @@ export interface ImportResultRow {
   external_id: string | null;
   outcome: ImportOutcome;
   listing_id: string | null;
-  error: { code: string; message: string; details?: unknown } | null;
+  error: { code: ErrorCode; message: string; details?: FieldError[] } | null;
 }
 
 export type NewResult = ImportResultRow;

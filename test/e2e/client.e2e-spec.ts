@@ -137,6 +137,8 @@ describe('TypeScript client against the service', () => {
       [2, 'imp-2', 'created'],
       [3, 'imp-3', 'failed'],
     ]);
+    expect(results[2].error?.code).toBe('VALIDATION_ERROR');
+    expect(results[2].error?.details?.map((d) => d.field)).toContain('price');
     created.push(...results.filter((r) => r.listingId).map((r) => r.listingId!));
   });
 

@@ -6,7 +6,7 @@ import { wait } from './wait';
 import { type Import, unwrap } from './wire';
 
 /** Statuses in which an import is still on its way; any other is where it stopped. */
-const UNDERWAY = new Set(['queued', 'running']);
+const UNDERWAY = new Set<Import['status']>(['queued', 'running']);
 
 type UploadBody = NonNullable<RequestInit['body']>;
 

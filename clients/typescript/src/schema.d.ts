@@ -1031,6 +1031,17 @@ export interface components {
             large: string;
         };
         Import: {
+            /** @enum {string} */
+            status: "queued" | "running" | "held" | "succeeded" | "succeeded_with_errors" | "failed" | "cancelled";
+            /** @enum {string} */
+            mode: "upsert" | "mirror";
+            /** @enum {string} */
+            format: "ndjson" | "csv";
+            /**
+             * @description the feed was uploaded, or fetched from `sourceUrl`
+             * @enum {string}
+             */
+            source: "upload" | "url";
             sourceUrl: string | null;
             maxRemovals: number | null;
             counts: components["schemas"]["ImportCounts"];
@@ -1039,15 +1050,7 @@ export interface components {
             startedAt: string | null;
             finishedAt: string | null;
             id: string;
-            /** @description queued, running, held, succeeded, succeeded_with_errors, failed or cancelled */
-            status: string;
-            /** @description upsert or mirror */
-            mode: string;
             dryRun: boolean;
-            /** @description ndjson or csv */
-            format: string;
-            /** @description upload or url */
-            source: string;
             livemode: boolean;
             /** @description a mirror import that would remove more than its limit (held, or a dry run reporting it) */
             removalLimitExceeded: boolean;
@@ -1074,6 +1077,10 @@ export interface components {
             mode: string;
             dryRun: boolean;
             counts: components["schemas"]["ImportCounts"];
+        };
+        ImportFieldError: {
+            field: string;
+            message: string;
         };
         /** @description `import.finished` in the event feed */
         ImportFinishedEvent: {
@@ -1157,17 +1164,22 @@ export interface components {
             timestamp: string;
             data: components["schemas"]["ImportEventData"];
         };
+        ImportLineError: {
+            /** @enum {string} */
+            code: "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "VALIDATION_ERROR" | "RATE_LIMITED" | "SERVER_ERROR";
+            message: string;
+            /** @description for VALIDATION_ERROR: each field at fault */
+            details?: components["schemas"]["ImportFieldError"][];
+        };
         ImportResult: {
             /** @description the line of the file; null for a removal */
             line: number | null;
             externalId: string | null;
+            /** @enum {string} */
+            outcome: "created" | "updated" | "unchanged" | "failed" | "removed";
             listingId: string | null;
-            /** @description what PUT /listings/by-external-id would have answered, for a failed line */
-            error: {
-                [key: string]: unknown;
-            } | null;
-            /** @description created, updated, unchanged, failed or removed */
-            outcome: string;
+            /** @description for a failed line: what PUT /listings/by-external-id would have answered */
+            error: components["schemas"]["ImportLineError"] | (null);
         };
         ImportSourceRequest: {
             /**

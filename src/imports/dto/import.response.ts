@@ -1,5 +1,14 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { ErrorCode } from '../../common/errors/error-code';
 import { ImportCountsData } from '../../events/dto/event-payloads.response';
+import {
+  IMPORT_OUTCOMES,
+  IMPORT_STATUSES,
+  type ImportFormat,
+  type ImportMode,
+  type ImportOutcome,
+  type ImportStatus,
+} from '../imports.store';
 
 export class ImportErrorResponse {
   @ApiProperty({ type: String })
@@ -10,15 +19,16 @@ export class ImportErrorResponse {
 
 export class ImportResponse {
   id: string;
-  /** queued, running, held, succeeded, succeeded_with_errors, failed or cancelled */
-  status: string;
-  /** upsert or mirror */
-  mode: string;
+  @ApiProperty({ enum: IMPORT_STATUSES })
+  status: ImportStatus;
+  @ApiProperty({ enum: ['upsert', 'mirror'] satisfies ImportMode[] })
+  mode: ImportMode;
   dryRun: boolean;
-  /** ndjson or csv */
-  format: string;
-  /** upload or url */
-  source: string;
+  @ApiProperty({ enum: ['ndjson', 'csv'] satisfies ImportFormat[] })
+  format: ImportFormat;
+  /** the feed was uploaded, or fetched from `sourceUrl` */
+  @ApiProperty({ enum: ['upload', 'url'] })
+  source: 'upload' | 'url';
   @ApiProperty({ type: String, nullable: true })
   sourceUrl: string | null;
   livemode: boolean;
@@ -38,17 +48,30 @@ export class ImportResponse {
   finishedAt: string | null;
 }
 
+class ImportFieldError {
+  field: string;
+  message: string;
+}
+
+/** What PUT /listings/by-external-id would have answered for the line. */
+export class ImportLineErrorResponse {
+  code: ErrorCode;
+  message: string;
+  /** for VALIDATION_ERROR: each field at fault */
+  details?: ImportFieldError[];
+}
+
 export class ImportResultResponse {
   /** the line of the file; null for a removal */
   @ApiProperty({ type: Number, nullable: true })
   line: number | null;
   @ApiProperty({ type: String, nullable: true })
   externalId: string | null;
-  /** created, updated, unchanged, failed or removed */
-  outcome: string;
+  @ApiProperty({ enum: IMPORT_OUTCOMES })
+  outcome: ImportOutcome;
   @ApiProperty({ type: String, nullable: true })
   listingId: string | null;
-  /** what PUT /listings/by-external-id would have answered, for a failed line */
-  @ApiProperty({ type: 'object', nullable: true, additionalProperties: true })
-  error: Record<string, unknown> | null;
+  /** for a failed line: what PUT /listings/by-external-id would have answered */
+  @ApiProperty({ type: () => ImportLineErrorResponse, nullable: true })
+  error: ImportLineErrorResponse | null;
 }
