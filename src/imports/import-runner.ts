@@ -13,9 +13,11 @@ import { ListingsStore } from '../listings/listings.store';
 import type { AllConfig } from '../platform/config';
 import type { ImportsConfig } from '../platform/config/imports.config';
 import { Metrics } from '../platform/metrics/metrics';
+import { ReferenceService } from '../reference/reference.service';
 import { STORAGE_DRIVER, StorageDriver } from '../storage/storage-driver';
 import { ImportFeedSource } from './import-feed-source';
 import { importEvent } from './imports.mapper';
+import { lineHash } from './import-line-hash';
 import { emptyTally, finalStatus, FirstLines, lineError, removalLimit } from './import-plan';
 import {
   Claim,
@@ -37,7 +39,8 @@ const RENEW_EVERY_LINES = 5_000;
 
 class Cancelled extends Error {}
 
-type Admitted = { line: number; externalId: string; dto: CreateListingDto };
+type Admitted = { line: number; externalId: string; dto: CreateListingDto; hash?: Buffer };
+type HashedLine = { externalId: string; hash: Buffer };
 
 /**
  * Works one import: reads the whole file first (a file that cannot be read to its end applies
@@ -58,6 +61,7 @@ export class ImportRunner {
     private readonly outbox: OutboxService,
     private readonly feeds: ImportFeedSource,
     private readonly metrics: Metrics,
+    private readonly reference: ReferenceService,
     @Inject(STORAGE_DRIVER) private readonly storage: StorageDriver,
     config: ConfigService<AllConfig, true>,
   ) {
@@ -176,14 +180,24 @@ export class ImportRunner {
     chunk: FeedLine[],
     firstLines: FirstLines,
   ): Promise<ImportRow> {
+    const scope = this.scopeOf(row);
+    const hashed = this.hashLines(chunk, firstLines);
+    const unchanged = await this.store.unchangedLines(this.dataSource.manager, scope, [
+      ...hashed.values(),
+    ]);
     const results: NewResult[] = [];
     const admitted: Admitted[] = [];
     for (const line of chunk) {
-      const outcome = await this.admit(line, firstLines);
-      if (outcome instanceof DomainError) results.push(failedResult(line, outcome));
-      else admitted.push(outcome);
+      const known = hashed.get(line.line);
+      const listingId = known && unchanged.get(known.externalId);
+      // The line that last wrote this listing, read the same: valid then, and nothing changed.
+      if (listingId) results.push(unchangedResult(line.line, known.externalId, listingId));
+      else {
+        const outcome = await this.admit(line, firstLines);
+        if (outcome instanceof DomainError) results.push(failedResult(line, outcome));
+        else admitted.push({ ...outcome, hash: known?.hash });
+      }
     }
-    const scope = this.scopeOf(row);
     const progress = (applied: UpsertOutcome[]) => {
       applied.forEach((outcome, i) => results.push(appliedResult(admitted[i], outcome)));
       results.sort((a, b) => a.seq - b.seq);
@@ -198,6 +212,7 @@ export class ImportRunner {
       ? await this.saveDryRun(claim, scope, admitted, progress)
       : await this.dataSource.transaction(async (em) => {
           const applied = await this.listings.upsertBatch(em, scope, admitted);
+          await this.store.saveLineHashes(em, writtenHashes(admitted, applied));
           return this.store.saveChunk(em, claim, progress(applied), this.config.leaseMs);
         });
     this.count(results);
@@ -225,6 +240,23 @@ export class ImportRunner {
     return this.dataSource.transaction((em) =>
       this.store.saveChunk(em, claim, progress(applied), this.config.leaseMs),
     );
+  }
+
+  /**
+   * Each line that can be known unchanged by its hash, by line number: one with a well-formed
+   * externalId that no earlier line of the file holds (the others fail in `admit`).
+   */
+  private hashLines(chunk: FeedLine[], firstLines: FirstLines): Map<number, HashedLine> {
+    const digest = this.reference.digest();
+    const hashed = new Map<number, HashedLine>();
+    for (const line of chunk) {
+      if (!('body' in line)) continue;
+      const externalId = line.body.externalId;
+      if (typeof externalId !== 'string' || !EXTERNAL_ID_PATTERN.test(externalId)) continue;
+      if (firstLines.duplicateOf(externalId, line.line) !== undefined) continue;
+      hashed.set(line.line, { externalId, hash: lineHash(digest, line.body) });
+    }
+    return hashed;
   }
 
   /**
@@ -349,6 +381,26 @@ function failedResult(line: FeedLine, error: DomainError): NewResult {
     listing_id: null,
     error: lineError(error),
   };
+}
+
+function unchangedResult(line: number, externalId: string, listingId: string): NewResult {
+  return {
+    seq: line,
+    line,
+    external_id: externalId,
+    outcome: 'unchanged',
+    listing_id: listingId,
+    error: null,
+  };
+}
+
+/** The hashes of the lines that wrote their listing (an unchanged line stores nothing). */
+function writtenHashes(admitted: Admitted[], applied: UpsertOutcome[]) {
+  return applied.flatMap((outcome, i) =>
+    (outcome.outcome === 'created' || outcome.outcome === 'updated') && admitted[i].hash
+      ? [{ listingId: outcome.row.id, hash: admitted[i].hash }]
+      : [],
+  );
 }
 
 function appliedResult(item: Admitted, applied: UpsertOutcome): NewResult {

@@ -286,6 +286,39 @@ export class ImportsStore {
     return rows[0];
   }
 
+  /**
+   * The lines, by externalId, whose hash is the one stored with the scope's listing of that
+   * externalId (see the ImportLineHashes migration): each with its listing's id. A listing
+   * written since by anything but an import's line has no hash, and a removed one never matches.
+   */
+  async unchangedLines(
+    em: EntityManager,
+    scope: OwnerScope,
+    lines: { externalId: string; hash: Buffer }[],
+  ): Promise<Map<string, string>> {
+    if (lines.length === 0) return new Map();
+    const rows: { external_id: string; id: string }[] = await em.query(
+      `SELECT l.external_id, l.id
+       FROM unnest($3::text[], $4::bytea[]) AS x(external_id, hash)
+       JOIN listings l ON l.account_id = $1 AND l.livemode = $2 AND l.external_id = x.external_id
+       JOIN listing_line_hashes h ON h.listing_id = l.id AND h.hash = x.hash
+       WHERE l.status IN ('DRAFT', 'ACTIVE', 'EXPIRED')`,
+      [scope.accountId, scope.livemode, lines.map((l) => l.externalId), lines.map((l) => l.hash)],
+    );
+    return new Map(rows.map((row) => [row.external_id, row.id]));
+  }
+
+  /** Stores each listing's line hash; called after the chunk's listing and gallery writes. */
+  async saveLineHashes(em: EntityManager, hashes: { listingId: string; hash: Buffer }[]) {
+    if (hashes.length === 0) return;
+    await em.query(
+      `INSERT INTO listing_line_hashes (listing_id, hash)
+       SELECT * FROM unnest($1::uuid[], $2::bytea[])
+       ON CONFLICT (listing_id) DO UPDATE SET hash = EXCLUDED.hash`,
+      [hashes.map((h) => h.listingId), hashes.map((h) => h.hash)],
+    );
+  }
+
   /** The last removal recorded: where a resumed removal pass continues. */
   async lastRemoval(importId: string): Promise<string | null> {
     const [row] = await this.dataSource.query(

@@ -14,6 +14,7 @@ import { RenderedListings1763940000000 } from './1763940000000-RenderedListings'
 import { OutboxPurgeIndex1763950000000 } from './1763950000000-OutboxPurgeIndex';
 import { WebhookPreviousSecrets1763960000000 } from './1763960000000-WebhookPreviousSecrets';
 import { Imports1764000000000 } from './1764000000000-Imports';
+import { ImportLineHashes1764200000000 } from './1764200000000-ImportLineHashes';
 
 /** Listed explicitly so ts-node, Jest and the compiled build all load the same set. */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   OutboxPurgeIndex1763950000000,
   WebhookPreviousSecrets1763960000000,
   Imports1764000000000,
+  ImportLineHashes1764200000000,
 ];
