@@ -41,6 +41,13 @@ class Cancelled extends Error {}
 
 type Admitted = { line: number; externalId: string; dto: CreateListingDto; hash?: Buffer };
 type HashedLine = { externalId: string; hash: Buffer };
+type PreparedChunk = {
+  scope: OwnerScope;
+  lines: number;
+  nextLine: number;
+  results: NewResult[];
+  admitted: Admitted[];
+};
 
 /**
  * Works one import: reads the whole file first (a file that cannot be read to its end applies
@@ -155,32 +162,54 @@ export class ImportRunner {
     return true;
   }
 
+  /**
+   * Applies the lines after the last commit, chunk by chunk. The next chunk is read and
+   * validated while the previous one's transaction runs (the worker's CPU and the database's at
+   * once); chunks still commit one after another, in order, and at most two are held.
+   */
   private async applyLines(
     row: ImportRow,
     claim: Claim,
     firstLines: FirstLines,
   ): Promise<ImportRow> {
+    const scope = this.scopeOf(row);
     let current = row;
-    let chunk: FeedLine[] = [];
-    for await (const line of await this.feeds.open(row)) {
-      if (line.line <= row.next_line) continue;
-      chunk.push(line);
-      if (chunk.length >= this.config.chunkLines) {
-        current = await this.applyChunk(current, claim, chunk, firstLines);
-        chunk = [];
+    let committing: Promise<ImportRow> | undefined;
+    const apply = async (chunk: FeedLine[]) => {
+      const prepared = await this.prepareChunk(scope, chunk, firstLines);
+      if (committing) current = await committing;
+      committing = this.commitChunk(current, claim, prepared);
+      // Awaited with the next chunk or at the end; a failure surfaces there, not as unhandled.
+      committing.catch(() => undefined);
+    };
+    try {
+      let chunk: FeedLine[] = [];
+      for await (const line of await this.feeds.open(row)) {
+        if (line.line <= row.next_line) continue;
+        chunk.push(line);
+        if (chunk.length >= this.config.chunkLines) {
+          await apply(chunk);
+          chunk = [];
+        }
       }
+      if (chunk.length > 0) await apply(chunk);
+    } catch (error) {
+      // Nothing is settled while a chunk's transaction is still open.
+      await committing?.catch(() => undefined);
+      throw error;
     }
-    if (chunk.length > 0) current = await this.applyChunk(current, claim, chunk, firstLines);
-    return current;
+    return committing ? await committing : current;
   }
 
-  private async applyChunk(
-    row: ImportRow,
-    claim: Claim,
+  /**
+   * A chunk's outcomes as far as they are known before writing: lines known unchanged by their
+   * hash, failed lines, and the admitted ones (validated as the PUT validates its body).
+   */
+  private async prepareChunk(
+    scope: OwnerScope,
     chunk: FeedLine[],
     firstLines: FirstLines,
-  ): Promise<ImportRow> {
-    const scope = this.scopeOf(row);
+  ): Promise<PreparedChunk> {
     const hashed = this.hashLines(chunk, firstLines);
     const unchanged = await this.store.unchangedLines(this.dataSource.manager, scope, [
       ...hashed.values(),
@@ -198,25 +227,43 @@ export class ImportRunner {
         else admitted.push({ ...outcome, hash: known?.hash });
       }
     }
+    return {
+      scope,
+      lines: chunk.length,
+      nextLine: chunk[chunk.length - 1].line,
+      results,
+      admitted,
+    };
+  }
+
+  /** The chunk's listing writes, results and progress in one transaction. */
+  private async commitChunk(
+    row: ImportRow,
+    claim: Claim,
+    { scope, lines, nextLine, results, admitted }: PreparedChunk,
+  ): Promise<ImportRow> {
+    const { leaseMs } = this.config;
     const progress = (applied: UpsertOutcome[]) => {
       applied.forEach((outcome, i) => results.push(appliedResult(admitted[i], outcome)));
       results.sort((a, b) => a.seq - b.seq);
-      return {
-        nextLine: chunk[chunk.length - 1].line,
-        processed: chunk.length,
-        tally: tallyOf(results),
-        results,
-      };
+      return { nextLine, processed: lines, tally: tallyOf(results), results };
     };
-    const saved = row.dry_run
-      ? await this.saveDryRun(claim, scope, admitted, progress)
-      : await this.dataSource.transaction(async (em) => {
-          const applied = await this.listings.upsertBatch(em, scope, admitted);
-          await this.store.saveLineHashes(em, writtenHashes(admitted, applied));
-          return this.store.saveChunk(em, claim, progress(applied), this.config.leaseMs);
-        });
+    let saved: ImportRow;
+    if (admitted.length === 0) {
+      // Nothing to write but the outcomes: one statement, atomic by itself.
+      saved = await this.store.saveChunk(this.dataSource.manager, claim, progress([]), leaseMs);
+    } else if (row.dry_run) {
+      saved = await this.saveDryRun(claim, scope, admitted, progress);
+    } else {
+      saved = await this.dataSource.transaction(async (em) => {
+        const applied = await this.listings.upsertBatch(em, scope, admitted);
+        await this.store.saveLineHashes(em, writtenHashes(admitted, applied));
+        return this.store.saveChunk(em, claim, progress(applied), leaseMs);
+      });
+    }
     this.count(results);
-    if (await this.store.cancelRequested(row.id)) throw new Cancelled();
+    // A cancel committed before the chunk's progress shows in it; a later one, with the next.
+    if (saved.cancel_requested) throw new Cancelled();
     return saved;
   }
 
@@ -237,8 +284,11 @@ export class ImportRunner {
       await runner.rollbackTransaction().catch(() => undefined);
       await runner.release();
     }
-    return this.dataSource.transaction((em) =>
-      this.store.saveChunk(em, claim, progress(applied), this.config.leaseMs),
+    return this.store.saveChunk(
+      this.dataSource.manager,
+      claim,
+      progress(applied),
+      this.config.leaseMs,
     );
   }
 

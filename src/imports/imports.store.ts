@@ -245,8 +245,10 @@ export class ImportsStore {
   }
 
   /**
-   * Commits one chunk's results with the import's progress, in the caller's transaction (which
-   * also holds the chunk's listing writes). Throws when the claim was lost, rolling it all back.
+   * Records one chunk's results with the import's progress in one statement, in the caller's
+   * transaction (which holds the chunk's listing writes) or alone when the chunk wrote nothing.
+   * The results are inserted only if the claim still holds; a lost claim throws, so the
+   * caller's transaction rolls back.
    */
   async saveChunk(
     em: EntityManager,
@@ -255,20 +257,18 @@ export class ImportsStore {
     leaseMs: number,
   ): Promise<ImportRow> {
     const { results, tally } = progress;
-    if (results.length > 0) {
-      await em.query(
-        `INSERT INTO import_results (import_id, seq, line, external_id, outcome, listing_id, error)
-         SELECT $1, r.seq, r.line, r.external_id, r.outcome, r.listing_id, r.error
-         FROM jsonb_to_recordset($2::jsonb) AS r(seq int, line int, external_id text,
-           outcome text, listing_id uuid, error jsonb)`,
-        [claim.id, JSON.stringify(results)],
-      );
-    }
-    const [rows] = await em.query(
-      `UPDATE imports SET next_line = $3, processed = processed + $4, created = created + $5,
-         updated = updated + $6, unchanged = unchanged + $7, failed = failed + $8,
-         removed = removed + $9, lease_until = now() + $10 * interval '1 millisecond'
-       WHERE id = $1 AND claim_token = $2 AND status = 'running' RETURNING *`,
+    const [saved] = await em.query(
+      `WITH saved AS (
+         UPDATE imports SET next_line = $3, processed = processed + $4, created = created + $5,
+           updated = updated + $6, unchanged = unchanged + $7, failed = failed + $8,
+           removed = removed + $9, lease_until = now() + $10 * interval '1 millisecond'
+         WHERE id = $1 AND claim_token = $2 AND status = 'running' RETURNING *),
+       results AS (
+         INSERT INTO import_results (import_id, seq, line, external_id, outcome, listing_id, error)
+         SELECT saved.id, r.seq, r.line, r.external_id, r.outcome, r.listing_id, r.error
+         FROM saved, jsonb_to_recordset($11::jsonb) AS r(seq int, line int, external_id text,
+           outcome text, listing_id uuid, error jsonb))
+       SELECT * FROM saved`,
       [
         claim.id,
         claim.token,
@@ -280,10 +280,11 @@ export class ImportsStore {
         tally.failed,
         tally.removed,
         leaseMs,
+        JSON.stringify(results),
       ],
     );
-    if (!rows[0]) throw new LostClaimError(claim.id);
-    return rows[0];
+    if (!saved) throw new LostClaimError(claim.id);
+    return saved;
   }
 
   /**
