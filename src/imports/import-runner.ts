@@ -257,7 +257,7 @@ export class ImportRunner {
     } else {
       saved = await this.dataSource.transaction(async (em) => {
         const applied = await this.listings.upsertBatch(em, scope, admitted);
-        await this.store.saveLineHashes(em, writtenHashes(admitted, applied));
+        await this.store.saveLineHashes(em, scope, writtenHashes(admitted, applied));
         return this.store.saveChunk(em, claim, progress(applied), leaseMs);
       });
     }
@@ -448,7 +448,7 @@ function unchangedResult(line: number, externalId: string, listingId: string): N
 function writtenHashes(admitted: Admitted[], applied: UpsertOutcome[]) {
   return applied.flatMap((outcome, i) =>
     (outcome.outcome === 'created' || outcome.outcome === 'updated') && admitted[i].hash
-      ? [{ listingId: outcome.row.id, hash: admitted[i].hash }]
+      ? [{ listingId: outcome.row.id, externalId: admitted[i].externalId, hash: admitted[i].hash }]
       : [],
   );
 }

@@ -289,8 +289,8 @@ export class ImportsStore {
 
   /**
    * The lines, by externalId, whose hash is the one stored with the scope's listing of that
-   * externalId (see the ImportLineHashes migration): each with its listing's id. A listing
-   * written since by anything but an import's line has no hash, and a removed one never matches.
+   * externalId (see the ImportLineHashes migration), each with its listing's id. A listing
+   * written since by anything but an import's line has no hash, nor has a removed one.
    */
   async unchangedLines(
     em: EntityManager,
@@ -298,25 +298,38 @@ export class ImportsStore {
     lines: { externalId: string; hash: Buffer }[],
   ): Promise<Map<string, string>> {
     if (lines.length === 0) return new Map();
-    const rows: { external_id: string; id: string }[] = await em.query(
-      `SELECT l.external_id, l.id
+    const rows: { external_id: string; listing_id: string }[] = await em.query(
+      `SELECT h.external_id, h.listing_id
        FROM unnest($3::text[], $4::bytea[]) AS x(external_id, hash)
-       JOIN listings l ON l.account_id = $1 AND l.livemode = $2 AND l.external_id = x.external_id
-       JOIN listing_line_hashes h ON h.listing_id = l.id AND h.hash = x.hash
-       WHERE l.status IN ('DRAFT', 'ACTIVE', 'EXPIRED')`,
+       JOIN listing_line_hashes h ON h.account_id = $1 AND h.livemode = $2
+         AND h.external_id = x.external_id AND h.hash = x.hash`,
       [scope.accountId, scope.livemode, lines.map((l) => l.externalId), lines.map((l) => l.hash)],
     );
-    return new Map(rows.map((row) => [row.external_id, row.id]));
+    return new Map(rows.map((row) => [row.external_id, row.listing_id]));
   }
 
-  /** Stores each listing's line hash; called after the chunk's listing and gallery writes. */
-  async saveLineHashes(em: EntityManager, hashes: { listingId: string; hash: Buffer }[]) {
+  /**
+   * Stores the hash of the line that wrote each listing; called after the chunk's listing and
+   * gallery writes, whose triggers drop the listing's previous hash.
+   */
+  async saveLineHashes(
+    em: EntityManager,
+    scope: OwnerScope,
+    hashes: { listingId: string; externalId: string; hash: Buffer }[],
+  ): Promise<void> {
     if (hashes.length === 0) return;
     await em.query(
-      `INSERT INTO listing_line_hashes (listing_id, hash)
-       SELECT * FROM unnest($1::uuid[], $2::bytea[])
+      `INSERT INTO listing_line_hashes (listing_id, account_id, livemode, external_id, hash)
+       SELECT x.listing_id, $1, $2, x.external_id, x.hash
+       FROM unnest($3::uuid[], $4::text[], $5::bytea[]) AS x(listing_id, external_id, hash)
        ON CONFLICT (listing_id) DO UPDATE SET hash = EXCLUDED.hash`,
-      [hashes.map((h) => h.listingId), hashes.map((h) => h.hash)],
+      [
+        scope.accountId,
+        scope.livemode,
+        hashes.map((h) => h.listingId),
+        hashes.map((h) => h.externalId),
+        hashes.map((h) => h.hash),
+      ],
     );
   }
 

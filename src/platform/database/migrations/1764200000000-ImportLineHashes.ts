@@ -3,7 +3,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * `listing_line_hashes`: the hash of the import line that last wrote a listing, so that the same
  * line imported again is known unchanged without being validated and compared (see
- * ImportsStore.unchangedLines). A hash stands only while nothing else has written the listing or
+ * ImportsStore.unchangedLines). The listing's owner, mode and externalId are copied so that the
+ * lookup reads this table alone; they cannot go stale, as any change to them drops the row. A hash stands only while nothing else has written the listing or
  * its gallery; these triggers drop it on any such write:
  * - `listings_line_hash_update`, after each statement updating listings, for every row where
  *   anything but `rendered` changed (a re-render alone, as the gallery triggers do, keeps it);
@@ -20,8 +21,14 @@ export class ImportLineHashes1764200000000 implements MigrationInterface {
     await q.query(`
       CREATE TABLE listing_line_hashes (
         listing_id uuid PRIMARY KEY REFERENCES listings(id) ON DELETE CASCADE,
+        account_id uuid NOT NULL,
+        livemode boolean NOT NULL,
+        external_id text NOT NULL,
         hash bytea NOT NULL
       )`);
+    // The import's lookup: one probe per line, whatever the planner's statistics of listings say.
+    await q.query(`CREATE UNIQUE INDEX listing_line_hashes_external_id_uq
+      ON listing_line_hashes (account_id, livemode, external_id)`);
     await q.query(`CREATE FUNCTION listings_line_hash_update() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         DELETE FROM listing_line_hashes h USING new_rows n, old_rows o
