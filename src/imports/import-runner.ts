@@ -257,7 +257,7 @@ export class ImportRunner {
     } else {
       saved = await this.dataSource.transaction(async (em) => {
         const applied = await this.listings.upsertBatch(em, scope, admitted);
-        await this.store.saveLineHashes(em, scope, writtenHashes(admitted, applied));
+        await this.store.saveLineHashes(em, scope, matchingHashes(admitted, applied));
         return this.store.saveChunk(em, claim, progress(applied), leaseMs);
       });
     }
@@ -444,10 +444,14 @@ function unchangedResult(line: number, externalId: string, listingId: string): N
   };
 }
 
-/** The hashes of the lines that wrote their listing (an unchanged line stores nothing). */
-function writtenHashes(admitted: Admitted[], applied: UpsertOutcome[]) {
+/**
+ * The hashes of the lines that now match their listing: those that wrote it, and those found
+ * unchanged the long way (a listing written otherwise, or before hashes existed), whose next
+ * import is then known at once. Storing one writes no listing and emits nothing.
+ */
+function matchingHashes(admitted: Admitted[], applied: UpsertOutcome[]) {
   return applied.flatMap((outcome, i) =>
-    (outcome.outcome === 'created' || outcome.outcome === 'updated') && admitted[i].hash
+    outcome.outcome !== 'failed' && admitted[i].hash
       ? [{ listingId: outcome.row.id, externalId: admitted[i].externalId, hash: admitted[i].hash }]
       : [],
   );

@@ -7,6 +7,7 @@ import { ImportRunner } from '../../src/imports/import-runner';
 import { ImportsStore, type ImportRow } from '../../src/imports/imports.store';
 import { ImportsWorkerModule } from '../../src/imports/imports-worker.module';
 import { GalleryStore } from '../../src/listings/gallery/gallery.store';
+import type { CreateListingDto } from '../../src/listings/dto/create-listing.dto';
 import type { UpdateListingDto } from '../../src/listings/dto/update-listing.dto';
 import { ListingsService } from '../../src/listings/listings.service';
 import { ReferenceService } from '../../src/reference/reference.service';
@@ -115,6 +116,31 @@ describe('Import line hashes', () => {
     expect(await versions()).toEqual(before);
   });
 
+  it('a line found unchanged the long way stores its hash, writing no listing and no event', async () => {
+    const body = line('api-1');
+    const created = await ctx.dataSource.transaction((em) =>
+      listings.create(em, owner, body as unknown as CreateListingDto),
+    );
+    const before = await versions();
+    const events = async () =>
+      (
+        await ctx.dataSource.query(
+          `SELECT count(*)::int AS n FROM outbox_events WHERE account_id = $1 AND event LIKE 'listing.%'`,
+          [owner.accountId],
+        )
+      )[0].n;
+    const eventsBefore = await events();
+    const first = await runImport([body]);
+    expect(first.outcomes).toEqual({ 'api-1': 'unchanged' });
+    expect(first.validated).toBe(1);
+    const again = await runImport([body]);
+    expect(again.outcomes).toEqual({ 'api-1': 'unchanged' });
+    expect(again.validated).toBe(0);
+    expect(await versions()).toEqual(before);
+    expect(await events()).toBe(eventsBefore);
+    expect(created.external_id).toBe('api-1');
+  });
+
   it('a listing written by anything else than its line takes the PUT path again', async () => {
     const ids = ['w-edit', 'w-sold', 'w-gallery', 'w-removed', 'w-render', 'w-processed'];
     const lines = ids.map(line);
@@ -159,18 +185,19 @@ describe('Import line hashes', () => {
   it('other reference data, or the same line read differently, is validated again', async () => {
     const lines = ['r-1', 'r-2'].map(line);
     await runImport(lines);
-    const digest = ctx.get(ReferenceService).digest();
-    jest.spyOn(ctx.get(ReferenceService), 'digest').mockReturnValue(`${digest}-changed`);
-    const changed = await runImport(lines);
-    expect(changed.outcomes).toEqual({ 'r-1': 'unchanged', 'r-2': 'unchanged' });
-    expect(changed.validated).toBe(2);
-    jest.restoreAllMocks();
-
     // The same content, its fields in another order: not the line that wrote it, so compared.
     const reordered = [Object.fromEntries(Object.entries(line('r-1')).reverse()), line('r-2')];
     const again = await runImport(reordered);
     expect(again.outcomes).toEqual({ 'r-1': 'unchanged', 'r-2': 'unchanged' });
     expect(again.validated).toBe(1);
+
+    const digest = ctx.get(ReferenceService).digest();
+    jest.spyOn(ctx.get(ReferenceService), 'digest').mockReturnValue(`${digest}-changed`);
+    const changed = await runImport(lines);
+    expect(changed.outcomes).toEqual({ 'r-1': 'unchanged', 'r-2': 'unchanged' });
+    expect(changed.validated).toBe(2);
+    // Checked under the new reference data, their hashes now stand for it.
+    expect((await runImport(lines)).validated).toBe(0);
   });
 
   it('a plain SQL update drops the hash; a dry run stores none', async () => {
