@@ -309,8 +309,8 @@ export class ImportsStore {
   }
 
   /**
-   * Stores the hash of the line that wrote each listing; called after the chunk's listing and
-   * gallery writes, whose triggers drop the listing's previous hash.
+   * Stores the hash of the line that wrote or matched each listing; called after the chunk's
+   * listing and gallery writes, whose triggers drop the listing's previous hash.
    */
   async saveLineHashes(
     em: EntityManager,

@@ -1,8 +1,9 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * `listing_line_hashes`: the hash of the import line that last wrote a listing, so that the same
- * line imported again is known unchanged without being validated and compared (see
+ * `listing_line_hashes`: the hash of the import line that last wrote a listing or was found to
+ * match it, so that the same line imported again is known unchanged without being validated and
+ * compared (see
  * ImportsStore.unchangedLines). The listing's owner, mode and externalId are copied so that the
  * lookup reads this table alone; they cannot go stale, as any change to them drops the row. A hash stands only while nothing else has written the listing or
  * its gallery; these triggers drop it on any such write:
