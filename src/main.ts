@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
+import { setPriority } from 'node:os';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
@@ -8,9 +9,11 @@ import { configureApp } from './configure-app';
 
 async function bootstrap(): Promise<void> {
   // Read before the module graph exists: the role decides what that graph contains.
-  const { processRole, port } = appConfig();
+  const { processRole, port, workerNice } = appConfig();
   const module = AppModule.forRole(processRole);
   if (processRole === 'worker') {
+    // Imports and deliveries can wait a little; the API's answers should not wait for them.
+    if (workerNice > 0) setPriority(workerNice);
     const context = await NestFactory.createApplicationContext(module, { bufferLogs: true });
     context.useLogger(context.get(Logger));
     context.enableShutdownHooks();

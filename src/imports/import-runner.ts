@@ -13,9 +13,11 @@ import { ListingsStore } from '../listings/listings.store';
 import type { AllConfig } from '../platform/config';
 import type { ImportsConfig } from '../platform/config/imports.config';
 import { Metrics } from '../platform/metrics/metrics';
+import { ReferenceService } from '../reference/reference.service';
 import { STORAGE_DRIVER, StorageDriver } from '../storage/storage-driver';
 import { ImportFeedSource } from './import-feed-source';
 import { importEvent } from './imports.mapper';
+import { lineHash } from './import-line-hash';
 import { emptyTally, finalStatus, FirstLines, lineError, removalLimit } from './import-plan';
 import {
   Claim,
@@ -37,7 +39,15 @@ const RENEW_EVERY_LINES = 5_000;
 
 class Cancelled extends Error {}
 
-type Admitted = { line: number; externalId: string; dto: CreateListingDto };
+type Admitted = { line: number; externalId: string; dto: CreateListingDto; hash?: Buffer };
+type HashedLine = { externalId: string; hash: Buffer };
+type PreparedChunk = {
+  scope: OwnerScope;
+  lines: number;
+  nextLine: number;
+  results: NewResult[];
+  admitted: Admitted[];
+};
 
 /**
  * Works one import: reads the whole file first (a file that cannot be read to its end applies
@@ -58,6 +68,7 @@ export class ImportRunner {
     private readonly outbox: OutboxService,
     private readonly feeds: ImportFeedSource,
     private readonly metrics: Metrics,
+    private readonly reference: ReferenceService,
     @Inject(STORAGE_DRIVER) private readonly storage: StorageDriver,
     config: ConfigService<AllConfig, true>,
   ) {
@@ -151,57 +162,108 @@ export class ImportRunner {
     return true;
   }
 
+  /**
+   * Applies the lines after the last commit, chunk by chunk. The next chunk is read and
+   * validated while the previous one's transaction runs (the worker's CPU and the database's at
+   * once); chunks still commit one after another, in order, and at most two are held.
+   */
   private async applyLines(
     row: ImportRow,
     claim: Claim,
     firstLines: FirstLines,
   ): Promise<ImportRow> {
+    const scope = this.scopeOf(row);
     let current = row;
-    let chunk: FeedLine[] = [];
-    for await (const line of await this.feeds.open(row)) {
-      if (line.line <= row.next_line) continue;
-      chunk.push(line);
-      if (chunk.length >= this.config.chunkLines) {
-        current = await this.applyChunk(current, claim, chunk, firstLines);
-        chunk = [];
+    let committing: Promise<ImportRow> | undefined;
+    const apply = async (chunk: FeedLine[]) => {
+      const prepared = await this.prepareChunk(scope, chunk, firstLines);
+      if (committing) current = await committing;
+      committing = this.commitChunk(current, claim, prepared);
+      // Awaited with the next chunk or at the end; a failure surfaces there, not as unhandled.
+      committing.catch(() => undefined);
+    };
+    try {
+      let chunk: FeedLine[] = [];
+      for await (const line of await this.feeds.open(row)) {
+        if (line.line <= row.next_line) continue;
+        chunk.push(line);
+        if (chunk.length >= this.config.chunkLines) {
+          await apply(chunk);
+          chunk = [];
+        }
       }
+      if (chunk.length > 0) await apply(chunk);
+    } catch (error) {
+      // Nothing is settled while a chunk's transaction is still open.
+      await committing?.catch(() => undefined);
+      throw error;
     }
-    if (chunk.length > 0) current = await this.applyChunk(current, claim, chunk, firstLines);
-    return current;
+    return committing ? await committing : current;
   }
 
-  private async applyChunk(
-    row: ImportRow,
-    claim: Claim,
+  /**
+   * A chunk's outcomes as far as they are known before writing: lines known unchanged by their
+   * hash, failed lines, and the admitted ones (validated as the PUT validates its body).
+   */
+  private async prepareChunk(
+    scope: OwnerScope,
     chunk: FeedLine[],
     firstLines: FirstLines,
-  ): Promise<ImportRow> {
+  ): Promise<PreparedChunk> {
+    const hashed = this.hashLines(chunk, firstLines);
+    const unchanged = await this.store.unchangedLines(this.dataSource.manager, scope, [
+      ...hashed.values(),
+    ]);
     const results: NewResult[] = [];
     const admitted: Admitted[] = [];
     for (const line of chunk) {
-      const outcome = await this.admit(line, firstLines);
-      if (outcome instanceof DomainError) results.push(failedResult(line, outcome));
-      else admitted.push(outcome);
+      const known = hashed.get(line.line);
+      const listingId = known && unchanged.get(known.externalId);
+      // The line that last wrote this listing, read the same: valid then, and nothing changed.
+      if (listingId) results.push(unchangedResult(line.line, known.externalId, listingId));
+      else {
+        const outcome = await this.admit(line, firstLines);
+        if (outcome instanceof DomainError) results.push(failedResult(line, outcome));
+        else admitted.push({ ...outcome, hash: known?.hash });
+      }
     }
-    const scope = this.scopeOf(row);
+    return {
+      scope,
+      lines: chunk.length,
+      nextLine: chunk[chunk.length - 1].line,
+      results,
+      admitted,
+    };
+  }
+
+  /** The chunk's listing writes, results and progress in one transaction. */
+  private async commitChunk(
+    row: ImportRow,
+    claim: Claim,
+    { scope, lines, nextLine, results, admitted }: PreparedChunk,
+  ): Promise<ImportRow> {
+    const { leaseMs } = this.config;
     const progress = (applied: UpsertOutcome[]) => {
       applied.forEach((outcome, i) => results.push(appliedResult(admitted[i], outcome)));
       results.sort((a, b) => a.seq - b.seq);
-      return {
-        nextLine: chunk[chunk.length - 1].line,
-        processed: chunk.length,
-        tally: tallyOf(results),
-        results,
-      };
+      return { nextLine, processed: lines, tally: tallyOf(results), results };
     };
-    const saved = row.dry_run
-      ? await this.saveDryRun(claim, scope, admitted, progress)
-      : await this.dataSource.transaction(async (em) => {
-          const applied = await this.listings.upsertBatch(em, scope, admitted);
-          return this.store.saveChunk(em, claim, progress(applied), this.config.leaseMs);
-        });
+    let saved: ImportRow;
+    if (admitted.length === 0) {
+      // Nothing to write but the outcomes: one statement, atomic by itself.
+      saved = await this.store.saveChunk(this.dataSource.manager, claim, progress([]), leaseMs);
+    } else if (row.dry_run) {
+      saved = await this.saveDryRun(claim, scope, admitted, progress);
+    } else {
+      saved = await this.dataSource.transaction(async (em) => {
+        const applied = await this.listings.upsertBatch(em, scope, admitted);
+        await this.store.saveLineHashes(em, scope, matchingHashes(admitted, applied));
+        return this.store.saveChunk(em, claim, progress(applied), leaseMs);
+      });
+    }
     this.count(results);
-    if (await this.store.cancelRequested(row.id)) throw new Cancelled();
+    // A cancel committed before the chunk's progress shows in it; a later one, with the next.
+    if (saved.cancel_requested) throw new Cancelled();
     return saved;
   }
 
@@ -222,9 +284,29 @@ export class ImportRunner {
       await runner.rollbackTransaction().catch(() => undefined);
       await runner.release();
     }
-    return this.dataSource.transaction((em) =>
-      this.store.saveChunk(em, claim, progress(applied), this.config.leaseMs),
+    return this.store.saveChunk(
+      this.dataSource.manager,
+      claim,
+      progress(applied),
+      this.config.leaseMs,
     );
+  }
+
+  /**
+   * Each line that can be known unchanged by its hash, by line number: one with a well-formed
+   * externalId that no earlier line of the file holds (the others fail in `admit`).
+   */
+  private hashLines(chunk: FeedLine[], firstLines: FirstLines): Map<number, HashedLine> {
+    const digest = this.reference.digest();
+    const hashed = new Map<number, HashedLine>();
+    for (const line of chunk) {
+      if (!('body' in line)) continue;
+      const externalId = line.body.externalId;
+      if (typeof externalId !== 'string' || !EXTERNAL_ID_PATTERN.test(externalId)) continue;
+      if (firstLines.duplicateOf(externalId, line.line) !== undefined) continue;
+      hashed.set(line.line, { externalId, hash: lineHash(digest, line.body) });
+    }
+    return hashed;
   }
 
   /**
@@ -349,6 +431,30 @@ function failedResult(line: FeedLine, error: DomainError): NewResult {
     listing_id: null,
     error: lineError(error),
   };
+}
+
+function unchangedResult(line: number, externalId: string, listingId: string): NewResult {
+  return {
+    seq: line,
+    line,
+    external_id: externalId,
+    outcome: 'unchanged',
+    listing_id: listingId,
+    error: null,
+  };
+}
+
+/**
+ * The hashes of the lines that now match their listing: those that wrote it, and those found
+ * unchanged the long way (a listing written otherwise, or before hashes existed), whose next
+ * import is then known at once. Storing one writes no listing and emits nothing.
+ */
+function matchingHashes(admitted: Admitted[], applied: UpsertOutcome[]) {
+  return applied.flatMap((outcome, i) =>
+    outcome.outcome !== 'failed' && admitted[i].hash
+      ? [{ listingId: outcome.row.id, externalId: admitted[i].externalId, hash: admitted[i].hash }]
+      : [],
+  );
 }
 
 function appliedResult(item: Admitted, applied: UpsertOutcome): NewResult {

@@ -3,6 +3,7 @@ import { BeforeApplicationShutdown, Module } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { ListingsModule } from '../listings/listings.module';
 import { settleWorkerNaming } from '../platform/queues/queue-processing';
+import { ReferenceModule } from '../reference/reference.module';
 import { StorageModule } from '../storage/storage.module';
 import { ImportFeedSource } from './import-feed-source';
 import { ImportProcessor } from './import.processor';
@@ -13,7 +14,7 @@ import { ImportsModule } from './imports.module';
 
 /** Runs imports, for the worker role; on shutdown the queue closes after the running import's chunk. */
 @Module({
-  imports: [ImportsModule, ListingsModule, StorageModule],
+  imports: [ImportsModule, ListingsModule, ReferenceModule, StorageModule],
   providers: [ImportRunner, ImportFeedSource, ImportProcessor, ImportSweeper],
 })
 export class ImportsWorkerModule implements BeforeApplicationShutdown {

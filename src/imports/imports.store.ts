@@ -247,8 +247,10 @@ export class ImportsStore {
   }
 
   /**
-   * Commits one chunk's results with the import's progress, in the caller's transaction (which
-   * also holds the chunk's listing writes). Throws when the claim was lost, rolling it all back.
+   * Records one chunk's results with the import's progress in one statement, in the caller's
+   * transaction (which holds the chunk's listing writes) or alone when the chunk wrote nothing.
+   * The results are inserted only if the claim still holds; a lost claim throws, so the
+   * caller's transaction rolls back.
    */
   async saveChunk(
     em: EntityManager,
@@ -257,20 +259,18 @@ export class ImportsStore {
     leaseMs: number,
   ): Promise<ImportRow> {
     const { results, tally } = progress;
-    if (results.length > 0) {
-      await em.query(
-        `INSERT INTO import_results (import_id, seq, line, external_id, outcome, listing_id, error)
-         SELECT $1, r.seq, r.line, r.external_id, r.outcome, r.listing_id, r.error
-         FROM jsonb_to_recordset($2::jsonb) AS r(seq int, line int, external_id text,
-           outcome text, listing_id uuid, error jsonb)`,
-        [claim.id, JSON.stringify(results)],
-      );
-    }
-    const [rows] = await em.query(
-      `UPDATE imports SET next_line = $3, processed = processed + $4, created = created + $5,
-         updated = updated + $6, unchanged = unchanged + $7, failed = failed + $8,
-         removed = removed + $9, lease_until = now() + $10 * interval '1 millisecond'
-       WHERE id = $1 AND claim_token = $2 AND status = 'running' RETURNING *`,
+    const [saved] = await em.query(
+      `WITH saved AS (
+         UPDATE imports SET next_line = $3, processed = processed + $4, created = created + $5,
+           updated = updated + $6, unchanged = unchanged + $7, failed = failed + $8,
+           removed = removed + $9, lease_until = now() + $10 * interval '1 millisecond'
+         WHERE id = $1 AND claim_token = $2 AND status = 'running' RETURNING *),
+       results AS (
+         INSERT INTO import_results (import_id, seq, line, external_id, outcome, listing_id, error)
+         SELECT saved.id, r.seq, r.line, r.external_id, r.outcome, r.listing_id, r.error
+         FROM saved, jsonb_to_recordset($11::jsonb) AS r(seq int, line int, external_id text,
+           outcome text, listing_id uuid, error jsonb))
+       SELECT * FROM saved`,
       [
         claim.id,
         claim.token,
@@ -282,10 +282,57 @@ export class ImportsStore {
         tally.failed,
         tally.removed,
         leaseMs,
+        JSON.stringify(results),
       ],
     );
-    if (!rows[0]) throw new LostClaimError(claim.id);
-    return rows[0];
+    if (!saved) throw new LostClaimError(claim.id);
+    return saved;
+  }
+
+  /**
+   * The lines, by externalId, whose hash is the one stored with the scope's listing of that
+   * externalId (see the ImportLineHashes migration), each with its listing's id. A listing
+   * written since by anything but an import's line has no hash, nor has a removed one.
+   */
+  async unchangedLines(
+    em: EntityManager,
+    scope: OwnerScope,
+    lines: { externalId: string; hash: Buffer }[],
+  ): Promise<Map<string, string>> {
+    if (lines.length === 0) return new Map();
+    const rows: { external_id: string; listing_id: string }[] = await em.query(
+      `SELECT h.external_id, h.listing_id
+       FROM unnest($3::text[], $4::bytea[]) AS x(external_id, hash)
+       JOIN listing_line_hashes h ON h.account_id = $1 AND h.livemode = $2
+         AND h.external_id = x.external_id AND h.hash = x.hash`,
+      [scope.accountId, scope.livemode, lines.map((l) => l.externalId), lines.map((l) => l.hash)],
+    );
+    return new Map(rows.map((row) => [row.external_id, row.listing_id]));
+  }
+
+  /**
+   * Stores the hash of the line that wrote or matched each listing; called after the chunk's
+   * listing and gallery writes, whose triggers drop the listing's previous hash.
+   */
+  async saveLineHashes(
+    em: EntityManager,
+    scope: OwnerScope,
+    hashes: { listingId: string; externalId: string; hash: Buffer }[],
+  ): Promise<void> {
+    if (hashes.length === 0) return;
+    await em.query(
+      `INSERT INTO listing_line_hashes (listing_id, account_id, livemode, external_id, hash)
+       SELECT x.listing_id, $1, $2, x.external_id, x.hash
+       FROM unnest($3::uuid[], $4::text[], $5::bytea[]) AS x(listing_id, external_id, hash)
+       ON CONFLICT (listing_id) DO UPDATE SET hash = EXCLUDED.hash`,
+      [
+        scope.accountId,
+        scope.livemode,
+        hashes.map((h) => h.listingId),
+        hashes.map((h) => h.externalId),
+        hashes.map((h) => h.hash),
+      ],
+    );
   }
 
   /** The last removal recorded: where a resumed removal pass continues. */

@@ -122,7 +122,12 @@ export class ListingsStore {
     );
   }
 
-  /** The listings holding these externalIds (not REMOVED), locked in id order, with their galleries. */
+  /**
+   * The listings holding these externalIds (not REMOVED), locked in id order, with their
+   * galleries. One unique-index probe per externalId (the LIMIT keeps the planner from turning
+   * them into a scan of the account's listings, which it did while their statistics lagged
+   * behind a large import), then the rows found are locked, their conditions checked again.
+   */
   async findByExternalIdsForUpdate(
     em: EntityManager,
     scope: OwnerScope,
@@ -130,9 +135,17 @@ export class ListingsStore {
   ): Promise<ListingRow[]> {
     if (externalIds.length === 0) return [];
     return em.query(
-      `WITH locked AS (
+      `WITH found AS (
+         SELECT f.id FROM unnest($3::text[]) AS x(external_id)
+         CROSS JOIN LATERAL (
+           SELECT id FROM listings
+           WHERE account_id = $1 AND livemode = $2 AND external_id = x.external_id
+             AND status <> 'REMOVED'
+           LIMIT 1) f),
+       locked AS (
          SELECT id FROM listings
-         WHERE account_id = $1 AND livemode = $2 AND external_id = ANY($3) AND status <> 'REMOVED'
+         WHERE id IN (SELECT id FROM found)
+           AND account_id = $1 AND livemode = $2 AND external_id = ANY($3) AND status <> 'REMOVED'
          ORDER BY id FOR UPDATE)
        SELECT ${SELECT_LISTING} FROM listings l JOIN locked USING (id)`,
       [scope.accountId, scope.livemode, externalIds],

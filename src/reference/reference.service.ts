@@ -1,4 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
+import { createHash } from 'node:crypto';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AttributeDefinition } from './categories.data';
@@ -27,6 +28,7 @@ export class ReferenceService implements OnModuleInit {
   private locationTree: LocationNode[] = [];
   private lanOfKommun = new Map<string, string>();
   private lanSlugs = new Set<string>();
+  private version = '';
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
@@ -38,6 +40,14 @@ export class ReferenceService implements OnModuleInit {
     ]);
     this.buildCategories(categories);
     this.buildLocations(lans, kommuner);
+    this.version = createHash('sha256')
+      .update(JSON.stringify([this.categoryTree, this.locationTree]))
+      .digest('base64');
+  }
+
+  /** A digest of all reference data: it changes whenever any category or location does. */
+  digest(): string {
+    return this.version;
   }
 
   categories(): CategoryNode[] {

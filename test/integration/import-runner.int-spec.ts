@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { OwnerScope } from '../../src/auth/scope';
 import { ImportRunner } from '../../src/imports/import-runner';
-import { ImportsStore } from '../../src/imports/imports.store';
+import { ImportsStore, LostClaimError } from '../../src/imports/imports.store';
 import { ImportsWorkerModule } from '../../src/imports/imports-worker.module';
 import type { CreateListingDto } from '../../src/listings/dto/create-listing.dto';
 import { ListingsService } from '../../src/listings/listings.service';
@@ -271,6 +271,32 @@ describe('ImportRunner resume after a crash between chunks', () => {
     planned.mockRestore();
     chunks.mockRestore();
     expect(await snapshot()).toEqual(before);
+  });
+
+  it('a chunk saved under a claim that was lost records no result and no progress', async () => {
+    const id = await newImport([body(1), body(2), body(3), body(4)]);
+    await crashAfterFirstChunk(id);
+    const before = { row: await importRow(id), results: await results(id) };
+    const stale = { id, token: '00000000-0000-4000-8000-000000000000' };
+    const progress = {
+      nextLine: 4,
+      processed: 1,
+      tally: { created: 0, updated: 0, unchanged: 1, failed: 0, removed: 0 },
+      results: [
+        {
+          seq: 4,
+          line: 4,
+          external_id: externalId(4),
+          outcome: 'unchanged' as const,
+          listing_id: null,
+          error: null,
+        },
+      ],
+    };
+    await expect(store.saveChunk(ctx.dataSource.manager, stale, progress, 60_000)).rejects.toThrow(
+      LostClaimError,
+    );
+    expect({ row: await importRow(id), results: await results(id) }).toEqual(before);
   });
 
   it('runs one import at a time per account and mode, in order of arrival', async () => {

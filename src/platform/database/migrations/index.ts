@@ -15,6 +15,7 @@ import { OutboxPurgeIndex1763950000000 } from './1763950000000-OutboxPurgeIndex'
 import { WebhookPreviousSecrets1763960000000 } from './1763960000000-WebhookPreviousSecrets';
 import { Imports1764000000000 } from './1764000000000-Imports';
 import { ImagePipeline1764100000000 } from './1764100000000-ImagePipeline';
+import { ImportLineHashes1764200000000 } from './1764200000000-ImportLineHashes';
 
 /** Listed explicitly so ts-node, Jest and the compiled build all load the same set. */
 export const MIGRATIONS = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   WebhookPreviousSecrets1763960000000,
   Imports1764000000000,
   ImagePipeline1764100000000,
+  ImportLineHashes1764200000000,
 ];

@@ -1,0 +1,224 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import type { OwnerScope } from '../../src/auth/scope';
+import { ImportRunner } from '../../src/imports/import-runner';
+import { ImportsStore, type ImportRow } from '../../src/imports/imports.store';
+import { ImportsWorkerModule } from '../../src/imports/imports-worker.module';
+import { GalleryStore } from '../../src/listings/gallery/gallery.store';
+import type { CreateListingDto } from '../../src/listings/dto/create-listing.dto';
+import type { UpdateListingDto } from '../../src/listings/dto/update-listing.dto';
+import { ListingsService } from '../../src/listings/listings.service';
+import { ReferenceService } from '../../src/reference/reference.service';
+import { STORAGE_DRIVER, StorageDriver } from '../../src/storage/storage-driver';
+import { createIntegrationContext, IntegrationContext } from '../support/integration';
+import { aListing } from '../support/listing-builder';
+
+/**
+ * The unchanged fast path: a line read the same as the one that last wrote its listing is
+ * unchanged without being validated again, but only while nothing else has written the listing
+ * or its gallery and the reference data is the same; otherwise the line takes the PUT's path.
+ */
+describe('Import line hashes', () => {
+  let ctx: IntegrationContext;
+  let runner: ImportRunner;
+  let store: ImportsStore;
+  let listings: ListingsService;
+  let owner: OwnerScope;
+  let storageDir: string;
+
+  beforeAll(async () => {
+    storageDir = mkdtempSync(join(tmpdir(), 'lsvc-import-hashes-'));
+    ctx = await createIntegrationContext(
+      { imports: [ImportsWorkerModule] },
+      { STORAGE_DIR: storageDir, IMPORT_LEASE: '10m', IMPORT_SWEEP_EVERY: '1h' },
+    );
+    runner = ctx.get(ImportRunner);
+    store = ctx.get(ImportsStore);
+    listings = ctx.get(ListingsService);
+  });
+  beforeEach(async () => {
+    owner = await ctx.newOwner();
+  });
+  afterEach(() => jest.restoreAllMocks());
+  afterAll(async () => {
+    await ctx?.close();
+    rmSync(storageDir, { recursive: true, force: true });
+  });
+
+  const line = (externalId: string) => aListing().with({ externalId }).withImages(2).build();
+
+  /** Imports `lines` to its end: the import, its outcomes by externalId, and lines validated. */
+  async function runImport(lines: Record<string, unknown>[], dryRun = false) {
+    const fileKey = `imports/hash-${Math.random().toString(36).slice(2)}`;
+    await ctx
+      .get<StorageDriver>(STORAGE_DRIVER as never)
+      .putPrivate(fileKey, Readable.from([lines.map((l) => JSON.stringify(l)).join('\n') + '\n']));
+    const row = await ctx.dataSource.transaction((em) =>
+      store.insertWithinLimit(
+        em,
+        owner,
+        {
+          mode: 'upsert',
+          dryRun,
+          format: 'ndjson',
+          source: 'upload',
+          sourceUrl: null,
+          gzip: false,
+          fileKey,
+          maxRemovals: null,
+        },
+        5,
+      ),
+    );
+    const admit = jest.spyOn(runner as unknown as { admit: () => unknown }, 'admit');
+    await runner.run(row!.id);
+    const validated = admit.mock.calls.length;
+    admit.mockRestore();
+    const results: { external_id: string; outcome: string; error: { code: string } | null }[] =
+      await ctx.dataSource.query(
+        `SELECT external_id, outcome, error FROM import_results WHERE import_id = $1 ORDER BY seq`,
+        [row!.id],
+      );
+    const outcomes = Object.fromEntries(
+      results.map((r) => [r.external_id, r.error ? `${r.outcome}:${r.error.code}` : r.outcome]),
+    );
+    return { row: (await store.findById(row!.id)) as ImportRow, outcomes, validated };
+  }
+
+  const idOf = async (externalId: string): Promise<string> =>
+    (
+      await ctx.dataSource.query(
+        `SELECT id FROM listings WHERE account_id = $1 AND external_id = $2 AND status <> 'REMOVED'`,
+        [owner.accountId, externalId],
+      )
+    )[0].id;
+  const versions = async () =>
+    ctx.dataSource.query(
+      `SELECT external_id, xmin::text AS version, updated_at FROM listings
+       WHERE account_id = $1 ORDER BY external_id`,
+      [owner.accountId],
+    );
+
+  it('the same lines again are unchanged without validation, and write nothing', async () => {
+    const lines = ['h-1', 'h-2', 'h-3'].map(line);
+    expect((await runImport(lines)).outcomes).toEqual({
+      'h-1': 'created',
+      'h-2': 'created',
+      'h-3': 'created',
+    });
+    const before = await versions();
+    const again = await runImport(lines);
+    expect(again.outcomes).toEqual({ 'h-1': 'unchanged', 'h-2': 'unchanged', 'h-3': 'unchanged' });
+    expect(again.validated).toBe(0);
+    expect(again.row).toMatchObject({ status: 'succeeded', unchanged: 3 });
+    expect(await versions()).toEqual(before);
+  });
+
+  it('a line found unchanged the long way stores its hash, writing no listing and no event', async () => {
+    const body = line('api-1');
+    const created = await ctx.dataSource.transaction((em) =>
+      listings.create(em, owner, body as unknown as CreateListingDto),
+    );
+    const before = await versions();
+    const events = async () =>
+      (
+        await ctx.dataSource.query(
+          `SELECT count(*)::int AS n FROM outbox_events WHERE account_id = $1 AND event LIKE 'listing.%'`,
+          [owner.accountId],
+        )
+      )[0].n;
+    const eventsBefore = await events();
+    const first = await runImport([body]);
+    expect(first.outcomes).toEqual({ 'api-1': 'unchanged' });
+    expect(first.validated).toBe(1);
+    const again = await runImport([body]);
+    expect(again.outcomes).toEqual({ 'api-1': 'unchanged' });
+    expect(again.validated).toBe(0);
+    expect(await versions()).toEqual(before);
+    expect(await events()).toBe(eventsBefore);
+    expect(created.external_id).toBe('api-1');
+  });
+
+  it('a listing written by anything else than its line takes the PUT path again', async () => {
+    const ids = ['w-edit', 'w-sold', 'w-gallery', 'w-removed', 'w-render', 'w-processed'];
+    const lines = ids.map(line);
+    await runImport(lines);
+    await ctx.dataSource.transaction(async (em) => {
+      await listings.update(em, owner, await idOf('w-edit'), {
+        title: 'Ändrad titel',
+      } as UpdateListingDto);
+      await listings.markSold(em, owner, await idOf('w-sold'));
+      // A gallery change alone, without the listing's own row written (the trigger's case).
+      await ctx
+        .get(GalleryStore)
+        .replace(em, await idOf('w-gallery'), [{ url: 'https://img.example.com/other.jpg' }]);
+      await listings.remove(em, owner, await idOf('w-removed'));
+    });
+    // Neither a re-render nor an image's own processing data changes what a PUT compares.
+    await ctx.dataSource.query(`UPDATE listings SET rendered = NULL WHERE id = $1`, [
+      await idOf('w-render'),
+    ]);
+    await ctx.dataSource.query(
+      `UPDATE listing_images SET storage_key = 'processed/1.jpg' WHERE listing_id = $1`,
+      [await idOf('w-processed')],
+    );
+
+    const again = await runImport(lines);
+    expect(again.outcomes).toEqual({
+      'w-edit': 'updated',
+      'w-sold': 'failed:VALIDATION_ERROR',
+      'w-gallery': 'updated',
+      'w-removed': 'created',
+      'w-render': 'unchanged',
+      'w-processed': 'unchanged',
+    });
+    expect(again.validated).toBe(4);
+    // The lines that wrote their listing again stored their hash: a third run validates nothing
+    // but the sold listing's line.
+    const third = await runImport(lines);
+    expect(third.outcomes).toMatchObject({ 'w-edit': 'unchanged', 'w-gallery': 'unchanged' });
+    expect(third.validated).toBe(1);
+  });
+
+  it('other reference data, or the same line read differently, is validated again', async () => {
+    const lines = ['r-1', 'r-2'].map(line);
+    await runImport(lines);
+    // The same content, its fields in another order: not the line that wrote it, so compared.
+    const reordered = [Object.fromEntries(Object.entries(line('r-1')).reverse()), line('r-2')];
+    const again = await runImport(reordered);
+    expect(again.outcomes).toEqual({ 'r-1': 'unchanged', 'r-2': 'unchanged' });
+    expect(again.validated).toBe(1);
+
+    const digest = ctx.get(ReferenceService).digest();
+    jest.spyOn(ctx.get(ReferenceService), 'digest').mockReturnValue(`${digest}-changed`);
+    const changed = await runImport(lines);
+    expect(changed.outcomes).toEqual({ 'r-1': 'unchanged', 'r-2': 'unchanged' });
+    expect(changed.validated).toBe(2);
+    // Checked under the new reference data, their hashes now stand for it.
+    expect((await runImport(lines)).validated).toBe(0);
+  });
+
+  it('a plain SQL update drops the hash; a dry run stores none', async () => {
+    const lines = ['d-1'].map(line);
+    await runImport(lines);
+    await ctx.dataSource.query(
+      `UPDATE listings SET title = 'Ändrad' WHERE account_id = $1 AND external_id = 'd-1'`,
+      [owner.accountId],
+    );
+    const hashes = async () =>
+      (
+        await ctx.dataSource.query(
+          `SELECT count(*)::int AS n FROM listing_line_hashes h JOIN listings l ON l.id = h.listing_id
+           WHERE l.account_id = $1`,
+          [owner.accountId],
+        )
+      )[0].n;
+    expect(await hashes()).toBe(0);
+    expect((await runImport(lines, true)).outcomes).toEqual({ 'd-1': 'updated' });
+    expect(await hashes()).toBe(0);
+    expect((await runImport(lines)).outcomes).toEqual({ 'd-1': 'updated' });
+    expect(await hashes()).toBe(1);
+  });
+});
