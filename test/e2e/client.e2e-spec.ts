@@ -16,6 +16,7 @@ import {
   WebhookVerificationError,
 } from '../../clients/typescript/src';
 import { anAccount } from '../support/factories';
+import { aListing } from '../support/listing-builder';
 import { createTestApp, TestApp } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
@@ -23,23 +24,9 @@ type NewListing = NonNullable<
   paths['/v1/listings']['post']['requestBody']
 >['content']['application/json'];
 
-const car = (title: string, price = 89_000): NewListing => ({
-  title,
-  description: 'Välskött bil med dragkrok och vinterhjul. Servad 2025.',
-  price,
-  condition: 'GOOD',
-  categorySlug: 'cars',
-  locationLan: 'stockholm',
-  locationKommun: 'upplands-vasby',
-  attributes: {
-    make: 'volvo',
-    model: 'V70',
-    modelYear: 2012,
-    mileageKm: 184_000,
-    fuel: 'diesel',
-    gearbox: 'automatic',
-  },
-});
+/** The shared valid body, typed as the client's request body (the builder's is a plain record). */
+const car = (title: string, price = 89_000) =>
+  aListing().with({ title, price }).build() as NewListing;
 
 /** Everything here goes through the client, against the app on a real port; only the account is made through the admin API. */
 describe('TypeScript client against the service', () => {
