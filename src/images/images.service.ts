@@ -61,7 +61,7 @@ export class ImagesService {
           },
           position,
         );
-        await this.listings.touch(em, scope, listing, ['images']);
+        await this.listings.touch(em, listing, ['images']);
         return image;
       });
     } catch (error) {
@@ -77,7 +77,7 @@ export class ImagesService {
       const removed = listing.images.find((image) => image.id === imageId);
       if (!removed) throw new NotFoundError('Image');
       this.imageFiles.deleteAfterCommit(em, await this.gallery.delete(em, listingId, removed));
-      await this.listings.touch(em, scope, listing, ['images']);
+      await this.listings.touch(em, listing, ['images']);
       return { listingId, images: await this.gallery.list(em, listingId) };
     });
   }
@@ -111,7 +111,7 @@ export class ImagesService {
       if (current.every((id, i) => id === imageIds[i]))
         return { listingId, images: listing.images };
       await this.gallery.reorder(em, listingId, imageIds);
-      await this.listings.touch(em, scope, listing, ['images']);
+      await this.listings.touch(em, listing, ['images']);
       return { listingId, images: await this.gallery.list(em, listingId) };
     });
   }

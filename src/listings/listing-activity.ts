@@ -3,11 +3,38 @@ import type { DomainEvent } from '../events/event-types';
 import type { FavoritedDto, MessageReceivedDto } from './dto/listing-activity.dto';
 import type { ListingRow } from './listing-row';
 
-const refOf = (row: ListingRow) => ({
+/** The listing's part of every listing event's data. */
+export const listingRef = (row: ListingRow) => ({
   id: row.id,
   externalId: row.external_id,
   livemode: row.livemode,
 });
+
+/** listing.updated, naming the fields the change touched. */
+export function listingUpdated(
+  row: ListingRow,
+  changedFields: string[],
+): DomainEvent<'listing.updated'> {
+  return {
+    accountId: row.account_id,
+    event: 'listing.updated',
+    data: {
+      ...listingRef(row),
+      status: row.status,
+      updatedAt: row.updated_at.toISOString(),
+      changedFields,
+    },
+  };
+}
+
+/** listing.expired of a row the change has just expired. */
+export function listingExpired(row: ListingRow): DomainEvent<'listing.expired'> {
+  return {
+    accountId: row.account_id,
+    event: 'listing.expired',
+    data: { ...listingRef(row), expiredAt: row.expired_at!.toISOString() },
+  };
+}
 
 /** The message.received event of a listing: what the marketplace's messaging would write. */
 export function messageReceived(
@@ -18,7 +45,7 @@ export function messageReceived(
     accountId: row.account_id,
     event: 'message.received',
     data: {
-      ...refOf(row),
+      ...listingRef(row),
       messageId: dto.messageId ?? randomUUID(),
       receivedAt: new Date().toISOString(),
       preview: dto.preview ?? null,
@@ -31,6 +58,10 @@ export function favorited(row: ListingRow, dto: FavoritedDto): DomainEvent<'list
   return {
     accountId: row.account_id,
     event: 'listing.favorited',
-    data: { ...refOf(row), favoritedAt: new Date().toISOString(), userRef: dto.userRef ?? null },
+    data: {
+      ...listingRef(row),
+      favoritedAt: new Date().toISOString(),
+      userRef: dto.userRef ?? null,
+    },
   };
 }

@@ -30,6 +30,7 @@ import type { UpdateListingDto } from './dto/update-listing.dto';
 import { admitBatch } from './listing-batch';
 import { listingChanges } from './listing-changes';
 import { contentOf, ListingContent, ListingRow } from './listing-row';
+import { listingRef, listingUpdated } from './listing-activity';
 import { EDITABLE_STATUSES, REQUIRED_LISTING_FIELDS } from './listing.constants';
 import { toListingResponse } from './listing.mapper';
 import { ExternalIdTakenError } from './listings.errors';
@@ -464,7 +465,7 @@ export class ListingsService {
     await this.outbox.append(em, {
       accountId: scope.accountId,
       event: 'listing.sold',
-      data: { ...this.ref(row), soldAt: row.sold_at!.toISOString() },
+      data: { ...listingRef(row), soldAt: row.sold_at!.toISOString() },
     });
     return row;
   }
@@ -476,7 +477,7 @@ export class ListingsService {
       if (!row) throw await this.missingOrWrongState(tx, scope, id, 'renew');
       const changedFields =
         row.previous_status === 'ACTIVE' ? ['expiresAt'] : ['status', 'expiresAt'];
-      await this.emitUpdated(tx, scope.accountId, row, changedFields);
+      await this.emitUpdated(tx, row, changedFields);
       return toListingResponse(row);
     });
   }
@@ -489,21 +490,16 @@ export class ListingsService {
       await this.outbox.append(tx, {
         accountId: row.account_id,
         event: 'listing.removed',
-        data: { ...this.ref(row), removedAt: row.removed_at!.toISOString(), reason },
+        data: { ...listingRef(row), removedAt: row.removed_at!.toISOString(), reason },
       });
       return toListingResponse(row);
     });
   }
 
   /** Emits `listing.updated` for a change made elsewhere (images) and bumps updatedAt. */
-  async touch(
-    em: EntityManager,
-    scope: OwnerScope,
-    row: ListingRow,
-    changedFields: string[],
-  ): Promise<void> {
+  async touch(em: EntityManager, row: ListingRow, changedFields: string[]): Promise<void> {
     const updatedAt = await this.store.touch(em, row.id);
-    await this.emitUpdated(em, scope.accountId, { ...row, updated_at: updatedAt }, changedFields);
+    await this.emitUpdated(em, { ...row, updated_at: updatedAt }, changedFields);
   }
 
   /** Loads a listing for a change and checks it is still editable. */
@@ -524,10 +520,6 @@ export class ListingsService {
     const row = await this.store.findAnyForUpdate(em, id);
     if (!row) throw new NotFoundError('Listing');
     return row;
-  }
-
-  ref(row: ListingRow) {
-    return { id: row.id, externalId: row.external_id, livemode: row.livemode };
   }
 
   private async applyContent(
@@ -557,26 +549,16 @@ export class ListingsService {
         throw new ExternalIdTakenError(next.externalId!);
       throw error;
     }
-    await this.emitUpdated(em, scope.accountId, row, changedFields);
+    await this.emitUpdated(em, row, changedFields);
     return row;
   }
 
   private async emitUpdated(
     em: EntityManager,
-    accountId: string,
     row: ListingRow,
     changedFields: string[],
   ): Promise<void> {
-    await this.outbox.append(em, {
-      accountId,
-      event: 'listing.updated',
-      data: {
-        ...this.ref(row),
-        status: row.status,
-        updatedAt: row.updated_at.toISOString(),
-        changedFields,
-      },
-    });
+    await this.outbox.append(em, listingUpdated(row, changedFields));
   }
 
   private assertEditable(row: ListingRow, action: string): void {

@@ -12,7 +12,12 @@ import { ListingsService } from '../listings/listings.service';
 import { ListingsStore } from '../listings/listings.store';
 import type { AllConfig } from '../platform/config';
 import type { FavoritedDto, MessageReceivedDto } from '../listings/dto/listing-activity.dto';
-import { favorited, messageReceived } from '../listings/listing-activity';
+import {
+  favorited,
+  listingExpired,
+  listingUpdated,
+  messageReceived,
+} from '../listings/listing-activity';
 
 /** What a publish changes on a DRAFT, as its listing.updated event names it. */
 export const PUBLISH_CHANGED_FIELDS = ['status', 'publishedAt', 'expiresAt'];
@@ -41,16 +46,7 @@ export class TestHelpersService {
     return this.respond(scope, async (em) => {
       const row = await this.store.publishDraft(em, scope, id, this.validityMs);
       if (!row) throw await this.listings.missingOrWrongState(em, scope, id, 'publish');
-      await this.outbox.append(em, {
-        accountId: scope.accountId,
-        event: 'listing.updated',
-        data: {
-          ...this.listings.ref(row),
-          status: row.status,
-          updatedAt: row.updated_at.toISOString(),
-          changedFields: PUBLISH_CHANGED_FIELDS,
-        },
-      });
+      await this.outbox.append(em, listingUpdated(row, PUBLISH_CHANGED_FIELDS));
       return row;
     });
   }
@@ -60,11 +56,7 @@ export class TestHelpersService {
     return this.respond(scope, async (em) => {
       const row = await this.store.expireNow(em, scope, id);
       if (!row) throw await this.listings.missingOrWrongState(em, scope, id, 'expire');
-      await this.outbox.append(em, {
-        accountId: scope.accountId,
-        event: 'listing.expired',
-        data: { ...this.listings.ref(row), expiredAt: row.expired_at!.toISOString() },
-      });
+      await this.outbox.append(em, listingExpired(row));
       return row;
     });
   }
