@@ -233,4 +233,50 @@ describe('Image pipeline', () => {
     expectError(bad, 400, 'VALIDATION_ERROR');
     expect(fieldsOf(bad)).toEqual(['imageStatus']);
   });
+
+  it('importing the same feed again fetches nothing, and a changed line with the same URL keeps its image', async () => {
+    const line = (title: string) =>
+      JSON.stringify(
+        aListing()
+          .with({
+            externalId: 'feed-img-1',
+            title,
+            images: [{ url: `${server.base}/photo.jpg?feed=1` }],
+          })
+          .build(),
+      ) + '\n';
+    const runImport = async (body: string) => {
+      const id: string = (
+        await live()
+          .post('/v1/imports')
+          .set('Content-Type', 'application/x-ndjson')
+          .send(body)
+          .expect(202)
+      ).body.data.id;
+      let view: { status: string; counts: Record<string, number> } | undefined;
+      await eventually(
+        async () => {
+          view = (await live().get(`/v1/imports/${id}`).expect(200)).body.data;
+          return !['queued', 'running'].includes(view!.status);
+        },
+        30_000,
+        () => `import still ${JSON.stringify(view)}`,
+      );
+      return view!;
+    };
+    expect((await runImport(line('Volvo V70 i lager'))).counts.created).toBe(1);
+    const [listing] = (await live().get('/v1/listings?externalId=feed-img-1').expect(200)).body
+      .data as { id: string }[];
+    const listingId = listing.id;
+    const [first] = await settled(listingId);
+    expect(first.status).toBe('ready');
+    const fetches = server.hits.get('/photo.jpg');
+
+    const again = await runImport(line('Volvo V70 i lager'));
+    expect(again).toMatchObject({ status: 'succeeded', counts: { unchanged: 1 } });
+    const changed = await runImport(line('Volvo V70 i lager, nytt pris'));
+    expect(changed).toMatchObject({ status: 'succeeded', counts: { updated: 1 } });
+    expect(await imagesOf(listingId)).toEqual([first]);
+    expect(server.hits.get('/photo.jpg')).toBe(fetches);
+  });
 });
