@@ -1,11 +1,11 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { setPriority } from 'node:os';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { appConfig } from './platform/config/app.config';
 import { configureApp } from './configure-app';
+import { lowerProcessPriority } from './platform/process/lower-priority';
 
 async function bootstrap(): Promise<void> {
   // Read before the module graph exists: the role decides what that graph contains.
@@ -13,7 +13,7 @@ async function bootstrap(): Promise<void> {
   const module = AppModule.forRole(processRole);
   if (processRole === 'worker') {
     // Imports and deliveries can wait a little; the API's answers should not wait for them.
-    if (workerNice > 0) setPriority(workerNice);
+    if (workerNice > 0) lowerProcessPriority(workerNice);
     const context = await NestFactory.createApplicationContext(module, { bufferLogs: true });
     context.useLogger(context.get(Logger));
     context.enableShutdownHooks();

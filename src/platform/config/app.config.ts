@@ -22,7 +22,7 @@ class AppEnv {
   /** at most 4 s: a revoked key or suspended account must be refused everywhere within 5 s */
   @ToInt() @IsInt() @Min(0) @Max(4_000) API_KEY_CACHE_TTL_MS: number = 4_000;
   /** the worker role's OS niceness (0 to 19): background work gives way to the API for the CPU */
-  @ToInt() @IsInt() @Min(0) @Max(19) WORKER_NICE: number = 10;
+  @ToInt() @IsInt() @Min(0) @Max(19) WORKER_NICE: number = 19;
 }
 
 export interface AppConfig {

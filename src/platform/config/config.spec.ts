@@ -46,7 +46,7 @@ describe('config validation', () => {
         processRole: 'all',
         publicBaseUrl: 'http://localhost:3000',
         apiKeyCacheTtlMs: 4_000,
-        workerNice: 10,
+        workerNice: 19,
       });
       expect(listingsConfig().validityMs).toBe(30 * 24 * 3600 * 1000);
       expect(databaseConfig().url).toBe('postgres://postgres@127.0.0.1:5432/listings');
