@@ -16,6 +16,7 @@ import { WebhookPreviousSecrets1763960000000 } from './1763960000000-WebhookPrev
 import { Imports1764000000000 } from './1764000000000-Imports';
 import { ImagePipeline1764100000000 } from './1764100000000-ImagePipeline';
 import { ImportLineHashes1764200000000 } from './1764200000000-ImportLineHashes';
+import { PendingRenditionKeys1764300000000 } from './1764300000000-PendingRenditionKeys';
 
 /** Listed explicitly so ts-node, Jest and the compiled build all load the same set. */
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   Imports1764000000000,
   ImagePipeline1764100000000,
   ImportLineHashes1764200000000,
+  PendingRenditionKeys1764300000000,
 ];
