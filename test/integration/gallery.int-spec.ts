@@ -197,6 +197,24 @@ describe('ImagesService gallery edits', () => {
       expect(await rendered(id)).toEqual([]);
     });
 
+    it('dropping or deleting an image returns its renditions and those a processing run named but never finished', async () => {
+      const { id, before } = await withUploadThenUrl();
+      const [a, b] = before;
+      const withKeys = (image: string, keys: { done?: string[]; named: string[] }) =>
+        ctx.dataSource.query(
+          'UPDATE listing_images SET rendition_keys = $2, pending_rendition_keys = $3 WHERE id = $1',
+          [image, keys.done ?? null, keys.named],
+        );
+      await withKeys(a.id, { done: ['a-1-thumb.webp'], named: ['a-2-thumb.webp'] });
+      await withKeys(b.id, { named: ['b-1-thumb.webp'] });
+      const dropped = await replace(id, [url('b')]);
+      expect(dropped.droppedKeys).toEqual(['a-1-thumb.webp', 'a-2-thumb.webp', 'uploads/a.jpg']);
+      const deleted = await ctx.dataSource.transaction((em) =>
+        ctx.get(GalleryStore).delete(em, id, dropped.gallery[0]),
+      );
+      expect(deleted).toEqual(['b-1-thumb.webp']);
+    });
+
     it('a URL listed twice: its first place keeps the old row, a further place is a new row with the same file', async () => {
       const { id, before } = await withUploadThenUrl();
       const [a, b] = before;

@@ -46,12 +46,13 @@ export class GalleryStore {
 
   /**
    * Deletes the image at its position, closing the gap; returns the keys of its files (the upload,
-   * if any, and its renditions).
+   * if any, its renditions and those a processing run named but never recorded as its result).
    */
   async delete(em: EntityManager, listingId: string, image: GalleryImage): Promise<string[]> {
     const [[row]]: [{ keys: string[] }[]] = await em.query(
       `DELETE FROM listing_images WHERE id = $1 AND listing_id = $2
-       RETURNING array_remove(storage_key || COALESCE(rendition_keys, '{}'), NULL) AS keys`,
+       RETURNING array_remove(storage_key || COALESCE(rendition_keys, '{}')
+         || COALESCE(pending_rendition_keys, '{}'), NULL) AS keys`,
       [image.id, listingId],
     );
     await em.query(
@@ -72,7 +73,7 @@ export class GalleryStore {
 
   /**
    * Replaces the gallery; returns it and the storage keys of files no longer shown in it (uploads
-   * and the renditions of dropped rows).
+   * and the renditions, pending ones too, of dropped rows).
    *
    * An image whose URL stays keeps its row (id, storage key, every other column): only its
    * position changes. A URL listed twice pairs its k-th place in the new list with its k-th row
@@ -107,7 +108,7 @@ export class GalleryStore {
        ), dropped AS (
          DELETE FROM listing_images i USING held h
          WHERE i.id = h.id AND NOT EXISTS (SELECT FROM plan p WHERE p.id = h.id)
-         RETURNING i.url, i.storage_key, i.rendition_keys
+         RETURNING i.url, i.storage_key, i.rendition_keys, i.pending_rendition_keys
        ), moved AS (
          UPDATE listing_images i SET position = p.position
          FROM plan p WHERE i.id = p.id AND p.position <> p.was
@@ -131,7 +132,8 @@ export class GalleryStore {
             SELECT d.storage_key AS key FROM dropped d
             WHERE d.storage_key IS NOT NULL AND d.url <> ALL ($2::text[])
             UNION ALL
-            SELECT unnest(d.rendition_keys) FROM dropped d) k) AS "droppedKeys"`,
+            SELECT unnest(d.rendition_keys || d.pending_rendition_keys) FROM dropped d) k)
+          AS "droppedKeys"`,
       [listingId, images.map((image) => image.url)],
     );
     return result;
