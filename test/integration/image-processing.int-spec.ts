@@ -13,8 +13,10 @@ import { ImageDispatcher } from '../../src/images/pipeline/image-dispatcher';
 import { ImageJobProcessor } from '../../src/images/pipeline/image-job.processor';
 import { ImageJobsStore } from '../../src/images/pipeline/image-jobs.store';
 import { IMAGE_QUEUE } from '../../src/images/pipeline/image-queue';
+import { renditionKeys } from '../../src/images/pipeline/rendition-keys';
 import type { CreateListingDto } from '../../src/listings/dto/create-listing.dto';
 import { ListingsService } from '../../src/listings/listings.service';
+import { STORAGE_DRIVER, StorageDriver } from '../../src/storage/storage-driver';
 import { ImageServer } from '../support/image-server';
 import { freePort } from '../support/service-process';
 import { png } from '../support/images';
@@ -28,6 +30,7 @@ interface ImageRow {
   height: number | null;
   variants: Record<string, string> | null;
   rendition_keys: string[] | null;
+  pending_rendition_keys: string[] | null;
   error_reason: string | null;
   error_message: string | null;
   attempts: number;
@@ -286,6 +289,83 @@ describe('Image processing', () => {
     // The dropped image's renditions are deleted after the commit.
     expect(await filesOf(dropped)).toEqual([]);
     expect(await filesOf(kept)).toHaveLength(3);
+  });
+
+  describe('a run killed between writing its files and recording its result', () => {
+    /** What such a run leaves: its files in storage, named in the row as pending, the image pending. */
+    const killedRun = async (id: string) => {
+      const keys = Object.values(renditionKeys(id));
+      expect(await ctx.get(ImageJobsStore).recordPending(id, keys)).toBe(true);
+      const storage = ctx.get<StorageDriver>(STORAGE_DRIVER as never);
+      await Promise.all(keys.map((key) => storage.put(key, Buffer.from('webp'), 'image/webp')));
+      expect(await filesOf(id)).toEqual([...keys].sort());
+      return keys;
+    };
+    /** The listing row's version: any re-render writes a new one. */
+    const version = async (listingId: string) =>
+      (await ctx.dataSource.query('SELECT xmin FROM listings WHERE id = $1', [listingId]))[0].xmin;
+
+    it('naming the files renders no listing; the next run ends ready with new keys and deletes the killed run’s files', async () => {
+      const listing = await newListing([`${server.base}/photo.jpg`]);
+      const id = listing.images[0].id;
+      const before = await version(listing.id);
+      const killed = await killedRun(id);
+      expect(await version(listing.id)).toBe(before);
+      expect(await row(id)).toMatchObject({ status: 'pending', pending_rendition_keys: killed });
+
+      await processor.process(id);
+      const ready = await row(id);
+      expect(ready).toMatchObject({ status: 'ready', pending_rendition_keys: null });
+      expect(ready.rendition_keys).toHaveLength(3);
+      expect(ready.rendition_keys!.filter((key) => killed.includes(key))).toEqual([]);
+      expect(await filesOf(id)).toEqual([...ready.rendition_keys!].sort());
+    });
+
+    it('a recorded failure deletes them too, and a retry keeps what is named until a run ends', async () => {
+      const listing = await newListing([`${server.base}/missing.jpg`]);
+      const id = listing.images[0].id;
+      await killedRun(id);
+      await processor.process(id);
+      expect(await row(id)).toMatchObject({ status: 'failed', pending_rendition_keys: null });
+      expect(await filesOf(id)).toEqual([]);
+
+      // Named on the failed row all the same: POST …/retry must not forget them.
+      const named = Object.values(renditionKeys(id));
+      await ctx.dataSource.query(
+        'UPDATE listing_images SET pending_rendition_keys = $2 WHERE id = $1',
+        [id, named],
+      );
+      await ctx.get(ImagesService).retry(owner, listing.id, id);
+      expect(await row(id)).toMatchObject({ status: 'pending', pending_rendition_keys: named });
+    });
+
+    it('deleting the image deletes the files the killed run named', async () => {
+      const listing = await newListing([`${server.base}/photo.jpg`]);
+      const id = listing.images[0].id;
+      await killedRun(id);
+      await ctx.get(ImagesService).remove(owner, listing.id, id);
+      expect(await filesOf(id)).toEqual([]);
+    });
+
+    it('a replaced gallery dropping the image deletes them', async () => {
+      const listing = await newListing([`${server.base}/photo.jpg`]);
+      const id = listing.images[0].id;
+      await killedRun(id);
+      await ctx.dataSource.transaction((em) =>
+        ctx.get(ListingsService).update(em, owner, listing.id, { images: [] }),
+      );
+      expect(await filesOf(id)).toEqual([]);
+    });
+
+    it('nothing is named for an image no longer pending, or gone: its run writes no file', async () => {
+      const listing = await newListing([`${server.base}/photo.jpg`]);
+      const id = listing.images[0].id;
+      await processor.process(id);
+      const store = ctx.get(ImageJobsStore);
+      expect(await store.recordPending(id, ['late.webp'])).toBe(false);
+      await ctx.get(ImagesService).remove(owner, listing.id, id);
+      expect(await store.recordPending(id, ['late.webp'])).toBe(false);
+    });
   });
 
   describe('the dispatcher', () => {

@@ -13,7 +13,7 @@ import {
   renderRenditions,
 } from '../renditions/render-renditions';
 import { imageFailureOf, retryAt } from './image-failure';
-import { ImageJobsStore, ImageToProcess } from './image-jobs.store';
+import { ImageJobsStore, ImageToProcess, RunEnd } from './image-jobs.store';
 import { IMAGE_QUEUE, ImageJob } from './image-queue';
 import { ImageSource } from './image-source';
 import { renditionKeys } from './rendition-keys';
@@ -21,8 +21,9 @@ import { renditionKeys } from './rendition-keys';
 const RENDITION_TYPE = 'image/webp';
 
 /**
- * One image: its source read or fetched, its three renditions rendered and stored, then one
- * UPDATE. The image's own failures end in its row (retried or failed); anything else (database,
+ * One image: its source read or fetched, its three renditions rendered, named in its row and
+ * stored, then one UPDATE, which clears the names and gives back those of runs killed earlier.
+ * The image's own failures end in its row (retried or failed); anything else (database,
  * storage, Redis) fails the job, and the image is handed over again after its lease.
  */
 @Injectable()
@@ -74,35 +75,40 @@ export class ImageJobProcessor implements OnApplicationBootstrap {
   private async storeRenditions(image: ImageToProcess, rendered: Rendered): Promise<void> {
     const keys = renditionKeys(image.id);
     const names = Object.keys(keys) as RenditionName[];
+    const files = Object.values(keys);
+    // Named in the row before written, so a worker killed from here on leaves no unnamed file.
+    if (!(await this.store.recordPending(image.id, files))) return;
     const written = await Promise.allSettled(
       names.map((name) =>
         this.storage.put(keys[name], rendered.renditions[name].data, RENDITION_TYPE),
       ),
     );
     const failure = written.find((result) => result.status === 'rejected');
-    let ready = false;
+    let end: RunEnd = { recorded: false, staleKeys: [] };
     try {
       if (failure) throw failure.reason;
-      ready = await this.store.markReady(image.id, {
+      end = await this.store.markReady(image.id, {
         width: rendered.width,
         height: rendered.height,
         variants: Object.fromEntries(
           names.map((name) => [name, this.storage.publicUrl(keys[name])]),
         ) as Record<RenditionName, string>,
-        keys: Object.values(keys),
+        keys: files,
       });
     } finally {
       // Deleted while it was processed (or not recorded): its files must not outlive it.
-      if (!ready) await this.discard(Object.values(keys));
+      if (!end.recorded) await this.discard(files);
     }
-    if (ready) this.metrics.imagesProcessed.inc({ outcome: 'ready' });
+    await this.discard(end.staleKeys);
+    if (end.recorded) this.metrics.imagesProcessed.inc({ outcome: 'ready' });
   }
 
   private async failed(image: ImageToProcess, error: unknown): Promise<void> {
     const failure = imageFailureOf(error);
     if (!failure) throw error;
     const at = retryAt(failure, image.attempts, this.config.retryDelaysMs, new Date());
-    await this.store.recordFailure(image.id, failure, at);
+    const end = await this.store.recordFailure(image.id, failure, at);
+    await this.discard(end.staleKeys);
     this.metrics.imagesFailed.inc({ reason: failure.reason });
     this.metrics.imagesProcessed.inc({ outcome: at ? 'retry' : 'failed' });
   }

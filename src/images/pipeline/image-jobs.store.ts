@@ -6,6 +6,7 @@ import type { ImageResponse } from '../../listings/dto/listing.response';
 import { imageJsonSql } from '../../listings/listing-json.sql';
 import type { RenditionName } from '../renditions/render-renditions';
 import type { ImageFailure } from './image-failure';
+import { earlierRunKeys } from './rendition-keys';
 
 /** What the processor needs of an image row. */
 export interface ImageToProcess {
@@ -24,12 +25,22 @@ export interface ReadyImage {
   keys: string[];
 }
 
+/** A run's result as written: not `recorded` when the image is gone or no longer pending. */
+export interface RunEnd {
+  recorded: boolean;
+  /** Files of earlier runs that never ended (killed after naming them), to delete now. */
+  staleKeys: string[];
+}
+
 /**
  * The image pipeline's SQL. The database is the queue's truth: an image is due while it is
  * pending, its `next_attempt_at` has passed and no live hand-over (`queued_at` within the lease)
  * holds it. A result is written under the listing's lock, taken first as every gallery edit
  * takes it (the image trigger then updates the listing: the other order could deadlock), and
  * only while the image is still pending, so a deleted or already finished image keeps its state.
+ * A run names its files in `pending_rendition_keys` before writing them, and its result clears
+ * that column, so no file outlives the row that names it: whoever deletes the row or ends the
+ * next run deletes them.
  */
 @Injectable()
 export class ImageJobsStore {
@@ -61,18 +72,32 @@ export class ImageJobsStore {
     return row;
   }
 
-  /** Ready with its renditions; false when the image is gone or no longer pending. */
-  markReady(imageId: string, ready: ReadyImage): Promise<boolean> {
+  /**
+   * Names a run's files in the row before they are written; false (write nothing) when the image
+   * is gone or no longer pending. No listing lock: the column is not shown, so no listing renders.
+   */
+  async recordPending(imageId: string, keys: string[]): Promise<boolean> {
+    const [rows]: [unknown[]] = await this.dataSource.query(
+      `UPDATE listing_images SET pending_rendition_keys = pending_rendition_keys || $2::text[]
+       WHERE id = $1 AND status = 'pending' RETURNING id`,
+      [imageId, keys],
+    );
+    return rows.length > 0;
+  }
+
+  /** Ready with its renditions, `ready.keys` those of this run. */
+  markReady(imageId: string, ready: ReadyImage): Promise<RunEnd> {
     return this.finish(
       imageId,
       `status = 'ready', width = $2, height = $3, variants = $4, rendition_keys = $5,
        error_reason = NULL, error_message = NULL`,
       [ready.width, ready.height, JSON.stringify(ready.variants), ready.keys],
+      ready.keys,
     );
   }
 
   /** Failed for good (`retryAt` null) or pending again from `retryAt`; counts the try. */
-  recordFailure(imageId: string, failure: ImageFailure, retryAt: Date | null): Promise<boolean> {
+  recordFailure(imageId: string, failure: ImageFailure, retryAt: Date | null): Promise<RunEnd> {
     return retryAt
       ? this.finish(imageId, `attempts = attempts + 1, next_attempt_at = $2`, [retryAt])
       : this.finish(
@@ -113,20 +138,34 @@ export class ImageJobsStore {
     return { listing: true, image: current?.image, requeued: false };
   }
 
-  private finish(imageId: string, set: string, params: unknown[]): Promise<boolean> {
+  /**
+   * Writes a run's result and clears the pending keys, returning those not of this run
+   * (`runKeys`). The row is locked in the CTE so RETURNING shows the keys it clears, even those a
+   * concurrent run recorded meanwhile.
+   */
+  private finish(
+    imageId: string,
+    set: string,
+    params: unknown[],
+    runKeys: string[] = [],
+  ): Promise<RunEnd> {
     return this.dataSource.transaction(async (em) => {
       const [listing] = await em.query(
         `SELECT l.id FROM listings l JOIN listing_images i ON i.listing_id = l.id
          WHERE i.id = $1 FOR NO KEY UPDATE OF l`,
         [imageId],
       );
-      if (!listing) return false;
-      const [rows]: [unknown[]] = await em.query(
-        `UPDATE listing_images SET ${set}, queued_at = NULL
-         WHERE id = $1 AND status = 'pending' RETURNING id`,
+      if (!listing) return { recorded: false, staleKeys: [] };
+      const [[row]]: [{ pending: string[] | null }[]] = await em.query(
+        `WITH run AS (
+           SELECT id, pending_rendition_keys FROM listing_images
+           WHERE id = $1 AND status = 'pending' FOR UPDATE)
+         UPDATE listing_images i SET ${set}, queued_at = NULL, pending_rendition_keys = NULL
+         FROM run WHERE i.id = run.id RETURNING run.pending_rendition_keys AS pending`,
         [imageId, ...params],
       );
-      return rows.length > 0;
+      if (!row) return { recorded: false, staleKeys: [] };
+      return { recorded: true, staleKeys: earlierRunKeys(row.pending, runKeys) };
     });
   }
 }

@@ -1,4 +1,4 @@
-import { renditionKeys } from './rendition-keys';
+import { earlierRunKeys, renditionKeys } from './rendition-keys';
 
 describe('renditionKeys', () => {
   const id = '9c3d6a0b-6ce6-4b28-a83c-99c37909e2a6';
@@ -16,5 +16,25 @@ describe('renditionKeys', () => {
     expect(new Set(runs).size).toBe(50);
     // What the S3 driver accepts as a media key (s3.storage.ts).
     for (const key of runs) expect(key).toMatch(/^(?!.*\.\.)[A-Za-z0-9][A-Za-z0-9._-]{0,200}$/);
+  });
+});
+
+describe('earlierRunKeys', () => {
+  const run = Object.values(renditionKeys('img', 'run2'));
+
+  it('gives the pending keys this run did not write, of every earlier run', () => {
+    const first = Object.values(renditionKeys('img', 'run0'));
+    const second = Object.values(renditionKeys('img', 'run1'));
+    expect(earlierRunKeys([...first, ...run, ...second], run)).toEqual([...first, ...second]);
+  });
+
+  it('gives nothing when only this run, or no run, is pending', () => {
+    expect(earlierRunKeys(run, run)).toEqual([]);
+    expect(earlierRunKeys(null, run)).toEqual([]);
+    expect(earlierRunKeys([], [])).toEqual([]);
+  });
+
+  it('gives every pending key to an end that wrote no files (a recorded failure)', () => {
+    expect(earlierRunKeys(run, [])).toEqual(run);
   });
 });

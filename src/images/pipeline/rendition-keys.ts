@@ -16,3 +16,8 @@ export function renditionKeys(
     large: `${imageId}-${run}-large.webp`,
   };
 }
+
+/** The recorded pending keys that `run` did not write: files of earlier runs that never ended. */
+export function earlierRunKeys(pending: string[] | null, run: string[]): string[] {
+  return (pending ?? []).filter((key) => !run.includes(key));
+}
