@@ -321,7 +321,7 @@ describe('Image processing', () => {
       expect(await filesOf(id)).toEqual([...ready.rendition_keys!].sort());
     });
 
-    it('a recorded failure deletes them too, and a retry keeps what is named until a run ends', async () => {
+    it('a recorded failure deletes them too, and a retry keeps what is named', async () => {
       const listing = await newListing([`${server.base}/missing.jpg`]);
       const id = listing.images[0].id;
       await killedRun(id);
