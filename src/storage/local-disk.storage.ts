@@ -23,7 +23,7 @@ export class LocalDiskStorage implements StorageDriver {
   async put(key: string, data: Buffer): Promise<void> {
     await mkdir(this.dir, { recursive: true });
     // Write then rename, so a reader never sees half a file.
-    const temporary = join(this.dir, `.${key}.tmp`);
+    const temporary = this.temporaryPath(key);
     await writeFile(temporary, data);
     await rename(temporary, join(this.dir, key));
   }
@@ -37,8 +37,16 @@ export class LocalDiskStorage implements StorageDriver {
     }
   }
 
+  /** The half-written copy too: a process killed inside put() leaves it under the key's name. */
   async delete(key: string): Promise<void> {
-    await rm(join(this.dir, key), { force: true });
+    await Promise.all([
+      rm(join(this.dir, key), { force: true }),
+      rm(this.temporaryPath(key), { force: true }),
+    ]);
+  }
+
+  private temporaryPath(key: string): string {
+    return join(this.dir, `.${key}.tmp`);
   }
 
   async putPrivate(key: string, data: Readable): Promise<void> {

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -120,6 +120,14 @@ describe('[fault] images: the worker killed during a burst', () => {
     expect((await first.exited).signal).toBe('SIGKILL');
     expect(atKill.pending).toBeGreaterThan(0);
 
+    // No worker now: the dead one's claims lapse (IMAGE_LEASE 3 s), yet the API, though its
+    // IMAGE_CONCURRENCY is 2, fetches nothing and the images wait.
+    const fetched = images.hits.get('/wide.png');
+    const waiting = await states(seller.id);
+    await new Promise((resolve) => setTimeout(resolve, 4_500));
+    expect(images.hits.get('/wide.png')).toBe(fetched);
+    expect(await states(seller.id)).toEqual(waiting);
+
     await startWorker();
     const end = await until(seller.id, (s) => s.pending === 0, 240_000);
     expect(end).toEqual({ pending: 0, ready: IMAGES, failed: 0 });
@@ -135,6 +143,9 @@ describe('[fault] images: the worker killed during a burst', () => {
       .flatMap((f) => f.keys)
       .filter((key) => !existsSync(join(storageDir, key)));
     expect(missing).toEqual([]);
+    // The killed worker's unfinished runs left no file behind: every file in storage is named.
+    const named = new Set(files.flatMap((f) => f.keys));
+    expect(readdirSync(storageDir).filter((file) => !named.has(file))).toEqual([]);
     const { rows: rendered } = await db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM listings l, json_array_elements(l.rendered::json->'images') AS i
        WHERE l.account_id = $1 AND i->>'status' = 'ready' AND i->'variants'->>'thumb' IS NOT NULL`,
