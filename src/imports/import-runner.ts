@@ -17,6 +17,7 @@ import { ReferenceService } from '../reference/reference.service';
 import { STORAGE_DRIVER, StorageDriver } from '../storage/storage-driver';
 import { ImportFeedSource } from './import-feed-source';
 import { importEvent } from './imports.mapper';
+import { ChunkPacer } from './chunk-pacer';
 import { lineHash } from './import-line-hash';
 import { emptyTally, finalStatus, FirstLines, lineError, removalLimit } from './import-plan';
 import {
@@ -165,7 +166,8 @@ export class ImportRunner {
   /**
    * Applies the lines after the last commit, chunk by chunk. The next chunk is read and
    * validated while the previous one's transaction runs (the worker's CPU and the database's at
-   * once); chunks still commit one after another, in order, and at most two are held.
+   * once); chunks still commit one after another, in order, and at most two are held. A busy
+   * database makes the commits wait (ChunkPacer).
    */
   private async applyLines(
     row: ImportRow,
@@ -173,12 +175,13 @@ export class ImportRunner {
     firstLines: FirstLines,
   ): Promise<ImportRow> {
     const scope = this.scopeOf(row);
+    const pacer = new ChunkPacer(this.config.yieldSlowdown);
     let current = row;
     let committing: Promise<ImportRow> | undefined;
     const apply = async (chunk: FeedLine[]) => {
       const prepared = await this.prepareChunk(scope, chunk, firstLines);
       if (committing) current = await committing;
-      committing = this.commitChunk(current, claim, prepared);
+      committing = this.commitChunk(current, claim, prepared, pacer);
       // Awaited with the next chunk or at the end; a failure surfaces there, not as unhandled.
       committing.catch(() => undefined);
     };
@@ -241,6 +244,7 @@ export class ImportRunner {
     row: ImportRow,
     claim: Claim,
     { scope, lines, nextLine, results, admitted }: PreparedChunk,
+    pacer: ChunkPacer,
   ): Promise<ImportRow> {
     const { leaseMs } = this.config;
     const progress = (applied: UpsertOutcome[]) => {
@@ -252,19 +256,33 @@ export class ImportRunner {
     if (admitted.length === 0) {
       // Nothing to write but the outcomes: one statement, atomic by itself.
       saved = await this.store.saveChunk(this.dataSource.manager, claim, progress([]), leaseMs);
-    } else if (row.dry_run) {
-      saved = await this.saveDryRun(claim, scope, admitted, progress);
     } else {
-      saved = await this.dataSource.transaction(async (em) => {
-        const applied = await this.listings.upsertBatch(em, scope, admitted);
-        await this.store.saveLineHashes(em, scope, matchingHashes(admitted, applied));
-        return this.store.saveChunk(em, claim, progress(applied), leaseMs);
-      });
+      saved = await this.paced(pacer, admitted.length, () =>
+        row.dry_run
+          ? this.saveDryRun(claim, scope, admitted, progress)
+          : this.dataSource.transaction(async (em) => {
+              const applied = await this.listings.upsertBatch(em, scope, admitted);
+              await this.store.saveLineHashes(em, scope, matchingHashes(admitted, applied));
+              return this.store.saveChunk(em, claim, progress(applied), leaseMs);
+            }),
+      );
     }
     this.count(results);
     // A cancel committed before the chunk's progress shows in it; a later one, with the next.
     if (saved.cancel_requested) throw new Cancelled();
     return saved;
+  }
+
+  /** Runs a chunk's writes, then waits as long as the pacer says before the next may start. */
+  private async paced<T>(pacer: ChunkPacer, lines: number, write: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    const result = await write();
+    const pause = pacer.pauseAfter(performance.now() - started, lines);
+    if (pause > 0) {
+      this.metrics.importYield.inc(pause / 1000);
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+    return result;
   }
 
   /** A dry run applies the chunk in a transaction it rolls back, then records the outcomes. */
@@ -352,39 +370,42 @@ export class ImportRunner {
     keep: string[],
   ): Promise<ImportRow> {
     const scope = this.scopeOf(row);
+    const pacer = new ChunkPacer(this.config.yieldSlowdown);
     let current = row;
     let afterId = await this.store.lastRemoval(row.id);
     for (;;) {
-      const saved = await this.dataSource.transaction(async (em) => {
-        const targets = await this.listingsStore.lockMirrorRemovals(em, scope, {
-          plannedAt: row.planned_at!,
-          keep,
-          afterId,
-          limit: this.config.chunkLines,
-          lock: !row.dry_run,
-        });
-        if (targets.length === 0) return undefined;
-        const results: NewResult[] = [];
-        for (const [k, target] of targets.entries()) {
-          if (!row.dry_run) await this.listings.remove(em, scope, target.id);
-          results.push({
-            seq: lines + 1 + current.removed + k,
-            line: null,
-            external_id: target.external_id,
-            outcome: 'removed',
-            listing_id: target.id,
-            error: null,
+      const saved = await this.paced(pacer, this.config.chunkLines, () =>
+        this.dataSource.transaction(async (em) => {
+          const targets = await this.listingsStore.lockMirrorRemovals(em, scope, {
+            plannedAt: row.planned_at!,
+            keep,
+            afterId,
+            limit: this.config.chunkLines,
+            lock: !row.dry_run,
           });
-        }
-        afterId = targets[targets.length - 1].id;
-        const tally = { ...emptyTally(), removed: results.length };
-        return this.store.saveChunk(
-          em,
-          claim,
-          { nextLine: current.next_line, processed: 0, tally, results },
-          this.config.leaseMs,
-        );
-      });
+          if (targets.length === 0) return undefined;
+          const results: NewResult[] = [];
+          for (const [k, target] of targets.entries()) {
+            if (!row.dry_run) await this.listings.remove(em, scope, target.id);
+            results.push({
+              seq: lines + 1 + current.removed + k,
+              line: null,
+              external_id: target.external_id,
+              outcome: 'removed',
+              listing_id: target.id,
+              error: null,
+            });
+          }
+          afterId = targets[targets.length - 1].id;
+          const tally = { ...emptyTally(), removed: results.length };
+          return this.store.saveChunk(
+            em,
+            claim,
+            { nextLine: current.next_line, processed: 0, tally, results },
+            this.config.leaseMs,
+          );
+        }),
+      );
       if (!saved) return current;
       this.metrics.importLines.inc({ outcome: 'removed' }, saved.removed - current.removed);
       current = saved;

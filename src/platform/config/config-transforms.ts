@@ -15,6 +15,12 @@ export const ToInt = () =>
     /^-?\d+$/.test(String(value)) ? Number(value) : value,
   );
 
+/** Converts a decimal string such as `1.5`; anything else is left for the validator to reject. */
+export const ToNumber = () =>
+  Transform(({ value }: { value: unknown }) =>
+    /^-?\d+(\.\d+)?$/.test(String(value)) ? Number(value) : value,
+  );
+
 export const ToBool = () =>
   Transform(({ value }: { value: unknown }) => {
     if (value === 'true' || value === '1') return true;

@@ -1,6 +1,6 @@
 import { registerAs } from '@nestjs/config';
-import { IsInt, Max, Min } from 'class-validator';
-import { IsDuration, parseDuration, ToInt } from './config-transforms';
+import { IsInt, IsNumber, Max, Min } from 'class-validator';
+import { IsDuration, parseDuration, ToInt, ToNumber } from './config-transforms';
 import { validateConfig } from './validate-config';
 
 class ImportsEnv {
@@ -10,6 +10,7 @@ class ImportsEnv {
   @ToInt() @IsInt() @Min(1) @Max(500) IMPORT_CHUNK_LINES: number = 500;
   @IsDuration() IMPORT_LEASE: string = '30s';
   @IsDuration() IMPORT_SWEEP_EVERY: string = '15s';
+  @ToNumber() @IsNumber() @Min(0) @Max(100) IMPORT_YIELD_SLOWDOWN: number = 1.5;
 }
 
 export interface ImportsConfig {
@@ -25,6 +26,8 @@ export interface ImportsConfig {
   leaseMs: number;
   /** how often a worker re-queues imports whose job was lost or whose runner died */
   sweepEveryMs: number;
+  /** a chunk this much slower per line than the fastest makes the import wait (0: never) */
+  yieldSlowdown: number;
 }
 
 export const importsConfig = registerAs('imports', (): ImportsConfig => {
@@ -37,5 +40,6 @@ export const importsConfig = registerAs('imports', (): ImportsConfig => {
     chunkLines: env.IMPORT_CHUNK_LINES,
     leaseMs: parseDuration(env.IMPORT_LEASE)!,
     sweepEveryMs: parseDuration(env.IMPORT_SWEEP_EVERY)!,
+    yieldSlowdown: env.IMPORT_YIELD_SLOWDOWN,
   };
 });

@@ -50,6 +50,11 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly importYield = this.counter(
+    'import_yield_seconds_total',
+    'Time imports waited between chunks because their database writes had slowed (IMPORT_YIELD_SLOWDOWN)',
+  );
+
   readonly imagesProcessed = new Counter({
     name: 'images_processed_total',
     help: 'Image processing runs by outcome (ready, failed, retry: a transient failure rescheduled)',

@@ -1,0 +1,22 @@
+/** How much the fastest chunk's cost per line may drift up per chunk: indexes grow as an import runs. */
+const DRIFT = 1.01;
+
+/**
+ * Keeps an import from crowding out the API on a shared database or host. A chunk that took
+ * `slowdown` times longer per line than the fastest recent one met a busy database (or CPU), so
+ * the import then waits as long as that chunk took, leaving the others at least half the time.
+ * Alone, an import never waits. A `slowdown` of 0 never waits.
+ */
+export class ChunkPacer {
+  private fastestMsPerLine = Infinity;
+
+  constructor(private readonly slowdown: number) {}
+
+  /** The pause in ms before the next chunk's writes, after one of `lines` lines took `tookMs`. */
+  pauseAfter(tookMs: number, lines: number): number {
+    if (this.slowdown <= 0 || lines === 0) return 0;
+    const perLine = tookMs / lines;
+    this.fastestMsPerLine = Math.min(this.fastestMsPerLine * DRIFT, perLine);
+    return perLine > this.fastestMsPerLine * this.slowdown ? tookMs : 0;
+  }
+}
