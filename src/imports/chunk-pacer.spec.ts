@@ -20,8 +20,17 @@ describe('ChunkPacer', () => {
     const pacer = new ChunkPacer(1.5);
     let ms = 100;
     const pauses: number[] = [];
-    for (let chunk = 0; chunk < 200; chunk++, ms *= 1.005) pauses.push(pacer.pauseAfter(ms, 500));
+    for (let chunk = 0; chunk < 200; chunk++, ms *= 1.003) pauses.push(pacer.pauseAfter(ms, 500));
     expect(pauses.every((pause) => pause === 0)).toBe(true);
+  });
+
+  it('waits through a long slowdown, and takes one lasting past ~57 chunks as the new normal', () => {
+    const pacer = new ChunkPacer(1.5);
+    pacer.pauseAfter(100, 500);
+    // twice the fastest cost: waits while 1.5 × 1.005^n < 2
+    const pauses = Array.from({ length: 80 }, () => pacer.pauseAfter(200, 500));
+    expect(pauses.slice(0, 55).every((pause) => pause === 200)).toBe(true);
+    expect(pauses.slice(60).every((pause) => pause === 0)).toBe(true);
   });
 
   it('is off with a slowdown of 0, and an empty chunk changes nothing', () => {

@@ -9,6 +9,7 @@ import { ImportsStore, LostClaimError } from '../../src/imports/imports.store';
 import { ImportsWorkerModule } from '../../src/imports/imports-worker.module';
 import type { CreateListingDto } from '../../src/listings/dto/create-listing.dto';
 import { ListingsService } from '../../src/listings/listings.service';
+import { Metrics } from '../../src/platform/metrics/metrics';
 import { STORAGE_DRIVER, StorageDriver } from '../../src/storage/storage-driver';
 import { createIntegrationContext, IntegrationContext } from '../support/integration';
 import { aListing } from '../support/listing-builder';
@@ -42,6 +43,8 @@ describe('ImportRunner resume after a crash between chunks', () => {
         IMPORT_LEASE: '10m',
         // The test runs the runner itself: no sweep queues the import behind its back.
         IMPORT_SWEEP_EVERY: '1h',
+        // Below 1: the runner waits after every chunk, so every test here runs through the wait.
+        IMPORT_YIELD_SLOWDOWN: '0.5',
       },
     );
     runner = ctx.get(ImportRunner);
@@ -175,6 +178,8 @@ describe('ImportRunner resume after a crash between chunks', () => {
     );
     const lines = Array.from({ length: LINES }, (_, i) => body(i + 1));
     const id = await newImport(lines);
+    const yielded = async () => (await ctx.get(Metrics).importYield.get()).values[0]?.value ?? 0;
+    const yieldedBefore = await yielded();
 
     await crashAfterFirstChunk(id);
 
@@ -237,6 +242,8 @@ describe('ImportRunner resume after a crash between chunks', () => {
         .sort(byKey),
     );
     expect(await importEvents(id)).toEqual([{ event: 'import.finished', status: 'succeeded' }]);
+    // It waited after its chunks (IMPORT_YIELD_SLOWDOWN below 1), as long as each took.
+    expect(await yielded()).toBeGreaterThan(yieldedBefore);
   });
 
   it('a second runner cannot claim an import whose lease is live: it returns and changes nothing', async () => {

@@ -102,6 +102,27 @@ describe('importFeed', () => {
     expect((gzipped ? gunzipSync(upload.bytes) : upload.bytes).toString()).toBe(FEED);
   });
 
+  it('names a feed URL as JSON for the service to fetch, then waits the same way', async () => {
+    const { client, uploads, reads } = service(['running', 'succeeded']);
+    const result = await importFeed(client, {
+      sourceUrl: 'https://dealer.example/feed.csv',
+      format: 'csv',
+      mode: 'mirror',
+      idempotencyKey: 'night-2',
+      pollIntervalMs: 0,
+    });
+    expect(result).toEqual({ id: 'imp-1', status: 'succeeded' });
+    expect(reads()).toBe(2);
+    const [upload] = uploads;
+    expect(upload.url.pathname + upload.url.search).toBe('/v1/imports?mode=mirror&dryRun=false');
+    expect(upload.headers.get('content-type')).toBe('application/json');
+    expect(upload.headers.get('idempotency-key')).toBe('night-2');
+    expect(JSON.parse(upload.bytes.toString())).toEqual({
+      sourceUrl: 'https://dealer.example/feed.csv',
+      format: 'csv',
+    });
+  });
+
   it('stops waiting when its signal aborts', async () => {
     const { client } = service(Array(1000).fill('running'));
     const controller = new AbortController();

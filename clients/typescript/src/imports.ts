@@ -12,19 +12,21 @@ type UploadBody = NonNullable<RequestInit['body']>;
 
 const CONTENT_TYPES = { ndjson: 'application/x-ndjson', csv: 'text/csv' } as const;
 
-/** Exactly one of `body`, `file` or `stream`: the feed's bytes. */
+/** Exactly one of `body`, `file` or `stream` (the feed's bytes) or `sourceUrl` (the service fetches it). */
 export type FeedSource =
-  | { body: string | Uint8Array; file?: never; stream?: never }
-  | { file: string; body?: never; stream?: never }
+  | { body: string | Uint8Array; file?: never; stream?: never; sourceUrl?: never }
+  | { file: string; body?: never; stream?: never; sourceUrl?: never }
   | {
       stream: Readable | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
       body?: never;
       file?: never;
-    };
+      sourceUrl?: never;
+    }
+  | { sourceUrl: string; body?: never; file?: never; stream?: never };
 
 export type ImportFeedOptions = FeedSource & {
   format: keyof typeof CONTENT_TYPES;
-  /** gzip the feed on the way, unless it is gzip already (a `.gz` file, or `gzipped: true`) */
+  /** gzip the feed on the way, unless it is gzip already (a `.gz` file, or `gzipped: true`); not with `sourceUrl` */
   compress?: boolean;
   /** the bytes given are gzip already */
   gzipped?: boolean;
@@ -41,7 +43,8 @@ export type ImportFeedOptions = FeedSource & {
 };
 
 /**
- * Uploads a feed (`POST /v1/imports`) and waits until the import stops: `succeeded`,
+ * Uploads a feed, or names the URL the service fetches it from (`POST /v1/imports`), and waits
+ * until the import stops: `succeeded`,
  * `succeeded_with_errors`, `failed`, `held` (a mirror import over its removal limit, waiting for
  * confirm or cancel) or `cancelled`. Returns the import as it stands then; read its lines with
  * `importResults`. Only a refused upload throws (ListingsApiError), or an abort.
@@ -59,24 +62,19 @@ export async function importFeed(
     pollIntervalMs = 1000,
     signal,
   } = options;
-  const { body, gzipped } = uploadBody(options);
+  const params = {
+    query: { mode, dryRun, ...(maxRemovals !== undefined ? { maxRemovals } : {}) },
+    header: idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : undefined,
+  };
   const created = unwrap(
-    await client.POST('/v1/imports', {
-      params: {
-        query: { mode, dryRun, ...(maxRemovals !== undefined ? { maxRemovals } : {}) },
-        header: idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : undefined,
-      },
-      headers: {
-        'Content-Type': CONTENT_TYPES[format],
-        ...(gzipped ? { 'Content-Encoding': 'gzip' } : {}),
-      },
-      // The document types an NDJSON or CSV body as text (`string`); the feed goes as bytes or a
-      // stream (gzipped, read from a file), which fetch sends as they are.
-      body: body as unknown as string,
-      bodySerializer: (feed) => feed,
-      duplex: 'half',
-      signal,
-    }),
+    options.sourceUrl !== undefined
+      ? await client.POST('/v1/imports', {
+          params,
+          headers: { 'Content-Type': 'application/json' },
+          body: { sourceUrl: options.sourceUrl, format },
+          signal,
+        })
+      : await upload(client, params, format, options, signal),
   ).data;
   let current = created;
   while (UNDERWAY.has(current.status)) {
@@ -89,6 +87,32 @@ export async function importFeed(
   return current;
 }
 
+function upload(
+  client: ListingsClient,
+  params: {
+    query: { mode: 'upsert' | 'mirror'; dryRun: boolean; maxRemovals?: number };
+    header?: { 'Idempotency-Key': string };
+  },
+  format: ImportFeedOptions['format'],
+  options: ImportFeedOptions,
+  signal: AbortSignal | undefined,
+) {
+  const { body, gzipped } = uploadBody(options);
+  return client.POST('/v1/imports', {
+    params,
+    headers: {
+      'Content-Type': CONTENT_TYPES[format],
+      ...(gzipped ? { 'Content-Encoding': 'gzip' } : {}),
+    },
+    // The document types an NDJSON or CSV body as text (`string`); the feed goes as bytes or a
+    // stream (gzipped, read from a file), which fetch sends as they are.
+    body: body as unknown as string,
+    bodySerializer: (feed) => feed,
+    duplex: 'half',
+    signal,
+  });
+}
+
 function uploadBody(options: ImportFeedOptions): { body: UploadBody; gzipped: boolean } {
   const alreadyGzip = Boolean(options.gzipped || options.file?.endsWith('.gz'));
   // bytes that are gzip already are never compressed twice
@@ -99,7 +123,7 @@ function uploadBody(options: ImportFeedOptions): { body: UploadBody; gzipped: bo
       typeof options.body === 'string' ? Buffer.from(options.body, 'utf8') : options.body;
     return { body: compress ? gzipSync(bytes) : bytes, gzipped };
   }
-  const source = options.file !== undefined ? createReadStream(options.file) : options.stream;
+  const source = options.file !== undefined ? createReadStream(options.file) : options.stream!;
   const readable =
     source instanceof ReadableStream ? Readable.fromWeb(source) : Readable.from(source);
   const stream = compress ? readable.pipe(createGzip()) : readable;

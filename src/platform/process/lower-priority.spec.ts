@@ -18,7 +18,12 @@ function childThreadNices(): number[] {
       process.stdout.write(JSON.stringify(nices));
     });
   `;
-  const out = execFileSync(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script]);
+  const out = execFileSync(process.execPath, [
+    '-r',
+    'ts-node/register/transpile-only',
+    '-e',
+    script,
+  ]);
   return JSON.parse(out.toString()) as number[];
 }
 
