@@ -7,13 +7,18 @@ describe('ChunkPacer', () => {
     expect(pauses).toEqual([0, 0, 0, 0, 0, 0]);
   });
 
-  it('waits as long as a chunk took once it is slower per line by the slowdown', () => {
+  it('waits twice as long as a chunk took once two in a row are slower per line by the slowdown', () => {
     const pacer = new ChunkPacer(1.5);
     pacer.pauseAfter(100, 500);
-    expect(pacer.pauseAfter(160, 500)).toBe(160);
+    // one slow chunk alone is let pass, and so is the next that is not slow
+    expect(pacer.pauseAfter(250, 500)).toBe(0);
+    expect(pacer.pauseAfter(100, 500)).toBe(0);
+    expect(pacer.pauseAfter(160, 500)).toBe(0);
+    expect(pacer.pauseAfter(160, 500)).toBe(320);
     // per line, not per chunk: a short chunk at the same rate is not slow
     expect(pacer.pauseAfter(20, 100)).toBe(0);
-    expect(pacer.pauseAfter(40, 100)).toBe(40);
+    expect(pacer.pauseAfter(40, 100)).toBe(0);
+    expect(pacer.pauseAfter(40, 100)).toBe(80);
   });
 
   it('follows a cost that grows slowly, as a growing index makes it', () => {
@@ -29,7 +34,8 @@ describe('ChunkPacer', () => {
     pacer.pauseAfter(100, 500);
     // twice the fastest cost: waits while 1.5 × 1.005^n < 2
     const pauses = Array.from({ length: 80 }, () => pacer.pauseAfter(200, 500));
-    expect(pauses.slice(0, 55).every((pause) => pause === 200)).toBe(true);
+    expect(pauses[0]).toBe(0);
+    expect(pauses.slice(1, 55).every((pause) => pause === 400)).toBe(true);
     expect(pauses.slice(60).every((pause) => pause === 0)).toBe(true);
   });
 
@@ -38,6 +44,7 @@ describe('ChunkPacer', () => {
     const pacer = new ChunkPacer(1.5);
     expect(pacer.pauseAfter(5, 0)).toBe(0);
     pacer.pauseAfter(100, 500);
-    expect(pacer.pauseAfter(200, 500)).toBe(200);
+    pacer.pauseAfter(200, 500);
+    expect(pacer.pauseAfter(200, 500)).toBe(400);
   });
 });

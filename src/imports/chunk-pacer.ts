@@ -5,14 +5,18 @@
  */
 const DRIFT = 1.005;
 
+/** How long a slowed import waits, in chunk times: the others get two thirds of the time. */
+const WAIT_CHUNKS = 2;
+
 /**
- * Keeps an import from crowding out the API on a shared database or host. A chunk that took
- * `slowdown` times longer per line than the fastest recent one met a busy database (or CPU), so
- * the import then waits as long as that chunk took, leaving the others at least half the time.
- * Alone, an import never waits. A `slowdown` of 0 never waits.
+ * Keeps an import from crowding out the API on a shared database or host. Two chunks in a row that
+ * took `slowdown` times longer per line than the fastest recent one met a busy database (or CPU),
+ * so the import then waits twice as long as the last took before the next; one slow chunk alone
+ * (a checkpoint, a vacuum) is let pass. Alone, an import never waits. A `slowdown` of 0 never waits.
  */
 export class ChunkPacer {
   private fastestMsPerLine = Infinity;
+  private lastWasSlow = false;
 
   constructor(private readonly slowdown: number) {}
 
@@ -21,6 +25,9 @@ export class ChunkPacer {
     if (this.slowdown <= 0 || lines === 0) return 0;
     const perLine = tookMs / lines;
     this.fastestMsPerLine = Math.min(this.fastestMsPerLine * DRIFT, perLine);
-    return perLine > this.fastestMsPerLine * this.slowdown ? tookMs : 0;
+    const slow = perLine > this.fastestMsPerLine * this.slowdown;
+    const pause = slow && this.lastWasSlow ? tookMs * WAIT_CHUNKS : 0;
+    this.lastWasSlow = slow;
+    return pause;
   }
 }

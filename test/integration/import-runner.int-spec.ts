@@ -43,7 +43,7 @@ describe('ImportRunner resume after a crash between chunks', () => {
         IMPORT_LEASE: '10m',
         // The test runs the runner itself: no sweep queues the import behind its back.
         IMPORT_SWEEP_EVERY: '1h',
-        // Below 1: the runner waits after every chunk, so every test here runs through the wait.
+        // Below 1: the runner waits after every chunk from the second on, so the tests run through it.
         IMPORT_YIELD_SLOWDOWN: '0.5',
       },
     );
@@ -242,7 +242,7 @@ describe('ImportRunner resume after a crash between chunks', () => {
         .sort(byKey),
     );
     expect(await importEvents(id)).toEqual([{ event: 'import.finished', status: 'succeeded' }]);
-    // It waited after its chunks (IMPORT_YIELD_SLOWDOWN below 1), as long as each took.
+    // It waited after its chunks (IMPORT_YIELD_SLOWDOWN below 1), twice as long as each took.
     expect(await yielded()).toBeGreaterThan(yieldedBefore);
   });
 
