@@ -1,50 +1,76 @@
-import { ChunkPacer } from './chunk-pacer';
+import { ChunkPacer, type PacerOptions } from './chunk-pacer';
+
+const pacer = (options: Partial<PacerOptions> = {}) =>
+  new ChunkPacer({ slowdown: 1.5, minLines: 1, maxWaitMs: 60_000, ...options });
+
+/** An import's clock: each chunk's writes start after the wait the pacer asked for. */
+const clocks = new WeakMap<ChunkPacer, number>();
+/** The wait right after a chunk whose writes took `ms` for `lines` lines. */
+function after(p: ChunkPacer, ms: number, lines = 500): number {
+  let now = clocks.get(p) ?? 0;
+  now += p.waitMs(now) + ms;
+  clocks.set(p, now);
+  p.record(ms, lines, now);
+  return p.waitMs(now);
+}
 
 describe('ChunkPacer', () => {
   it('never waits while chunks cost what the fastest cost', () => {
-    const pacer = new ChunkPacer(1.5);
-    const pauses = [100, 110, 95, 120, 100, 140].map((ms) => pacer.pauseAfter(ms, 500));
-    expect(pauses).toEqual([0, 0, 0, 0, 0, 0]);
+    const p = pacer();
+    expect([100, 110, 95, 120, 100, 140].map((ms) => after(p, ms))).toEqual([0, 0, 0, 0, 0, 0]);
   });
 
   it('waits twice as long as a chunk took once two in a row are slower per line by the slowdown', () => {
-    const pacer = new ChunkPacer(1.5);
-    pacer.pauseAfter(100, 500);
+    const p = pacer();
+    after(p, 100);
     // one slow chunk alone is let pass, and so is the next that is not slow
-    expect(pacer.pauseAfter(250, 500)).toBe(0);
-    expect(pacer.pauseAfter(100, 500)).toBe(0);
-    expect(pacer.pauseAfter(160, 500)).toBe(0);
-    expect(pacer.pauseAfter(160, 500)).toBe(320);
+    expect(after(p, 250)).toBe(0);
+    expect(after(p, 100)).toBe(0);
+    expect(after(p, 160)).toBe(0);
+    expect(after(p, 160)).toBe(320);
     // per line, not per chunk: a short chunk at the same rate is not slow
-    expect(pacer.pauseAfter(20, 100)).toBe(0);
-    expect(pacer.pauseAfter(40, 100)).toBe(0);
-    expect(pacer.pauseAfter(40, 100)).toBe(80);
+    expect(after(p, 20, 100)).toBe(0);
+  });
+
+  it('counts the wait from the end of the chunk, and never waits longer than maxWaitMs', () => {
+    const p = pacer({ maxWaitMs: 250 });
+    p.record(100, 500, 0);
+    p.record(200, 500, 1_000);
+    p.record(200, 500, 2_000);
+    expect(p.waitMs(2_000)).toBe(250);
+    expect(p.waitMs(2_100)).toBe(150);
+    expect(p.waitMs(2_300)).toBe(0);
   });
 
   it('follows a cost that grows slowly, as a growing index makes it', () => {
-    const pacer = new ChunkPacer(1.5);
+    const p = pacer();
     let ms = 100;
-    const pauses: number[] = [];
-    for (let chunk = 0; chunk < 200; chunk++, ms *= 1.003) pauses.push(pacer.pauseAfter(ms, 500));
-    expect(pauses.every((pause) => pause === 0)).toBe(true);
+    const waits: number[] = [];
+    for (let chunk = 0; chunk < 200; chunk++, ms *= 1.003) waits.push(after(p, ms));
+    expect(waits.every((wait) => wait === 0)).toBe(true);
   });
 
   it('waits through a long slowdown, and takes one lasting past ~57 chunks as the new normal', () => {
-    const pacer = new ChunkPacer(1.5);
-    pacer.pauseAfter(100, 500);
+    const p = pacer();
+    after(p, 100);
     // twice the fastest cost: waits while 1.5 × 1.005^n < 2
-    const pauses = Array.from({ length: 80 }, () => pacer.pauseAfter(200, 500));
-    expect(pauses[0]).toBe(0);
-    expect(pauses.slice(1, 55).every((pause) => pause === 400)).toBe(true);
-    expect(pauses.slice(60).every((pause) => pause === 0)).toBe(true);
+    const waits = Array.from({ length: 80 }, () => after(p, 200));
+    expect(waits[0]).toBe(0);
+    expect(waits.slice(1, 55).every((wait) => wait === 400)).toBe(true);
+    expect(waits.slice(60).every((wait) => wait === 0)).toBe(true);
   });
 
-  it('is off with a slowdown of 0, and an empty chunk changes nothing', () => {
-    expect(new ChunkPacer(0).pauseAfter(1_000, 1)).toBe(0);
-    const pacer = new ChunkPacer(1.5);
-    expect(pacer.pauseAfter(5, 0)).toBe(0);
-    pacer.pauseAfter(100, 500);
-    pacer.pauseAfter(200, 500);
-    expect(pacer.pauseAfter(200, 500)).toBe(400);
+  it('does not time chunks under minLines: they neither wait nor break a run of slow ones', () => {
+    const p = pacer({ minLines: 250 });
+    after(p, 100);
+    expect(after(p, 200)).toBe(0);
+    // 40 lines written among 500 read: its fixed costs would make it look slow
+    expect(after(p, 30, 40)).toBe(0);
+    expect(after(p, 200)).toBe(400);
+  });
+
+  it('is off with a slowdown of 0', () => {
+    const p = pacer({ slowdown: 0 });
+    expect([100, 1_000, 1_000].map((ms) => after(p, ms))).toEqual([0, 0, 0]);
   });
 });

@@ -4,30 +4,44 @@
  * import stops waiting: after about 57 chunks of one that doubles the cost, 36 of one of 1.8×.
  */
 const DRIFT = 1.005;
-
 /** How long a slowed import waits, in chunk times: the others get two thirds of the time. */
 const WAIT_CHUNKS = 2;
 
+export interface PacerOptions {
+  /** this many times the fastest cost per line is slow; 0 never waits */
+  slowdown: number;
+  /** chunks writing fewer lines are not timed: their fixed costs would look slow */
+  minLines: number;
+  /** the longest wait, well inside the import's lease */
+  maxWaitMs: number;
+}
+
 /**
- * Keeps an import from crowding out the API on a shared database or host. Two chunks in a row that
- * took `slowdown` times longer per line than the fastest recent one met a busy database (or CPU),
- * so the import then waits twice as long as the last took before the next; one slow chunk alone
- * (a checkpoint, a vacuum) is let pass. Alone, an import never waits. A `slowdown` of 0 never waits.
+ * Keeps an import from crowding out the API on a shared database or host. Two chunks in a row whose
+ * writes took `slowdown` times longer per line than the fastest recent one met a busy database
+ * (or CPU), so the import waits twice as long as the last took before its next writes; one slow
+ * chunk alone (a checkpoint, a vacuum) is let pass. Alone, an import never waits.
  */
 export class ChunkPacer {
   private fastestMsPerLine = Infinity;
   private lastWasSlow = false;
+  private resumeAt = 0;
 
-  constructor(private readonly slowdown: number) {}
+  constructor(private readonly options: PacerOptions) {}
 
-  /** The pause in ms before the next chunk's writes, after one of `lines` lines took `tookMs`. */
-  pauseAfter(tookMs: number, lines: number): number {
-    if (this.slowdown <= 0 || lines === 0) return 0;
+  /** How long to wait at `now` before the next chunk's writes. */
+  waitMs(now: number): number {
+    return Math.max(0, this.resumeAt - now);
+  }
+
+  /** Records a chunk's writes of `lines` lines that took `tookMs` and ended at `now`. */
+  record(tookMs: number, lines: number, now: number): void {
+    const { slowdown, minLines, maxWaitMs } = this.options;
+    if (slowdown <= 0 || lines < minLines || lines === 0) return;
     const perLine = tookMs / lines;
     this.fastestMsPerLine = Math.min(this.fastestMsPerLine * DRIFT, perLine);
-    const slow = perLine > this.fastestMsPerLine * this.slowdown;
-    const pause = slow && this.lastWasSlow ? tookMs * WAIT_CHUNKS : 0;
+    const slow = perLine > this.fastestMsPerLine * slowdown;
+    if (slow && this.lastWasSlow) this.resumeAt = now + Math.min(tookMs * WAIT_CHUNKS, maxWaitMs);
     this.lastWasSlow = slow;
-    return pause;
   }
 }

@@ -175,7 +175,7 @@ export class ImportRunner {
     firstLines: FirstLines,
   ): Promise<ImportRow> {
     const scope = this.scopeOf(row);
-    const pacer = new ChunkPacer(this.config.yieldSlowdown);
+    const pacer = this.newPacer();
     let current = row;
     let committing: Promise<ImportRow> | undefined;
     const apply = async (chunk: FeedLine[]) => {
@@ -257,14 +257,17 @@ export class ImportRunner {
       // Nothing to write but the outcomes: one statement, atomic by itself.
       saved = await this.store.saveChunk(this.dataSource.manager, claim, progress([]), leaseMs);
     } else {
-      saved = await this.paced(pacer, admitted.length, () =>
-        row.dry_run
-          ? this.saveDryRun(claim, scope, admitted, progress)
-          : this.dataSource.transaction(async (em) => {
-              const applied = await this.listings.upsertBatch(em, scope, admitted);
-              await this.store.saveLineHashes(em, scope, matchingHashes(admitted, applied));
-              return this.store.saveChunk(em, claim, progress(applied), leaseMs);
-            }),
+      saved = await this.paced(
+        pacer,
+        () =>
+          row.dry_run
+            ? this.saveDryRun(claim, scope, admitted, progress)
+            : this.dataSource.transaction(async (em) => {
+                const applied = await this.listings.upsertBatch(em, scope, admitted);
+                await this.store.saveLineHashes(em, scope, matchingHashes(admitted, applied));
+                return this.store.saveChunk(em, claim, progress(applied), leaseMs);
+              }),
+        () => admitted.length,
       );
     }
     this.count(results);
@@ -273,16 +276,34 @@ export class ImportRunner {
     return saved;
   }
 
-  /** Runs a chunk's writes, then waits as long as the pacer says before the next may start. */
-  private async paced<T>(pacer: ChunkPacer, lines: number, write: () => Promise<T>): Promise<T> {
+  /**
+   * Waits as long as the pacer asks, then runs a chunk's writes and times them by the lines they
+   * wrote. The wait comes before the next writes, so neither a cancel nor the import's end waits.
+   */
+  private async paced<T>(
+    pacer: ChunkPacer,
+    write: () => Promise<T>,
+    linesWritten: (result: T) => number,
+  ): Promise<T> {
+    const wait = pacer.waitMs(performance.now());
+    if (wait > 0) {
+      this.metrics.importYield.inc(wait / 1000);
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
     const started = performance.now();
     const result = await write();
-    const pause = pacer.pauseAfter(performance.now() - started, lines);
-    if (pause > 0) {
-      this.metrics.importYield.inc(pause / 1000);
-      await new Promise((resolve) => setTimeout(resolve, pause));
-    }
+    const ended = performance.now();
+    pacer.record(ended - started, linesWritten(result), ended);
     return result;
+  }
+
+  /** Half-empty chunks go untimed; the longest wait leaves most of the lease to the writes. */
+  private newPacer(): ChunkPacer {
+    return new ChunkPacer({
+      slowdown: this.config.yieldSlowdown,
+      minLines: Math.ceil(this.config.chunkLines / 2),
+      maxWaitMs: this.config.leaseMs / 4,
+    });
   }
 
   /** A dry run applies the chunk in a transaction it rolls back, then records the outcomes. */
@@ -370,41 +391,44 @@ export class ImportRunner {
     keep: string[],
   ): Promise<ImportRow> {
     const scope = this.scopeOf(row);
-    const pacer = new ChunkPacer(this.config.yieldSlowdown);
+    const pacer = this.newPacer();
     let current = row;
     let afterId = await this.store.lastRemoval(row.id);
     for (;;) {
-      const saved = await this.paced(pacer, this.config.chunkLines, () =>
-        this.dataSource.transaction(async (em) => {
-          const targets = await this.listingsStore.lockMirrorRemovals(em, scope, {
-            plannedAt: row.planned_at!,
-            keep,
-            afterId,
-            limit: this.config.chunkLines,
-            lock: !row.dry_run,
-          });
-          if (targets.length === 0) return undefined;
-          const results: NewResult[] = [];
-          for (const [k, target] of targets.entries()) {
-            if (!row.dry_run) await this.listings.remove(em, scope, target.id);
-            results.push({
-              seq: lines + 1 + current.removed + k,
-              line: null,
-              external_id: target.external_id,
-              outcome: 'removed',
-              listing_id: target.id,
-              error: null,
+      const saved = await this.paced(
+        pacer,
+        () =>
+          this.dataSource.transaction(async (em) => {
+            const targets = await this.listingsStore.lockMirrorRemovals(em, scope, {
+              plannedAt: row.planned_at!,
+              keep,
+              afterId,
+              limit: this.config.chunkLines,
+              lock: !row.dry_run,
             });
-          }
-          afterId = targets[targets.length - 1].id;
-          const tally = { ...emptyTally(), removed: results.length };
-          return this.store.saveChunk(
-            em,
-            claim,
-            { nextLine: current.next_line, processed: 0, tally, results },
-            this.config.leaseMs,
-          );
-        }),
+            if (targets.length === 0) return undefined;
+            const results: NewResult[] = [];
+            for (const [k, target] of targets.entries()) {
+              if (!row.dry_run) await this.listings.remove(em, scope, target.id);
+              results.push({
+                seq: lines + 1 + current.removed + k,
+                line: null,
+                external_id: target.external_id,
+                outcome: 'removed',
+                listing_id: target.id,
+                error: null,
+              });
+            }
+            afterId = targets[targets.length - 1].id;
+            const tally = { ...emptyTally(), removed: results.length };
+            return this.store.saveChunk(
+              em,
+              claim,
+              { nextLine: current.next_line, processed: 0, tally, results },
+              this.config.leaseMs,
+            );
+          }),
+        (chunk) => (chunk ? chunk.removed - current.removed : 0),
       );
       if (!saved) return current;
       this.metrics.importLines.inc({ outcome: 'removed' }, saved.removed - current.removed);

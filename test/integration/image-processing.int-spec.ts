@@ -321,22 +321,34 @@ describe('Image processing', () => {
       expect(await filesOf(id)).toEqual([...ready.rendition_keys!].sort());
     });
 
-    it('a recorded failure deletes them too, and a retry keeps what is named', async () => {
+    it('a failure for good deletes them too', async () => {
       const listing = await newListing([`${server.base}/missing.jpg`]);
       const id = listing.images[0].id;
       await killedRun(id);
       await processor.process(id);
       expect(await row(id)).toMatchObject({ status: 'failed', pending_rendition_keys: null });
       expect(await filesOf(id)).toEqual([]);
+    });
 
-      // Named on the failed row all the same: POST …/retry must not forget them.
-      const named = Object.values(renditionKeys(id));
-      await ctx.dataSource.query(
-        'UPDATE listing_images SET pending_rendition_keys = $2 WHERE id = $1',
-        [id, named],
-      );
-      await ctx.get(ImagesService).retry(owner, listing.id, id);
-      expect(await row(id)).toMatchObject({ status: 'pending', pending_rendition_keys: named });
+    it('a failure to be retried keeps them: a run still under way records its files after it', async () => {
+      server.flakyFailures = 1;
+      const listing = await newListing([`${server.base}/flaky.jpg`]);
+      const id = listing.images[0].id;
+      // A run that named and wrote its files, still under way (a stalled job run again beside it).
+      const live = await killedRun(id);
+      await processor.process(id);
+      expect(await row(id)).toMatchObject({ status: 'pending', pending_rendition_keys: live });
+      expect(await filesOf(id)).toEqual([...live].sort());
+
+      const end = await ctx.get(ImageJobsStore).markReady(id, {
+        width: 64,
+        height: 32,
+        variants: { thumb: 't', medium: 'm', large: 'l' },
+        keys: live,
+      });
+      expect(end).toEqual({ recorded: true, staleKeys: [] });
+      expect(await row(id)).toMatchObject({ status: 'ready', rendition_keys: live });
+      expect(await filesOf(id)).toEqual([...live].sort());
     });
 
     it('deleting the image deletes the files the killed run named', async () => {
@@ -357,7 +369,7 @@ describe('Image processing', () => {
       expect(await filesOf(id)).toEqual([]);
     });
 
-    it('nothing is named for an image no longer pending, or gone: its run writes no file', async () => {
+    it('nothing is named for an image no longer pending, or gone', async () => {
       const listing = await newListing([`${server.base}/photo.jpg`]);
       const id = listing.images[0].id;
       await processor.process(id);

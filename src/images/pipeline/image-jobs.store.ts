@@ -6,7 +6,7 @@ import type { ImageResponse } from '../../listings/dto/listing.response';
 import { imageJsonSql } from '../../listings/listing-json.sql';
 import type { RenditionName } from '../renditions/render-renditions';
 import type { ImageFailure } from './image-failure';
-import { earlierRunKeys } from './rendition-keys';
+import { otherRunKeys } from './rendition-keys';
 
 /** What the processor needs of an image row. */
 export interface ImageToProcess {
@@ -28,7 +28,10 @@ export interface ReadyImage {
 /** A run's result as written: not `recorded` when the image is gone or no longer pending. */
 export interface RunEnd {
   recorded: boolean;
-  /** Files of earlier runs that never ended (killed after naming them), to delete now. */
+  /**
+   * Files other runs named, to delete now that the image is ready or failed: runs killed after
+   * naming them, or one still running, whose result the row now refuses (it then deletes its own).
+   */
   staleKeys: string[];
 }
 
@@ -92,18 +95,24 @@ export class ImageJobsStore {
       `status = 'ready', width = $2, height = $3, variants = $4, rendition_keys = $5,
        error_reason = NULL, error_message = NULL`,
       [ready.width, ready.height, JSON.stringify(ready.variants), ready.keys],
-      ready.keys,
+      { runKeys: ready.keys },
     );
   }
 
-  /** Failed for good (`retryAt` null) or pending again from `retryAt`; counts the try. */
+  /**
+   * Failed for good (`retryAt` null) or pending again from `retryAt`; counts the try. A retry
+   * keeps the named files: a run still under way (a stalled job run again) may yet record them.
+   */
   recordFailure(imageId: string, failure: ImageFailure, retryAt: Date | null): Promise<RunEnd> {
     return retryAt
-      ? this.finish(imageId, `attempts = attempts + 1, next_attempt_at = $2`, [retryAt])
+      ? this.finish(imageId, `attempts = attempts + 1, next_attempt_at = $2`, [retryAt], {
+          pending: false,
+        })
       : this.finish(
           imageId,
           `status = 'failed', attempts = attempts + 1, error_reason = $2, error_message = $3`,
           [failure.reason, failure.message],
+          { runKeys: [] },
         );
   }
 
@@ -139,16 +148,17 @@ export class ImageJobsStore {
   }
 
   /**
-   * Writes a run's result and clears the pending keys, returning those not of this run
-   * (`runKeys`). The row is locked in the CTE so RETURNING shows the keys it clears, even those a
-   * concurrent run recorded meanwhile.
+   * Writes a run's result. An end (ready or failed) also clears the named files, returning those
+   * not of this run (`runKeys`); the row is locked in the CTE so RETURNING shows the keys it
+   * clears, even those a concurrent run named meanwhile. A retry (`pending: false`) keeps them.
    */
   private finish(
     imageId: string,
     set: string,
     params: unknown[],
-    runKeys: string[] = [],
+    files: { runKeys: string[] } | { pending: false },
   ): Promise<RunEnd> {
+    const clears = 'runKeys' in files;
     return this.dataSource.transaction(async (em) => {
       const [listing] = await em.query(
         `SELECT l.id FROM listings l JOIN listing_images i ON i.listing_id = l.id
@@ -159,13 +169,17 @@ export class ImageJobsStore {
       const [[row]]: [{ pending: string[] | null }[]] = await em.query(
         `WITH run AS (
            SELECT id, pending_rendition_keys FROM listing_images
-           WHERE id = $1 AND status = 'pending' FOR UPDATE)
-         UPDATE listing_images i SET ${set}, queued_at = NULL, pending_rendition_keys = NULL
+           WHERE id = $1 AND status = 'pending' FOR NO KEY UPDATE)
+         UPDATE listing_images i SET ${set}, queued_at = NULL
+           ${clears ? ', pending_rendition_keys = NULL' : ''}
          FROM run WHERE i.id = run.id RETURNING run.pending_rendition_keys AS pending`,
         [imageId, ...params],
       );
       if (!row) return { recorded: false, staleKeys: [] };
-      return { recorded: true, staleKeys: earlierRunKeys(row.pending, runKeys) };
+      return {
+        recorded: true,
+        staleKeys: clears ? otherRunKeys(row.pending, files.runKeys) : [],
+      };
     });
   }
 }

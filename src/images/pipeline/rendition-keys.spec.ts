@@ -1,4 +1,4 @@
-import { earlierRunKeys, renditionKeys } from './rendition-keys';
+import { otherRunKeys, renditionKeys } from './rendition-keys';
 
 describe('renditionKeys', () => {
   const id = '9c3d6a0b-6ce6-4b28-a83c-99c37909e2a6';
@@ -19,22 +19,22 @@ describe('renditionKeys', () => {
   });
 });
 
-describe('earlierRunKeys', () => {
+describe('otherRunKeys', () => {
   const run = Object.values(renditionKeys('img', 'run2'));
 
-  it('gives the pending keys this run did not write, of every earlier run', () => {
+  it('gives the pending keys this run did not write, of every other run', () => {
     const first = Object.values(renditionKeys('img', 'run0'));
     const second = Object.values(renditionKeys('img', 'run1'));
-    expect(earlierRunKeys([...first, ...run, ...second], run)).toEqual([...first, ...second]);
+    expect(otherRunKeys([...first, ...run, ...second], run)).toEqual([...first, ...second]);
   });
 
   it('gives nothing when only this run, or no run, is pending', () => {
-    expect(earlierRunKeys(run, run)).toEqual([]);
-    expect(earlierRunKeys(null, run)).toEqual([]);
-    expect(earlierRunKeys([], [])).toEqual([]);
+    expect(otherRunKeys(run, run)).toEqual([]);
+    expect(otherRunKeys(null, run)).toEqual([]);
+    expect(otherRunKeys([], [])).toEqual([]);
   });
 
   it('gives every pending key to an end that wrote no files (a recorded failure)', () => {
-    expect(earlierRunKeys(run, [])).toEqual(run);
+    expect(otherRunKeys(run, [])).toEqual(run);
   });
 });

@@ -17,7 +17,7 @@ export function renditionKeys(
   };
 }
 
-/** The recorded pending keys that `run` did not write: files of earlier runs that never ended. */
-export function earlierRunKeys(pending: string[] | null, run: string[]): string[] {
+/** The recorded pending keys that `run` did not write: files of other runs, whose results will be refused. */
+export function otherRunKeys(pending: string[] | null, run: string[]): string[] {
   return (pending ?? []).filter((key) => !run.includes(key));
 }

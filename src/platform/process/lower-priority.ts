@@ -3,9 +3,8 @@ import { setPriority } from 'node:os';
 
 /**
  * Lowers the OS priority of every thread of this process to `nice`. On Linux a priority belongs
- * to a thread, and os.setPriority() without a pid changes only the calling one: libuv's pool
- * threads, often started while modules load, kept 0, and so did the libvips threads they start.
- * Threads started later inherit from their starter, so after this call every thread runs at `nice`.
+ * to a thread and os.setPriority() without a pid sets only the calling one, so each thread in
+ * /proc/self/task is set (libuv's pool among them); threads started later inherit from their starter.
  */
 export function lowerProcessPriority(nice: number): void {
   let threads: number[];
@@ -17,8 +16,9 @@ export function lowerProcessPriority(nice: number): void {
   for (const thread of threads) {
     try {
       setPriority(thread, nice);
-    } catch {
-      // a thread that ended since the listing
+    } catch (error) {
+      // A thread that ended since the listing; anything else is a real failure.
+      if ((error as { info?: { code?: string } }).info?.code !== 'ESRCH') throw error;
     }
   }
 }
