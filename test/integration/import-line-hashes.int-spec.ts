@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import type { OwnerScope } from '../../src/auth/scope';
 import { ImportRunner } from '../../src/imports/import-runner';
 import { ImportsStore, type ImportRow } from '../../src/imports/imports.store';
@@ -11,9 +10,9 @@ import type { CreateListingDto } from '../../src/listings/dto/create-listing.dto
 import type { UpdateListingDto } from '../../src/listings/dto/update-listing.dto';
 import { ListingsService } from '../../src/listings/listings.service';
 import { ReferenceService } from '../../src/reference/reference.service';
-import { STORAGE_DRIVER, StorageDriver } from '../../src/storage/storage-driver';
 import { createIntegrationContext, IntegrationContext } from '../support/integration';
 import { aListing } from '../support/listing-builder';
+import { queueImport } from '../support/queued-import';
 
 /**
  * The unchanged fast path: a line read the same as the one that last wrote its listing is
@@ -51,40 +50,20 @@ describe('Import line hashes', () => {
 
   /** Imports `lines` to its end: the import, its outcomes by externalId, and lines validated. */
   async function runImport(lines: Record<string, unknown>[], dryRun = false) {
-    const fileKey = `imports/hash-${Math.random().toString(36).slice(2)}`;
-    await ctx
-      .get<StorageDriver>(STORAGE_DRIVER as never)
-      .putPrivate(fileKey, Readable.from([lines.map((l) => JSON.stringify(l)).join('\n') + '\n']));
-    const row = await ctx.dataSource.transaction((em) =>
-      store.insertWithinLimit(
-        em,
-        owner,
-        {
-          mode: 'upsert',
-          dryRun,
-          format: 'ndjson',
-          source: 'upload',
-          sourceUrl: null,
-          gzip: false,
-          fileKey,
-          maxRemovals: null,
-        },
-        5,
-      ),
-    );
+    const id = await queueImport(ctx, owner, lines, { dryRun });
     const admit = jest.spyOn(runner as unknown as { admit: () => unknown }, 'admit');
-    await runner.run(row!.id);
+    await runner.run(id);
     const validated = admit.mock.calls.length;
     admit.mockRestore();
     const results: { external_id: string; outcome: string; error: { code: string } | null }[] =
       await ctx.dataSource.query(
         `SELECT external_id, outcome, error FROM import_results WHERE import_id = $1 ORDER BY seq`,
-        [row!.id],
+        [id],
       );
     const outcomes = Object.fromEntries(
       results.map((r) => [r.external_id, r.error ? `${r.outcome}:${r.error.code}` : r.outcome]),
     );
-    return { row: (await store.findById(row!.id)) as ImportRow, outcomes, validated };
+    return { row: (await store.findById(id)) as ImportRow, outcomes, validated };
   }
 
   const idOf = async (externalId: string): Promise<string> =>

@@ -2,7 +2,6 @@ import { Logger } from '@nestjs/common';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import type { OwnerScope } from '../../src/auth/scope';
 import { ImportRunner } from '../../src/imports/import-runner';
 import { ImportsStore, LostClaimError } from '../../src/imports/imports.store';
@@ -10,9 +9,9 @@ import { ImportsWorkerModule } from '../../src/imports/imports-worker.module';
 import type { CreateListingDto } from '../../src/listings/dto/create-listing.dto';
 import { ListingsService } from '../../src/listings/listings.service';
 import { Metrics } from '../../src/platform/metrics/metrics';
-import { STORAGE_DRIVER, StorageDriver } from '../../src/storage/storage-driver';
 import { createIntegrationContext, IntegrationContext } from '../support/integration';
 import { aListing } from '../support/listing-builder';
+import { queueImport } from '../support/queued-import';
 
 const CHUNK = 3;
 const LINES = 10;
@@ -66,33 +65,7 @@ describe('ImportRunner resume after a crash between chunks', () => {
       .with({ externalId: externalId(line), price: 1_000 + line })
       .build();
 
-  /** A queued import of `lines` and its stored file, as POST /v1/imports leaves them (no job). */
-  async function newImport(lines: Record<string, unknown>[]): Promise<string> {
-    const fileKey = `imports/int-${Math.random().toString(36).slice(2)}`;
-    const storage = ctx.get<StorageDriver>(STORAGE_DRIVER as never);
-    await storage.putPrivate(
-      fileKey,
-      Readable.from([lines.map((line) => JSON.stringify(line)).join('\n') + '\n']),
-    );
-    const row = await ctx.dataSource.transaction((em) =>
-      store.insertWithinLimit(
-        em,
-        owner,
-        {
-          mode: 'upsert',
-          dryRun: false,
-          format: 'ndjson',
-          source: 'upload',
-          sourceUrl: null,
-          gzip: false,
-          fileKey,
-          maxRemovals: null,
-        },
-        5,
-      ),
-    );
-    return row!.id;
-  }
+  const newImport = (lines: Record<string, unknown>[]) => queueImport(ctx, owner, lines);
 
   /**
    * Runs the import with a crash injected after its first chunk commits: the second chunk's

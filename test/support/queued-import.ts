@@ -1,0 +1,39 @@
+import { Readable } from 'node:stream';
+import type { OwnerScope } from '../../src/auth/scope';
+import { ImportsStore } from '../../src/imports/imports.store';
+import { STORAGE_DRIVER, StorageDriver } from '../../src/storage/storage-driver';
+import type { IntegrationContext } from './integration';
+
+/**
+ * An NDJSON upload import of `lines` for `owner`, queued as POST /v1/imports leaves it (its file
+ * stored, no job), for integration tests that run the ImportRunner themselves. Its id.
+ */
+export async function queueImport(
+  ctx: IntegrationContext,
+  owner: OwnerScope,
+  lines: Record<string, unknown>[],
+  { dryRun = false } = {},
+): Promise<string> {
+  const fileKey = `imports/int-${Math.random().toString(36).slice(2)}`;
+  await ctx
+    .get<StorageDriver>(STORAGE_DRIVER as never)
+    .putPrivate(fileKey, Readable.from([lines.map((l) => JSON.stringify(l)).join('\n') + '\n']));
+  const row = await ctx.dataSource.transaction((em) =>
+    ctx.get(ImportsStore).insertWithinLimit(
+      em,
+      owner,
+      {
+        mode: 'upsert',
+        dryRun,
+        format: 'ndjson',
+        source: 'upload',
+        sourceUrl: null,
+        gzip: false,
+        fileKey,
+        maxRemovals: null,
+      },
+      5,
+    ),
+  );
+  return row!.id;
+}
