@@ -293,6 +293,8 @@ export class ImportsStore {
    * The lines, by externalId, whose hash is the one stored with the scope's listing of that
    * externalId (see the ImportLineHashes migration), each with its listing's id. A listing
    * written since by anything but an import's line has no hash, nor has a removed one.
+   * One unique-index probe per line: the LIMIT keeps the planner from scanning all the account's
+   * hashes into a hash join, as it did while an import outgrew the account's statistics.
    */
   async unchangedLines(
     em: EntityManager,
@@ -301,10 +303,12 @@ export class ImportsStore {
   ): Promise<Map<string, string>> {
     if (lines.length === 0) return new Map();
     const rows: { external_id: string; listing_id: string }[] = await em.query(
-      `SELECT h.external_id, h.listing_id
+      `SELECT x.external_id, h.listing_id
        FROM unnest($3::text[], $4::bytea[]) AS x(external_id, hash)
-       JOIN listing_line_hashes h ON h.account_id = $1 AND h.livemode = $2
-         AND h.external_id = x.external_id AND h.hash = x.hash`,
+       CROSS JOIN LATERAL (
+         SELECT listing_id FROM listing_line_hashes
+         WHERE account_id = $1 AND livemode = $2 AND external_id = x.external_id AND hash = x.hash
+         LIMIT 1) h`,
       [scope.accountId, scope.livemode, lines.map((l) => l.externalId), lines.map((l) => l.hash)],
     );
     return new Map(rows.map((row) => [row.external_id, row.listing_id]));

@@ -124,9 +124,10 @@ export class ListingsStore {
 
   /**
    * The listings holding these externalIds (not REMOVED), locked in id order, with their
-   * galleries. One unique-index probe per externalId (the LIMIT keeps the planner from turning
-   * them into a scan of the account's listings, which it did while their statistics lagged
-   * behind a large import), then the rows found are locked, their conditions checked again.
+   * galleries. Every scan of `listings` is a unique-index probe (per externalId, then per id): the
+   * LIMITs keep the planner from scanning the account's listings instead, which it did while
+   * their statistics lagged behind a large import. As lockThenRead, the rows are read after the
+   * locks are held, and their conditions checked again on what was read.
    */
   async findByExternalIdsForUpdate(
     em: EntityManager,
@@ -134,21 +135,26 @@ export class ListingsStore {
     externalIds: string[],
   ): Promise<ListingRow[]> {
     if (externalIds.length === 0) return [];
-    return em.query(
-      `WITH found AS (
+    const locked: { id: string }[] = await em.query(
+      `SELECT id FROM listings
+       WHERE id IN (
          SELECT f.id FROM unnest($3::text[]) AS x(external_id)
          CROSS JOIN LATERAL (
            SELECT id FROM listings
            WHERE account_id = $1 AND livemode = $2 AND external_id = x.external_id
              AND status <> 'REMOVED'
-           LIMIT 1) f),
-       locked AS (
-         SELECT id FROM listings
-         WHERE id IN (SELECT id FROM found)
-           AND account_id = $1 AND livemode = $2 AND external_id = ANY($3) AND status <> 'REMOVED'
-         ORDER BY id FOR UPDATE)
-       SELECT ${SELECT_LISTING} FROM listings l JOIN locked USING (id)`,
+           LIMIT 1) f)
+       ORDER BY id FOR UPDATE`,
       [scope.accountId, scope.livemode, externalIds],
+    );
+    if (locked.length === 0) return [];
+    return em.query(
+      `SELECT ${SELECT_LISTING}
+       FROM unnest($4::uuid[]) AS x(id)
+       CROSS JOIN LATERAL (SELECT ${ROW_COLUMNS} FROM listings WHERE id = x.id LIMIT 1) l
+       WHERE l.account_id = $1 AND l.livemode = $2 AND l.external_id = ANY($3)
+         AND l.status <> 'REMOVED'`,
+      [scope.accountId, scope.livemode, externalIds, locked.map((row) => row.id)],
     );
   }
 

@@ -1,0 +1,105 @@
+import { createHash } from 'node:crypto';
+import type { OwnerScope } from '../../src/auth/scope';
+import { ImportsStore } from '../../src/imports/imports.store';
+import { ImportsWorkerModule } from '../../src/imports/imports-worker.module';
+import { ListingsStore } from '../../src/listings/listings.store';
+import { createIntegrationContext, IntegrationContext } from '../support/integration';
+
+const ACCOUNT_LISTINGS = 5_000;
+const CHUNK = 500;
+
+/**
+ * The two lookups every import chunk makes (its listings by externalId, locked; its lines known
+ * unchanged by hash) while the account's statistics still say it has no listings, as they do
+ * during its first large import. Each must probe one index entry per line, not read the
+ * account's rows: that made every chunk slower than the last.
+ */
+describe('Import chunk lookups with stale statistics', () => {
+  let ctx: IntegrationContext;
+  let owner: OwnerScope;
+
+  beforeAll(async () => {
+    ctx = await createIntegrationContext({ imports: [ImportsWorkerModule] });
+    owner = await ctx.newOwner();
+    const db = ctx.dataSource;
+    await seedAccount(await ctx.newOwner(), ACCOUNT_LISTINGS);
+    for (const table of ['listings', 'listing_line_hashes']) {
+      // Statistics that know another account and not this one, kept so for the test.
+      await db.query(`ALTER TABLE ${table} SET (autovacuum_enabled = false)`);
+      await db.query(`ANALYZE ${table}`);
+    }
+    await seedAccount(owner, ACCOUNT_LISTINGS);
+  });
+
+  /** `count` listings (item-1 …), each with the hash of its externalId stored. */
+  async function seedAccount(scope: OwnerScope, count: number) {
+    await ctx.dataSource.query(
+      `INSERT INTO listings (account_id, livemode, external_id, title, description, price, condition,
+         category_slug, location_lan, location_kommun, status, published_at, expires_at)
+       SELECT $1, $2, 'item-' || g, 'Cykel ' || g, 'Välskött cykel', 1000 + g, 'GOOD',
+         'bicycles', 'stockholm', 'stockholm', 'ACTIVE', now(), now() + interval '30 days'
+       FROM generate_series(1, $3) g`,
+      [scope.accountId, scope.livemode, count],
+    );
+    await ctx.dataSource.query(
+      `INSERT INTO listing_line_hashes (listing_id, account_id, livemode, external_id, hash)
+       SELECT id, account_id, livemode, external_id, sha256(external_id::bytea)
+       FROM listings WHERE account_id = $1`,
+      [scope.accountId],
+    );
+  }
+  afterAll(async () => ctx?.close());
+
+  /** Rows of `table` this transaction has read so far, by any kind of scan. */
+  async function rowsRead(em: typeof ctx.dataSource.manager, table: string): Promise<number> {
+    const [row] = await em.query(
+      `SELECT COALESCE(seq_tup_read, 0) + COALESCE(idx_tup_fetch, 0) AS n
+       FROM pg_stat_xact_user_tables WHERE relname = $1`,
+      [table],
+    );
+    return Number(row.n);
+  }
+
+  /** Half the chunk known to the account (item-1 …), half new. */
+  const externalIds = Array.from({ length: CHUNK }, (_, i) =>
+    i % 2 === 0 ? `item-${i + 1}` : `new-${i}`,
+  );
+
+  it('finds and locks the chunk’s listings by probing each externalId', async () => {
+    await ctx.dataSource.transaction(async (em) => {
+      const before = await rowsRead(em, 'listings');
+      const rows = await ctx.get(ListingsStore).findByExternalIdsForUpdate(em, owner, externalIds);
+      const read = (await rowsRead(em, 'listings')) - before;
+
+      expect(rows.map((row) => row.external_id).sort()).toEqual(
+        externalIds.filter((id) => id.startsWith('item-')).sort(),
+      );
+      expect(rows.every((row) => Array.isArray(row.images))).toBe(true);
+      // one probe per externalId, one per row locked and one per row read: never the account
+      expect(read).toBeLessThanOrEqual(3 * CHUNK);
+      // locked: another connection cannot take a found row meanwhile
+      await expect(
+        ctx.dataSource.query(`SELECT id FROM listings WHERE id = $1 FOR UPDATE NOWAIT`, [
+          rows[0].id,
+        ]),
+      ).rejects.toMatchObject({ code: '55P03' });
+    });
+  });
+
+  it('finds the chunk’s unchanged lines by probing each externalId and hash', async () => {
+    const lines = externalIds.map((externalId) => ({
+      externalId,
+      hash: createHash('sha256').update(externalId).digest(),
+    }));
+    await ctx.dataSource.transaction(async (em) => {
+      const before = await rowsRead(em, 'listing_line_hashes');
+      const unchanged = await ctx.get(ImportsStore).unchangedLines(em, owner, lines);
+      const read = (await rowsRead(em, 'listing_line_hashes')) - before;
+
+      expect([...unchanged.keys()].sort()).toEqual(
+        externalIds.filter((id) => id.startsWith('item-')).sort(),
+      );
+      expect(read).toBeLessThanOrEqual(CHUNK);
+    });
+  });
+});
