@@ -6,6 +6,12 @@
 const DRIFT = 1.005;
 /** How long a slowed import waits, in chunk times: the others get two thirds of the time. */
 const WAIT_CHUNKS = 2;
+/**
+ * Chunks that wait after the two slow ones before the import judges again. A chunk right after a
+ * wait finds the worker idle (it prepared the next chunk meanwhile) and looks fast even while the
+ * database is still busy with others, so judging it would end the waiting at once.
+ */
+const HOLD_CHUNKS = 4;
 
 export interface PacerOptions {
   /** this many times the fastest cost per line is slow; 0 never waits */
@@ -19,12 +25,14 @@ export interface PacerOptions {
 /**
  * Keeps an import from crowding out the API on a shared database or host. Two chunks in a row whose
  * writes took `slowdown` times longer per line than the fastest recent one met a busy database
- * (or CPU), so the import waits twice as long as the last took before its next writes; one slow
- * chunk alone (a checkpoint, a vacuum) is let pass. Alone, an import never waits.
+ * (or CPU), so the import waits twice as long as the last took before its next writes, and so
+ * after each of the next HOLD_CHUNKS; one slow chunk alone (a checkpoint, a vacuum) is let pass.
+ * Alone, an import never waits.
  */
 export class ChunkPacer {
   private fastestMsPerLine = Infinity;
   private lastWasSlow = false;
+  private holding = 0;
   private resumeAt = 0;
 
   constructor(private readonly options: PacerOptions) {}
@@ -41,7 +49,10 @@ export class ChunkPacer {
     const perLine = tookMs / lines;
     this.fastestMsPerLine = Math.min(this.fastestMsPerLine * DRIFT, perLine);
     const slow = perLine > this.fastestMsPerLine * slowdown;
-    if (slow && this.lastWasSlow) this.resumeAt = now + Math.min(tookMs * WAIT_CHUNKS, maxWaitMs);
-    this.lastWasSlow = slow;
+    const contended = this.holding > 0 || (slow && this.lastWasSlow);
+    if (contended) this.resumeAt = now + Math.min(tookMs * WAIT_CHUNKS, maxWaitMs);
+    if (this.holding > 0) this.holding--;
+    else if (contended) this.holding = HOLD_CHUNKS;
+    this.lastWasSlow = slow && !contended;
   }
 }
