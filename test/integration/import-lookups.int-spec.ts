@@ -4,6 +4,7 @@ import { ImportsStore } from '../../src/imports/imports.store';
 import { ImportsWorkerModule } from '../../src/imports/imports-worker.module';
 import { ListingsStore } from '../../src/listings/listings.store';
 import { createIntegrationContext, IntegrationContext } from '../support/integration';
+import { eventually } from '../support/webhook-receiver';
 
 const ACCOUNT_LISTINGS = 5_000;
 const CHUNK = 500;
@@ -84,6 +85,35 @@ describe('Import chunk lookups with stale statistics', () => {
         ]),
       ).rejects.toMatchObject({ code: '55P03' });
     });
+  });
+
+  it('reads a listing as another transaction left it while the lookup waited for its lock', async () => {
+    const db = ctx.dataSource;
+    const [{ id }] = await db.query(
+      `SELECT id FROM listings WHERE account_id = $1 AND external_id = 'item-2'`,
+      [owner.accountId],
+    );
+    const other = db.createQueryRunner();
+    await other.connect();
+    try {
+      await other.startTransaction();
+      await other.query(`UPDATE listings SET title = 'Ändrad under tiden' WHERE id = $1`, [id]);
+      const lookup = db.transaction((em) =>
+        ctx.get(ListingsStore).findByExternalIdsForUpdate(em, owner, ['item-2']),
+      );
+      await eventually(async () => {
+        const [waiting] = await db.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+           WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        );
+        return waiting.n > 0;
+      });
+      await other.commitTransaction();
+      const rows = await lookup;
+      expect(rows.map((row) => row.title)).toEqual(['Ändrad under tiden']);
+    } finally {
+      await other.release();
+    }
   });
 
   it('finds the chunk’s unchanged lines by probing each externalId and hash', async () => {
