@@ -9,7 +9,9 @@ const WAIT_CHUNKS = 2;
 /**
  * Chunks that wait after the two slow ones before the import judges again. A chunk right after a
  * wait finds the worker idle (it prepared the next chunk meanwhile) and looks fast even while the
- * database is still busy with others, so judging it would end the waiting at once.
+ * database is still busy with others, so judging it would end the waiting at once. The first
+ * chunk judged after the hold is such a chunk too: under lasting contention one chunk in six
+ * goes on without waiting, and the next two slow ones start the hold again.
  */
 const HOLD_CHUNKS = 4;
 

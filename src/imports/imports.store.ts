@@ -293,8 +293,8 @@ export class ImportsStore {
    * The lines, by externalId, whose hash is the one stored with the scope's listing of that
    * externalId (see the ImportLineHashes migration), each with its listing's id. A listing
    * written since by anything but an import's line has no hash, nor has a removed one.
-   * One unique-index probe per line: the LIMIT keeps the planner from scanning all the account's
-   * hashes into a hash join, as it did while an import outgrew the account's statistics.
+   * One unique-index probe per line whatever the planner's statistics say: a LATERAL subquery
+   * with a LIMIT is never flattened into a join (such as a scan of the account's hashes).
    */
   async unchangedLines(
     em: EntityManager,

@@ -52,6 +52,10 @@ const SELECT_LISTING = `
     SELECT json_agg(${imageJsonSql('i')} ORDER BY i.position)
     FROM listing_images i WHERE i.listing_id = l.id), '[]') AS images`;
 
+/** A listing of the scope (`$1`, `$2`) that is not REMOVED and whose externalId `= match`. */
+const liveWithExternalId = (match: string) =>
+  `account_id = $1 AND livemode = $2 AND external_id = ${match} AND status <> 'REMOVED'`;
+
 const ORDER_BY: Record<ListingSort | 'updated', string> = {
   newest: 'l.created_at DESC, l.id DESC',
   oldest: 'l.created_at ASC, l.id ASC',
@@ -115,19 +119,20 @@ export class ListingsStore {
     scope: OwnerScope,
     externalId: string,
   ): Promise<ListingRow | undefined> {
-    return this.lockThenRead(
-      em,
-      `account_id = $1 AND livemode = $2 AND external_id = $3 AND status <> 'REMOVED'`,
-      [scope.accountId, scope.livemode, externalId],
-    );
+    return this.lockThenRead(em, liveWithExternalId('$3'), [
+      scope.accountId,
+      scope.livemode,
+      externalId,
+    ]);
   }
 
   /**
    * The listings holding these externalIds (not REMOVED), locked in id order, with their
-   * galleries. Every scan of `listings` is a unique-index probe (per externalId, then per id): the
-   * LIMITs keep the planner from scanning the account's listings instead, which it did while
-   * their statistics lagged behind a large import. As lockThenRead, the rows are read after the
-   * locks are held, and their conditions checked again on what was read.
+   * galleries; read, as in lockThenRead, by a second statement once the locks are held, their
+   * conditions checked again on what it read. Each scan of `listings` is one probe of a unique
+   * index whatever the planner's statistics say: a LATERAL subquery with a LIMIT is neither
+   * flattened into a join nor given the outer conditions, and `id = ANY(ARRAY(…))` leaves the
+   * primary key as the only index to scan by.
    */
   async findByExternalIdsForUpdate(
     em: EntityManager,
@@ -137,13 +142,10 @@ export class ListingsStore {
     if (externalIds.length === 0) return [];
     const locked: { id: string }[] = await em.query(
       `SELECT id FROM listings
-       WHERE id IN (
+       WHERE id = ANY(ARRAY(
          SELECT f.id FROM unnest($3::text[]) AS x(external_id)
          CROSS JOIN LATERAL (
-           SELECT id FROM listings
-           WHERE account_id = $1 AND livemode = $2 AND external_id = x.external_id
-             AND status <> 'REMOVED'
-           LIMIT 1) f)
+           SELECT id FROM listings WHERE ${liveWithExternalId('x.external_id')} LIMIT 1) f))
        ORDER BY id FOR UPDATE`,
       [scope.accountId, scope.livemode, externalIds],
     );
@@ -152,8 +154,7 @@ export class ListingsStore {
       `SELECT ${SELECT_LISTING}
        FROM unnest($4::uuid[]) AS x(id)
        CROSS JOIN LATERAL (SELECT ${ROW_COLUMNS} FROM listings WHERE id = x.id LIMIT 1) l
-       WHERE l.account_id = $1 AND l.livemode = $2 AND l.external_id = ANY($3)
-         AND l.status <> 'REMOVED'`,
+       WHERE ${liveWithExternalId('ANY($3)')}`,
       [scope.accountId, scope.livemode, externalIds, locked.map((row) => row.id)],
     );
   }

@@ -25,7 +25,8 @@ describe('Import chunk lookups with stale statistics', () => {
     const db = ctx.dataSource;
     await seedAccount(await ctx.newOwner(), ACCOUNT_LISTINGS);
     for (const table of ['listings', 'listing_line_hashes']) {
-      // Statistics that know another account and not this one, kept so for the test.
+      // Statistics that know another account and not this one, kept so for the test (the
+      // database is this file's own and goes with it).
       await db.query(`ALTER TABLE ${table} SET (autovacuum_enabled = false)`);
       await db.query(`ANALYZE ${table}`);
     }
@@ -51,8 +52,9 @@ describe('Import chunk lookups with stale statistics', () => {
   }
   afterAll(async () => ctx?.close());
 
-  /** Rows of `table` this transaction has read so far, by any kind of scan. */
+  /** Rows of `table` this transaction has read so far, by any kind of scan (none in parallel). */
   async function rowsRead(em: typeof ctx.dataSource.manager, table: string): Promise<number> {
+    await em.query(`SET LOCAL max_parallel_workers_per_gather = 0`);
     const [row] = await em.query(
       `SELECT COALESCE(seq_tup_read, 0) + COALESCE(idx_tup_fetch, 0) AS n
        FROM pg_stat_xact_user_tables WHERE relname = $1`,
@@ -61,7 +63,7 @@ describe('Import chunk lookups with stale statistics', () => {
     return Number(row.n);
   }
 
-  /** Half the chunk known to the account (item-1 …), half new. */
+  /** Half the chunk known to the account (item-1, item-3 …), half new. */
   const externalIds = Array.from({ length: CHUNK }, (_, i) =>
     i % 2 === 0 ? `item-${i + 1}` : `new-${i}`,
   );
@@ -89,6 +91,7 @@ describe('Import chunk lookups with stale statistics', () => {
 
   it('reads a listing as another transaction left it while the lookup waited for its lock', async () => {
     const db = ctx.dataSource;
+    // item-2: a listing none of the other tests reads
     const [{ id }] = await db.query(
       `SELECT id FROM listings WHERE account_id = $1 AND external_id = 'item-2'`,
       [owner.accountId],
@@ -98,20 +101,23 @@ describe('Import chunk lookups with stale statistics', () => {
     try {
       await other.startTransaction();
       await other.query(`UPDATE listings SET title = 'Ändrad under tiden' WHERE id = $1`, [id]);
+      const [{ pid }] = await other.query(`SELECT pg_backend_pid() AS pid`);
       const lookup = db.transaction((em) =>
         ctx.get(ListingsStore).findByExternalIdsForUpdate(em, owner, ['item-2']),
       );
+      // the lookup has begun, and waits for the other transaction's lock
       await eventually(async () => {
-        const [waiting] = await db.query(
-          `SELECT count(*)::int AS n FROM pg_stat_activity
-           WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        const blocked = await db.query(
+          `SELECT 1 FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))`,
+          [pid],
         );
-        return waiting.n > 0;
+        return blocked.length > 0;
       });
       await other.commitTransaction();
       const rows = await lookup;
       expect(rows.map((row) => row.title)).toEqual(['Ändrad under tiden']);
     } finally {
+      if (other.isTransactionActive) await other.rollbackTransaction();
       await other.release();
     }
   });
