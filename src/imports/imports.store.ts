@@ -443,17 +443,27 @@ export class ImportsStore {
     return row?.id;
   }
 
-  /** Deletes one batch of imports finished before the cut-off (their results go with them). */
-  async purgeFinished(olderThanMs: number, batchSize: number): Promise<(string | null)[]> {
-    const [rows]: [{ file_key: string | null }[], number] = await this.dataSource.query(
-      `DELETE FROM imports WHERE id IN (
-         SELECT id FROM imports
-         WHERE finished_at < now() - $1 * interval '1 millisecond'
-         ORDER BY finished_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-       RETURNING file_key`,
+  /** One batch of the imports finished before the cut-off, oldest first, with their files. */
+  async finishedBefore(
+    olderThanMs: number,
+    batchSize: number,
+  ): Promise<{ id: string; file_key: string | null }[]> {
+    return this.dataSource.query(
+      `SELECT id, file_key FROM imports
+       WHERE finished_at < now() - $1 * interval '1 millisecond'
+       ORDER BY finished_at LIMIT $2`,
       [olderThanMs, batchSize],
     );
-    return rows.map((row) => row.file_key);
+  }
+
+  /** Deletes these imports, their results with them; returns how many were still there. */
+  async deleteImports(ids: string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    const [, deleted]: [unknown, number] = await this.dataSource.query(
+      `DELETE FROM imports WHERE id = ANY($1::uuid[])`,
+      [ids],
+    );
+    return deleted;
   }
 
   /** Imports per status, for the metrics gauge. */

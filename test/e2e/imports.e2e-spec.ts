@@ -9,6 +9,7 @@ import { aListing } from '../support/listing-builder';
 import { createTestApp, TestApp } from '../support/test-app';
 import { IMPORT_QUEUE } from '../../src/imports/import-queue';
 import { ImportRetention } from '../../src/imports/import-retention';
+import { ImportsStore } from '../../src/imports/imports.store';
 import { STORAGE_DRIVER, StorageDriver } from '../../src/storage/storage-driver';
 
 type Body = Record<string, unknown>;
@@ -502,7 +503,7 @@ describe('Inventory imports: the database is the truth', () => {
     }
   });
 
-  it('purges finished imports past retention with their results and file', async () => {
+  it('purges finished imports past retention with their results and file, the file first', async () => {
     const t = await createTestApp();
     try {
       const seller = await anAccount(t).build();
@@ -533,13 +534,31 @@ describe('Inventory imports: the database is the truth', () => {
         `UPDATE imports SET finished_at = now() - interval '8 days' WHERE id = $1`,
         [id],
       );
-      expect(await t.app.get(ImportRetention).purgeBatch(100)).toBe(1);
-      expect(await t.dataSource.query(`SELECT 1 FROM imports WHERE id = $1`, [id])).toEqual([]);
+      const retention = t.app.get(ImportRetention);
+      const stillThere = async () =>
+        (await t.dataSource.query(`SELECT 1 FROM imports WHERE id = $1`, [id])).length === 1;
+      // a file that cannot be deleted keeps its record, so a later purge tries it again
+      const failingFile = jest
+        .spyOn(storage, 'deletePrivate')
+        .mockRejectedValueOnce(new Error('storage unavailable'));
+      expect(await retention.purgeBatch(100)).toBe(0);
+      failingFile.mockRestore();
+      expect(await stillThere()).toBe(true);
+      await expect(storage.readPrivate(fileKey)).resolves.toBeDefined();
+      // stopped after the file went: the record is left for the next purge, no file behind
+      const failingRecord = jest
+        .spyOn(t.app.get(ImportsStore), 'deleteImports')
+        .mockRejectedValueOnce(new Error('database unavailable'));
+      await expect(retention.purgeBatch(100)).rejects.toThrow('database unavailable');
+      failingRecord.mockRestore();
+      expect(await stillThere()).toBe(true);
+      await expect(storage.readPrivate(fileKey)).rejects.toThrow();
+      expect(await retention.purgeBatch(100)).toBe(1);
+      expect(await stillThere()).toBe(false);
       expect(
         await t.dataSource.query(`SELECT 1 FROM import_results WHERE import_id = $1`, [id]),
       ).toEqual([]);
-      await expect(storage.readPrivate(fileKey)).rejects.toThrow();
-      expect(await t.app.get(ImportRetention).purgeBatch(100)).toBe(0);
+      expect(await retention.purgeBatch(100)).toBe(0);
     } finally {
       await t.close();
     }
