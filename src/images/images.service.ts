@@ -76,7 +76,8 @@ export class ImagesService {
       const listing = await this.listings.lockEditable(em, scope, listingId, EDIT_ACTION);
       const removed = listing.images.find((image) => image.id === imageId);
       if (!removed) throw new NotFoundError('Image');
-      this.imageFiles.deleteAfterCommit(em, await this.gallery.delete(em, listingId, removed));
+      const droppedKeys = await this.gallery.delete(em, listingId, removed);
+      await this.imageFiles.deleteAfterCommit(em, droppedKeys);
       await this.listings.touch(em, listing, ['images']);
       return { listingId, images: await this.gallery.list(em, listingId) };
     });

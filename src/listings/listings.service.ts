@@ -542,7 +542,7 @@ export class ListingsService {
       if (gallery) {
         const replaced = await this.gallery.replace(em, current.id, gallery);
         row.images = replaced.gallery;
-        this.imageFiles.deleteAfterCommit(em, replaced.droppedKeys);
+        await this.imageFiles.deleteAfterCommit(em, replaced.droppedKeys);
       }
     } catch (error) {
       if (isUniqueViolation(error, EXTERNAL_ID_CONSTRAINT))

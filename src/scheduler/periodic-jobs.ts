@@ -7,6 +7,7 @@ import { IdempotencyService } from '../idempotency/idempotency.service';
 import { ListingCountsService } from '../listings/listing-counts.service';
 import { ExpiryService } from '../listings/expiry/expiry.service';
 import { ImportRetention } from '../imports/import-retention';
+import { ImageFileCleanup } from '../storage/image-file-cleanup';
 import { UsageService } from '../usage/usage.service';
 import { WebhookDeliveryStore } from '../webhooks/deliveries/webhook-delivery.store';
 import { inBatches } from './in-batches';
@@ -14,6 +15,7 @@ import { inBatches } from './in-batches';
 const FOLD_COUNTS_EVERY_MS = 5_000;
 const PURGE_IDEMPOTENCY_EVERY_MS = 10 * 60_000;
 const PURGE_USAGE_EVERY_MS = 60 * 60_000;
+const SWEEP_STORAGE_DELETIONS_EVERY_MS = 60_000;
 /** /me/usage reaches 90 days back; a margin keeps the boundary day whole across time zones. */
 const USAGE_RETENTION_DAYS = 92;
 
@@ -35,6 +37,7 @@ export class PeriodicJobs implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly outbox: OutboxStore,
     private readonly deliveries: WebhookDeliveryStore,
     private readonly imports: ImportRetention,
+    private readonly imageFiles: ImageFileCleanup,
     private readonly config: ConfigService<AllConfig, true>,
   ) {}
 
@@ -64,6 +67,9 @@ export class PeriodicJobs implements OnApplicationBootstrap, OnApplicationShutdo
       inBatches((n) => this.deliveries.purgeBatch(deliveryRetentionMs, n)),
     );
     this.every('import-purge', purgeEveryMs, () => inBatches((n) => this.imports.purgeBatch(n)));
+    this.every('storage-deletion-sweep', SWEEP_STORAGE_DELETIONS_EVERY_MS, () =>
+      inBatches((n) => this.imageFiles.sweepBatch(n)),
+    );
   }
 
   /** Stops the timers without waiting for a run: a large purge would hold shutdown. */

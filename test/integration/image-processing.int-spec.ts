@@ -16,6 +16,7 @@ import { IMAGE_QUEUE } from '../../src/images/pipeline/image-queue';
 import { renditionKeys } from '../../src/images/pipeline/rendition-keys';
 import type { CreateListingDto } from '../../src/listings/dto/create-listing.dto';
 import { ListingsService } from '../../src/listings/listings.service';
+import { ImageFileCleanup } from '../../src/storage/image-file-cleanup';
 import { STORAGE_DRIVER, StorageDriver } from '../../src/storage/storage-driver';
 import { ImageServer } from '../support/image-server';
 import { freePort } from '../support/service-process';
@@ -321,6 +322,31 @@ describe('Image processing', () => {
       expect(await filesOf(id)).toEqual([...ready.rendition_keys!].sort());
     });
 
+    it('the result requests their deletion in its transaction: a delete that fails is finished by the sweep', async () => {
+      const listing = await newListing([`${server.base}/photo.jpg`]);
+      const id = listing.images[0].id;
+      const killed = await killedRun(id);
+      const storage = ctx.get<StorageDriver>(STORAGE_DRIVER as never);
+      const deletes = jest.spyOn(storage, 'delete').mockRejectedValue(new Error('unavailable'));
+      await processor.process(id);
+      deletes.mockRestore();
+      const ready = await row(id);
+      expect(ready).toMatchObject({ status: 'ready', pending_rendition_keys: null });
+      expect(await filesOf(id)).toEqual([...killed, ...ready.rendition_keys!].sort());
+      const requested = () =>
+        ctx.dataSource.query('SELECT key FROM storage_deletions WHERE key = ANY($1)', [killed]);
+      expect(await requested()).toHaveLength(3);
+
+      await ctx.dataSource.query(
+        `UPDATE storage_deletions SET requested_at = now() - interval '2 minutes'
+         WHERE key = ANY($1)`,
+        [killed],
+      );
+      expect(await ctx.get(ImageFileCleanup).sweepBatch(100)).toBe(3);
+      expect(await filesOf(id)).toEqual([...ready.rendition_keys!].sort());
+      expect(await requested()).toEqual([]);
+    });
+
     it('a failure for good deletes them too', async () => {
       const listing = await newListing([`${server.base}/missing.jpg`]);
       const id = listing.images[0].id;
@@ -340,13 +366,13 @@ describe('Image processing', () => {
       expect(await row(id)).toMatchObject({ status: 'pending', pending_rendition_keys: live });
       expect(await filesOf(id)).toEqual([...live].sort());
 
-      const end = await ctx.get(ImageJobsStore).markReady(id, {
+      const recorded = await ctx.get(ImageJobsStore).markReady(id, {
         width: 64,
         height: 32,
         variants: { thumb: 't', medium: 'm', large: 'l' },
         keys: live,
       });
-      expect(end).toEqual({ recorded: true, staleKeys: [] });
+      expect(recorded).toBe(true);
       expect(await row(id)).toMatchObject({ status: 'ready', rendition_keys: live });
       expect(await filesOf(id)).toEqual([...live].sort());
     });

@@ -13,7 +13,7 @@ import {
   renderRenditions,
 } from '../renditions/render-renditions';
 import { imageFailureOf, retryAt } from './image-failure';
-import { ImageJobsStore, ImageToProcess, RunEnd } from './image-jobs.store';
+import { ImageJobsStore, ImageToProcess } from './image-jobs.store';
 import { IMAGE_QUEUE, ImageJob } from './image-queue';
 import { ImageSource } from './image-source';
 import { renditionKeys } from './rendition-keys';
@@ -22,7 +22,7 @@ const RENDITION_TYPE = 'image/webp';
 
 /**
  * One image: its source read or fetched, its three renditions rendered, named in its row and
- * stored, then one UPDATE, which clears the names and gives back those of runs killed earlier.
+ * stored, then one UPDATE, which clears the names and requests the deletion of killed runs' files.
  * The image's own failures end in its row (retried or failed); anything else (database,
  * storage, Redis) fails the job, and the image is handed over again after its lease.
  */
@@ -84,10 +84,10 @@ export class ImageJobProcessor implements OnApplicationBootstrap {
       ),
     );
     const failure = written.find((result) => result.status === 'rejected');
-    let end: RunEnd = { recorded: false, staleKeys: [] };
+    let recorded = false;
     try {
       if (failure) throw failure.reason;
-      end = await this.store.markReady(image.id, {
+      recorded = await this.store.markReady(image.id, {
         width: rendered.width,
         height: rendered.height,
         variants: Object.fromEntries(
@@ -97,18 +97,16 @@ export class ImageJobProcessor implements OnApplicationBootstrap {
       });
     } finally {
       // Deleted while it was processed (or not recorded): its files must not outlive it.
-      if (!end.recorded) await this.discard(files);
+      if (!recorded) await this.discard(files);
     }
-    await this.discard(end.staleKeys);
-    if (end.recorded) this.metrics.imagesProcessed.inc({ outcome: 'ready' });
+    if (recorded) this.metrics.imagesProcessed.inc({ outcome: 'ready' });
   }
 
   private async failed(image: ImageToProcess, error: unknown): Promise<void> {
     const failure = imageFailureOf(error);
     if (!failure) throw error;
     const at = retryAt(failure, image.attempts, this.config.retryDelaysMs, new Date());
-    const end = await this.store.recordFailure(image.id, failure, at);
-    await this.discard(end.staleKeys);
+    await this.store.recordFailure(image.id, failure, at);
     this.metrics.imagesFailed.inc({ reason: failure.reason });
     this.metrics.imagesProcessed.inc({ outcome: at ? 'retry' : 'failed' });
   }

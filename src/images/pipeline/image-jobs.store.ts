@@ -4,6 +4,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { OwnerScope } from '../../auth/scope';
 import type { ImageResponse } from '../../listings/dto/listing.response';
 import { imageJsonSql } from '../../listings/listing-json.sql';
+import { ImageFileCleanup } from '../../storage/image-file-cleanup';
 import type { RenditionName } from '../renditions/render-renditions';
 import type { ImageFailure } from './image-failure';
 import { otherRunKeys } from './rendition-keys';
@@ -25,16 +26,6 @@ export interface ReadyImage {
   keys: string[];
 }
 
-/** A run's result as written: not `recorded` when the image is gone or no longer pending. */
-export interface RunEnd {
-  recorded: boolean;
-  /**
-   * Files other runs named, to delete now that the image is ready or failed: runs killed after
-   * naming them, or one still running, whose result the row now refuses (it then deletes its own).
-   */
-  staleKeys: string[];
-}
-
 /**
  * The image pipeline's SQL. The database is the queue's truth: an image is due while it is
  * pending, its `next_attempt_at` has passed and no live hand-over (`queued_at` within the lease)
@@ -43,11 +34,14 @@ export interface RunEnd {
  * only while the image is still pending, so a deleted or already finished image keeps its state.
  * A run names its files in `pending_rendition_keys` before writing them, and its result clears
  * that column, so no file outlives the row that names it: whoever deletes the row or ends the
- * next run deletes them.
+ * next run requests their deletion in the same transaction (ImageFileCleanup).
  */
 @Injectable()
 export class ImageJobsStore {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly imageFiles: ImageFileCleanup,
+  ) {}
 
   /**
    * Claims up to `limit` due images, fresh or backfill, oldest due first; SKIP LOCKED, so
@@ -88,8 +82,8 @@ export class ImageJobsStore {
     return rows.length > 0;
   }
 
-  /** Ready with its renditions, `ready.keys` those of this run. */
-  markReady(imageId: string, ready: ReadyImage): Promise<RunEnd> {
+  /** Ready with its renditions, `ready.keys` those of this run; false when not recorded. */
+  markReady(imageId: string, ready: ReadyImage): Promise<boolean> {
     return this.finish(
       imageId,
       `status = 'ready', width = $2, height = $3, variants = $4, rendition_keys = $5,
@@ -103,7 +97,7 @@ export class ImageJobsStore {
    * Failed for good (`retryAt` null) or pending again from `retryAt`; counts the try. A retry
    * keeps the named files: a run still under way (a stalled job run again) may yet record them.
    */
-  recordFailure(imageId: string, failure: ImageFailure, retryAt: Date | null): Promise<RunEnd> {
+  recordFailure(imageId: string, failure: ImageFailure, retryAt: Date | null): Promise<boolean> {
     return retryAt
       ? this.finish(imageId, `attempts = attempts + 1, next_attempt_at = $2`, [retryAt], {
           pending: false,
@@ -148,16 +142,18 @@ export class ImageJobsStore {
   }
 
   /**
-   * Writes a run's result. An end (ready or failed) also clears the named files, returning those
-   * not of this run (`runKeys`); the row is locked in the CTE so RETURNING shows the keys it
-   * clears, even those a concurrent run named meanwhile. A retry (`pending: false`) keeps them.
+   * Writes a run's result; false when the image is gone or no longer pending (nothing written).
+   * An end (ready or failed) also clears the named files and has those not of this run
+   * (`runKeys`: killed runs', or a live run's whose result the row now refuses) deleted after the
+   * commit; the row is locked in the CTE so RETURNING shows the keys it clears, even those a
+   * concurrent run named meanwhile. A retry (`pending: false`) keeps them.
    */
   private finish(
     imageId: string,
     set: string,
     params: unknown[],
     files: { runKeys: string[] } | { pending: false },
-  ): Promise<RunEnd> {
+  ): Promise<boolean> {
     const clears = 'runKeys' in files;
     return this.dataSource.transaction(async (em) => {
       const [listing] = await em.query(
@@ -165,7 +161,7 @@ export class ImageJobsStore {
          WHERE i.id = $1 FOR NO KEY UPDATE OF l`,
         [imageId],
       );
-      if (!listing) return { recorded: false, staleKeys: [] };
+      if (!listing) return false;
       const [[row]]: [{ pending: string[] | null }[]] = await em.query(
         `WITH run AS (
            SELECT id, pending_rendition_keys FROM listing_images
@@ -175,11 +171,10 @@ export class ImageJobsStore {
          FROM run WHERE i.id = run.id RETURNING run.pending_rendition_keys AS pending`,
         [imageId, ...params],
       );
-      if (!row) return { recorded: false, staleKeys: [] };
-      return {
-        recorded: true,
-        staleKeys: clears ? otherRunKeys(row.pending, files.runKeys) : [],
-      };
+      if (!row) return false;
+      if (clears)
+        await this.imageFiles.deleteAfterCommit(em, otherRunKeys(row.pending, files.runKeys));
+      return true;
     });
   }
 }

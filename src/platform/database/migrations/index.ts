@@ -17,6 +17,7 @@ import { Imports1764000000000 } from './1764000000000-Imports';
 import { ImagePipeline1764100000000 } from './1764100000000-ImagePipeline';
 import { ImportLineHashes1764200000000 } from './1764200000000-ImportLineHashes';
 import { PendingRenditionKeys1764300000000 } from './1764300000000-PendingRenditionKeys';
+import { StorageDeletions1764400000000 } from './1764400000000-StorageDeletions';
 
 /** Listed explicitly so ts-node, Jest and the compiled build all load the same set. */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   ImagePipeline1764100000000,
   ImportLineHashes1764200000000,
   PendingRenditionKeys1764300000000,
+  StorageDeletions1764400000000,
 ];
