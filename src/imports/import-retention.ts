@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import pLimit from 'p-limit';
 import type { AllConfig } from '../platform/config';
 import { STORAGE_DRIVER, StorageDriver } from '../storage/storage-driver';
 import { ImportsStore } from './imports.store';
@@ -31,9 +32,10 @@ export class ImportRetention {
   async purgeBatch(batchSize: number): Promise<number> {
     const due = await this.store.finishedBefore(this.retentionMs, batchSize);
     const filesGone: string[] = [];
-    for (let i = 0; i < due.length; i += DELETES_AT_ONCE) {
-      await Promise.all(
-        due.slice(i, i + DELETES_AT_ONCE).map(async ({ id, file_key: key }) => {
+    const limit = pLimit(DELETES_AT_ONCE);
+    await Promise.all(
+      due.map(({ id, file_key: key }) =>
+        limit(async () => {
           try {
             if (key) await this.storage.deletePrivate(key);
             filesGone.push(id);
@@ -44,8 +46,8 @@ export class ImportRetention {
             );
           }
         }),
-      );
-    }
+      ),
+    );
     return this.store.deleteImports(filesGone);
   }
 }
