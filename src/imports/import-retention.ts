@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import pLimit from 'p-limit';
 import type { AllConfig } from '../platform/config';
+import { deleteEach } from '../storage/delete-each';
 import { STORAGE_DRIVER, StorageDriver } from '../storage/storage-driver';
 import { ImportsStore } from './imports.store';
 
@@ -31,23 +31,15 @@ export class ImportRetention {
    */
   async purgeBatch(batchSize: number): Promise<number> {
     const due = await this.store.finishedBefore(this.retentionMs, batchSize);
-    const filesGone: string[] = [];
-    const limit = pLimit(DELETES_AT_ONCE);
-    await Promise.all(
-      due.map(({ id, file_key: key }) =>
-        limit(async () => {
-          try {
-            if (key) await this.storage.deletePrivate(key);
-            filesGone.push(id);
-          } catch (err) {
-            this.logger.warn(
-              { err, importId: id },
-              'Import file not deleted; kept for the next purge',
-            );
-          }
-        }),
-      ),
+    const filesGone = await deleteEach(
+      due,
+      DELETES_AT_ONCE,
+      async ({ file_key: key }) => {
+        if (key) await this.storage.deletePrivate(key);
+      },
+      ({ id }, err) =>
+        this.logger.warn({ err, importId: id }, 'Import file not deleted; kept for the next purge'),
     );
-    return this.store.deleteImports(filesGone);
+    return this.store.deleteImports(filesGone.map((row) => row.id));
   }
 }

@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import pLimit from 'p-limit';
 import type {
   DataSource,
   EntityManager,
@@ -9,10 +8,11 @@ import type {
   TransactionCommitEvent,
   TransactionRollbackEvent,
 } from 'typeorm';
+import { deleteEach } from './delete-each';
 import { STORAGE_DRIVER, StorageDriver } from './storage-driver';
 import { Sql, StorageDeletionsStore } from './storage-deletions.store';
 
-/** Files deleted at once: with a bucket each is a request. */
+/** Files deleted at once. */
 const DELETES_AT_ONCE = 16;
 
 /** How long the sweep leaves a request to the after-commit path of the transaction that made it. */
@@ -86,26 +86,17 @@ export class ImageFileCleanup implements EntitySubscriberInterface {
   private async settle(sql: Sql, keys: string[]): Promise<number> {
     const unique = [...new Set(keys)];
     const held = await this.heldKeys(sql, unique);
-    const settled = [...held];
-    const limit = pLimit(DELETES_AT_ONCE);
-    await Promise.all(
-      unique
-        .filter((key) => !held.has(key))
-        .map((key) =>
-          limit(async () => {
-            try {
-              await this.storage.delete(key);
-              settled.push(key);
-            } catch (err) {
-              this.logger.warn(
-                { err, key },
-                'Image file not deleted; the storage-deletion sweep retries it',
-              );
-            }
-          }),
+    const deleted = await deleteEach(
+      unique.filter((key) => !held.has(key)),
+      DELETES_AT_ONCE,
+      (key) => this.storage.delete(key),
+      (key, err) =>
+        this.logger.warn(
+          { err, key },
+          'Image file not deleted; the storage-deletion sweep retries it',
         ),
     );
-    return this.requests.remove(sql, settled);
+    return this.requests.remove(sql, [...held, ...deleted]);
   }
 
   /**
