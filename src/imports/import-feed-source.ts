@@ -8,7 +8,7 @@ import { OutboundDns } from '../platform/outbound/outbound-dns';
 import { CATEGORY_TREE } from '../reference/categories.data';
 import { STORAGE_DRIVER, StorageDriver } from '../storage/storage-driver';
 import { attributeTypesOf } from './feed/attribute-types';
-import type { FeedLine } from './feed/feed.types';
+import type { FeedRecord } from './feed/feed.types';
 import { readFeed } from './feed/read-feed';
 import type { Claim, ImportRow, ImportsStore } from './imports.store';
 
@@ -49,7 +49,7 @@ export class ImportFeedSource {
     return store.setFile(claim, fileKey, gzip);
   }
 
-  async open(row: ImportRow): Promise<AsyncIterable<FeedLine>> {
+  async open(row: ImportRow): Promise<AsyncIterable<FeedRecord>> {
     const file = await this.storage.readPrivate(row.file_key!);
     return readFeed(file, {
       format: row.format,

@@ -6,14 +6,18 @@ import { createHash } from 'node:crypto';
  */
 const LINE_RULES_VERSION = '1';
 
+/** A line hash's length: SHA-256. */
+export const LINE_HASH_BYTES = 32;
+
 /**
- * The hash an import stores with a listing its line wrote, and compares the next import's line
- * with: the line as read (a line is the same only if it reads the same, field order included),
- * under the validation rules and reference data it was valid under.
+ * The hash an import stores with a listing its line wrote, and finds the next import's line by:
+ * the line's content (FeedRecord.content: the same content always reads as the same body),
+ * under the validation rules and reference data it was valid under. It covers the externalId, so
+ * a hash found in the account names the listing.
  */
-export function lineHash(referenceDigest: string, body: Record<string, unknown>): Buffer {
+export function lineHash(referenceDigest: string, content: Buffer): Buffer {
   return createHash('sha256')
     .update(`${LINE_RULES_VERSION}\n${referenceDigest}\n`)
-    .update(JSON.stringify(body))
+    .update(content)
     .digest();
 }

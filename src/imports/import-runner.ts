@@ -31,17 +31,20 @@ import {
 } from './imports.store';
 import { FeedError } from './feed/feed-error';
 import { FetchError } from '../platform/outbound/guarded-fetch';
-import type { FeedLine } from './feed/feed.types';
+import type { FeedLine, FeedRecord } from './feed/feed.types';
 
 /** Claims that ended in an unexpected error before the import is failed instead of resumed. */
 const MAX_ATTEMPTS = 3;
 /** The read pass renews its lease this often (in lines), as chunks do when they commit. */
 const RENEW_EVERY_LINES = 5_000;
+/** The read pass's hash lookups running while it reads on: the database probes, the worker reads. */
+const LOOKUPS_IN_FLIGHT = 3;
 
 class Cancelled extends Error {}
 
-type Admitted = { line: number; externalId: string; dto: CreateListingDto; hash?: Buffer };
-type HashedLine = { externalId: string; hash: Buffer };
+type Admitted = { line: number; externalId: string; dto: CreateListingDto; hash: Buffer };
+/** A line whose hash was found with its listing in the read pass, by line number. */
+type KnownLines = Map<number, { externalId: string; listingId: string }>;
 type PreparedChunk = {
   scope: OwnerScope;
   lines: number;
@@ -86,11 +89,11 @@ export class ImportRunner {
       if (row.cancel_requested) throw new Cancelled();
       if (row.source === 'url' && !row.file_key)
         row = await this.feeds.download(row, claim, this.store);
-      const { lines, firstLines } = await this.readAll(row, claim);
+      const { lines, firstLines, known } = await this.readAll(row, claim);
       const planned = await this.store.markPlanned(claim, lines);
       if (!planned) throw new LostClaimError(claim.id);
       if (await this.holdsForRemovals(planned, claim, firstLines)) return;
-      let current = await this.applyLines(planned, claim, firstLines);
+      let current = await this.applyLines(planned, claim, firstLines, known);
       if (current.mode === 'mirror')
         current = await this.applyRemovals(current, claim, lines, firstLines.externalIds());
       await this.settle(claim, current, finalStatus(current));
@@ -119,17 +122,53 @@ export class ImportRunner {
     throw error; // resumed from its last commit once the lease runs out
   }
 
-  /** The read pass: every line read and parsed, the file's externalIds noted, nothing written. */
+  /**
+   * The read pass: every line read, the file's externalIds noted, nothing written. Each line's
+   * hash is looked up first (a chunk's lookup runs while the next chunk is read): a line found
+   * is the one that last wrote or matched its listing, read the same, so it was valid then and
+   * is unchanged now, and is never parsed. The others are parsed for their externalId.
+   * Known here, a line's no-op takes effect here: a write to its listing after this pass leaves
+   * the listing as that write made it, as if the line had been applied before it.
+   */
   private async readAll(row: ImportRow, claim: Claim) {
+    const scope = this.scopeOf(row);
+    const digest = this.reference.digest();
     const firstLines = new FirstLines();
+    const known: KnownLines = new Map();
+    const lookups: { records: FeedRecord[]; found: ReturnType<ImportsStore['linesByHash']> }[] = [];
+    const lookUp = (records: FeedRecord[]) => {
+      const hashes = records.map((record) => lineHash(digest, record.content));
+      const found = this.store.linesByHash(this.dataSource.manager, scope, hashes);
+      found.catch(() => undefined); // awaited in `noteFirst`; a read error surfaces first
+      lookups.push({ records, found });
+    };
+    // Lines are noted in file order: the first line of an externalId is the one that counts.
+    const noteFirst = async () => {
+      const { records, found } = lookups.shift()!;
+      const hits = await found;
+      records.forEach((record, i) => {
+        const hit = hits.get(i);
+        if (hit) known.set(record.line, hit);
+        const externalId = hit ? hit.externalId : bodyOf(record.read())?.externalId;
+        firstLines.note(externalId, record.line);
+      });
+    };
     let lines = 0;
-    for await (const line of await this.feeds.open(row)) {
+    let batch: FeedRecord[] = [];
+    for await (const record of await this.feeds.open(row)) {
       lines++;
-      if ('body' in line) firstLines.note(line.body.externalId, line.line);
+      batch.push(record);
+      if (batch.length >= this.config.chunkLines) {
+        lookUp(batch);
+        batch = [];
+        if (lookups.length > LOOKUPS_IN_FLIGHT) await noteFirst();
+      }
       if (lines % RENEW_EVERY_LINES === 0 && !(await this.store.renew(claim, this.config.leaseMs)))
         throw new LostClaimError(claim.id);
     }
-    return { lines, firstLines };
+    if (batch.length > 0) lookUp(batch);
+    while (lookups.length > 0) await noteFirst();
+    return { lines, firstLines, known };
   }
 
   /** A mirror import that would remove more than its limit waits, held, for confirm or cancel. */
@@ -173,20 +212,21 @@ export class ImportRunner {
     row: ImportRow,
     claim: Claim,
     firstLines: FirstLines,
+    known: KnownLines,
   ): Promise<ImportRow> {
     const scope = this.scopeOf(row);
     const pacer = this.newPacer();
     let current = row;
     let committing: Promise<ImportRow> | undefined;
-    const apply = async (chunk: FeedLine[]) => {
-      const prepared = await this.prepareChunk(scope, chunk, firstLines);
+    const apply = async (chunk: FeedRecord[]) => {
+      const prepared = await this.prepareChunk(scope, chunk, firstLines, known);
       if (committing) current = await committing;
       committing = this.commitChunk(current, claim, prepared, pacer);
       // Awaited with the next chunk or at the end; a failure surfaces there, not as unhandled.
       committing.catch(() => undefined);
     };
     try {
-      let chunk: FeedLine[] = [];
+      let chunk: FeedRecord[] = [];
       for await (const line of await this.feeds.open(row)) {
         if (line.line <= row.next_line) continue;
         chunk.push(line);
@@ -205,30 +245,29 @@ export class ImportRunner {
   }
 
   /**
-   * A chunk's outcomes as far as they are known before writing: lines known unchanged by their
-   * hash, failed lines, and the admitted ones (validated as the PUT validates its body).
+   * A chunk's outcomes as far as they are known before writing: lines known unchanged in the
+   * read pass, failed lines, and the admitted ones (validated as the PUT validates its body).
    */
   private async prepareChunk(
     scope: OwnerScope,
-    chunk: FeedLine[],
+    chunk: FeedRecord[],
     firstLines: FirstLines,
+    known: KnownLines,
   ): Promise<PreparedChunk> {
-    const hashed = this.hashLines(chunk, firstLines);
-    const unchanged = await this.store.unchangedLines(this.dataSource.manager, scope, [
-      ...hashed.values(),
-    ]);
+    const digest = this.reference.digest();
     const results: NewResult[] = [];
     const admitted: Admitted[] = [];
-    for (const line of chunk) {
-      const known = hashed.get(line.line);
-      const listingId = known && unchanged.get(known.externalId);
-      // The line that last wrote this listing, read the same: valid then, and nothing changed.
-      if (listingId) results.push(unchangedResult(line.line, known.externalId, listingId));
-      else {
-        const outcome = await this.admit(line, firstLines);
-        if (outcome instanceof DomainError) results.push(failedResult(line, outcome));
-        else admitted.push({ ...outcome, hash: known?.hash });
+    for (const record of chunk) {
+      const hit = known.get(record.line);
+      // A repeated line is found too, and fails in `admit` as the repeat it is.
+      if (hit && firstLines.duplicateOf(hit.externalId, record.line) === undefined) {
+        results.push(unchangedResult(record.line, hit.externalId, hit.listingId));
+        continue;
       }
+      const line = record.read();
+      const outcome = await this.admit(line, firstLines);
+      if (outcome instanceof DomainError) results.push(failedResult(line, outcome));
+      else admitted.push({ ...outcome, hash: lineHash(digest, record.content) });
     }
     return {
       scope,
@@ -270,7 +309,7 @@ export class ImportRunner {
         () => admitted.length,
       );
     }
-    this.count(results);
+    this.count(tallyOf(results));
     // A cancel committed before the chunk's progress shows in it; a later one, with the next.
     if (saved.cancel_requested) throw new Cancelled();
     return saved;
@@ -332,27 +371,13 @@ export class ImportRunner {
   }
 
   /**
-   * Each line that can be known unchanged by its hash, by line number: one with a well-formed
-   * externalId that no earlier line of the file holds (the others fail in `admit`).
-   */
-  private hashLines(chunk: FeedLine[], firstLines: FirstLines): Map<number, HashedLine> {
-    const digest = this.reference.digest();
-    const hashed = new Map<number, HashedLine>();
-    for (const line of chunk) {
-      if (!('body' in line)) continue;
-      const externalId = line.body.externalId;
-      if (typeof externalId !== 'string' || !EXTERNAL_ID_PATTERN.test(externalId)) continue;
-      if (firstLines.duplicateOf(externalId, line.line) !== undefined) continue;
-      hashed.set(line.line, { externalId, hash: lineHash(digest, line.body) });
-    }
-    return hashed;
-  }
-
-  /**
    * The PUT's own validation of its body, plus the line's own externalId rules: every field error
    * of the line at once (a line repeating an earlier externalId fails for that alone).
    */
-  private async admit(line: FeedLine, firstLines: FirstLines): Promise<Admitted | DomainError> {
+  private async admit(
+    line: FeedLine,
+    firstLines: FirstLines,
+  ): Promise<Omit<Admitted, 'hash'> | DomainError> {
     if ('error' in line) return ValidationError.field('body', line.error);
     const externalId = line.body.externalId;
     const idErrors: FieldError[] = [];
@@ -457,13 +482,18 @@ export class ImportRunner {
     return this.outbox.append(em, importEvent(event, row));
   }
 
-  private count(results: { outcome: string }[]): void {
-    for (const { outcome } of results) this.metrics.importLines.inc({ outcome });
+  private count(tally: OutcomeTally): void {
+    for (const [outcome, lines] of Object.entries(tally))
+      if (lines > 0) this.metrics.importLines.inc({ outcome }, lines);
   }
 
   private scopeOf(row: ImportRow): OwnerScope {
     return { accountId: row.account_id, livemode: row.livemode };
   }
+}
+
+function bodyOf(line: FeedLine): Record<string, unknown> | undefined {
+  return 'body' in line ? line.body : undefined;
 }
 
 function failedResult(line: FeedLine, error: DomainError): NewResult {
@@ -496,7 +526,7 @@ function unchangedResult(line: number, externalId: string, listingId: string): N
  */
 function matchingHashes(admitted: Admitted[], applied: UpsertOutcome[]) {
   return applied.flatMap((outcome, i) =>
-    outcome.outcome !== 'failed' && admitted[i].hash
+    outcome.outcome !== 'failed'
       ? [{ listingId: outcome.row.id, externalId: admitted[i].externalId, hash: admitted[i].hash }]
       : [],
   );

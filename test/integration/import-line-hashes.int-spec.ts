@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { OwnerScope } from '../../src/auth/scope';
+import { ImportFeedSource } from '../../src/imports/import-feed-source';
 import { ImportRunner } from '../../src/imports/import-runner';
 import { ImportsStore, type ImportRow } from '../../src/imports/imports.store';
 import { ImportsWorkerModule } from '../../src/imports/imports-worker.module';
@@ -48,13 +49,31 @@ describe('Import line hashes', () => {
 
   const line = (externalId: string) => aListing().with({ externalId }).withImages(2).build();
 
-  /** Imports `lines` to its end: the import, its outcomes by externalId, and lines validated. */
-  async function runImport(lines: Record<string, unknown>[], dryRun = false) {
+  /**
+   * Imports `lines` to its end: the import, its outcomes by externalId, the lines validated and
+   * the times a line was parsed.
+   */
+  async function runImport(lines: (Record<string, unknown> | string)[], dryRun = false) {
     const id = await queueImport(ctx, owner, lines, { dryRun });
     const admit = jest.spyOn(runner as unknown as { admit: () => unknown }, 'admit');
+    const feeds = ctx.get(ImportFeedSource);
+    const open = feeds.open.bind(feeds);
+    let parsed = 0;
+    const opened = jest.spyOn(feeds, 'open').mockImplementation(async (row) => {
+      const records = await open(row);
+      return (async function* () {
+        for await (const record of records)
+          yield {
+            line: record.line,
+            content: record.content,
+            read: () => (parsed++, record.read()),
+          };
+      })();
+    });
     await runner.run(id);
     const validated = admit.mock.calls.length;
     admit.mockRestore();
+    opened.mockRestore();
     const results: { external_id: string; outcome: string; error: { code: string } | null }[] =
       await ctx.dataSource.query(
         `SELECT external_id, outcome, error FROM import_results WHERE import_id = $1 ORDER BY seq`,
@@ -63,7 +82,7 @@ describe('Import line hashes', () => {
     const outcomes = Object.fromEntries(
       results.map((r) => [r.external_id, r.error ? `${r.outcome}:${r.error.code}` : r.outcome]),
     );
-    return { row: (await store.findById(id)) as ImportRow, outcomes, validated };
+    return { row: (await store.findById(id)) as ImportRow, outcomes, validated, parsed };
   }
 
   const idOf = async (externalId: string): Promise<string> =>
@@ -80,17 +99,20 @@ describe('Import line hashes', () => {
       [owner.accountId],
     );
 
-  it('the same lines again are unchanged without validation, and write nothing', async () => {
+  it('the same lines again are unchanged without being parsed or validated, and write nothing', async () => {
     const lines = ['h-1', 'h-2', 'h-3'].map(line);
-    expect((await runImport(lines)).outcomes).toEqual({
+    const first = await runImport(lines);
+    expect(first.outcomes).toEqual({
       'h-1': 'created',
       'h-2': 'created',
       'h-3': 'created',
     });
+    expect(first.parsed).toBe(6); // the read pass and the chunk's
     const before = await versions();
     const again = await runImport(lines);
     expect(again.outcomes).toEqual({ 'h-1': 'unchanged', 'h-2': 'unchanged', 'h-3': 'unchanged' });
     expect(again.validated).toBe(0);
+    expect(again.parsed).toBe(0);
     expect(again.row).toMatchObject({ status: 'succeeded', unchanged: 3 });
     expect(await versions()).toEqual(before);
   });
@@ -161,7 +183,7 @@ describe('Import line hashes', () => {
     expect(third.validated).toBe(1);
   });
 
-  it('other reference data, or the same line read differently, is validated again', async () => {
+  it('other reference data, or the same line written differently, is validated again', async () => {
     const lines = ['r-1', 'r-2'].map(line);
     await runImport(lines);
     // The same content, its fields in another order: not the line that wrote it, so compared.
@@ -169,6 +191,11 @@ describe('Import line hashes', () => {
     const again = await runImport(reordered);
     expect(again.outcomes).toEqual({ 'r-1': 'unchanged', 'r-2': 'unchanged' });
     expect(again.validated).toBe(1);
+    // The same fields in the same order, with spaces: also another line.
+    const spaced = [JSON.stringify(line('r-1'), null, 1).replace(/\n/g, ''), line('r-2')];
+    const respaced = await runImport(spaced);
+    expect(respaced.outcomes).toEqual({ 'r-1': 'unchanged', 'r-2': 'unchanged' });
+    expect(respaced.validated).toBe(1);
 
     const digest = ctx.get(ReferenceService).digest();
     jest.spyOn(ctx.get(ReferenceService), 'digest').mockReturnValue(`${digest}-changed`);
@@ -199,5 +226,48 @@ describe('Import line hashes', () => {
     expect(await hashes()).toBe(0);
     expect((await runImport(lines)).outcomes).toEqual({ 'd-1': 'updated' });
     expect(await hashes()).toBe(1);
+  });
+
+  it('a line repeated word for word fails as a repeat, though its hash is known', async () => {
+    const lines = ['x-1', 'x-2'].map(line);
+    await runImport(lines);
+    const id = await queueImport(ctx, owner, [...lines, lines[0]]);
+    await runner.run(id);
+    const results = await ctx.dataSource.query(
+      `SELECT line, outcome, error->>'message' AS message FROM import_results
+       WHERE import_id = $1 ORDER BY seq`,
+      [id],
+    );
+    expect(results).toEqual([
+      { line: 1, outcome: 'unchanged', message: null },
+      { line: 2, outcome: 'unchanged', message: null },
+      { line: 3, outcome: 'failed', message: expect.stringContaining('duplicates line 1') },
+    ]);
+  });
+
+  it('a listing written after the read pass knew its line keeps that write; the next import applies the line', async () => {
+    const lines = ['k-1', 'k-2'].map(line);
+    await runImport(lines);
+    // The write lands between the read pass and the chunk: the line's no-op came first.
+    const planned = store.markPlanned.bind(store);
+    jest.spyOn(store, 'markPlanned').mockImplementation(async (...args) => {
+      await ctx.dataSource.transaction(async (em) =>
+        listings.update(em, owner, await idOf('k-1'), {
+          title: 'Ändrad titel',
+        } as UpdateListingDto),
+      );
+      return planned(...args);
+    });
+    const raced = await runImport(lines);
+    jest.restoreAllMocks();
+    expect(raced.outcomes).toEqual({ 'k-1': 'unchanged', 'k-2': 'unchanged' });
+    const title = async () =>
+      (
+        await ctx.dataSource.query(`SELECT title FROM listings WHERE id = $1`, [await idOf('k-1')])
+      )[0].title;
+    expect(await title()).toBe('Ändrad titel');
+    const next = await runImport(lines);
+    expect(next.outcomes).toEqual({ 'k-1': 'updated', 'k-2': 'unchanged' });
+    expect(await title()).toBe(line('k-1').title);
   });
 });

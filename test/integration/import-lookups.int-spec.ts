@@ -10,8 +10,8 @@ const ACCOUNT_LISTINGS = 5_000;
 const CHUNK = 500;
 
 /**
- * The two lookups every import chunk makes (its listings by externalId, locked; its lines known
- * unchanged by hash) while the account's statistics still say it has no listings, as they do
+ * The two lookups an import makes for every chunk (its listings by externalId, locked; its lines
+ * known by their hash) while the account's statistics still say it has no listings, as they do
  * during its first large import. Each must probe one index entry per line, not read the
  * account's rows: that made every chunk slower than the last.
  */
@@ -122,20 +122,26 @@ describe('Import chunk lookups with stale statistics', () => {
     }
   });
 
-  it('finds the chunk’s unchanged lines by probing each externalId and hash', async () => {
-    const lines = externalIds.map((externalId) => ({
-      externalId,
-      hash: createHash('sha256').update(externalId).digest(),
-    }));
+  it('finds the chunk’s lines known by their hash by probing each hash', async () => {
+    const hashes = externalIds.map((externalId) => createHash('sha256').update(externalId).digest());
     await ctx.dataSource.transaction(async (em) => {
       const before = await rowsRead(em, 'listing_line_hashes');
-      const unchanged = await ctx.get(ImportsStore).unchangedLines(em, owner, lines);
+      const known = await ctx.get(ImportsStore).linesByHash(em, owner, hashes);
       const read = (await rowsRead(em, 'listing_line_hashes')) - before;
 
-      expect([...unchanged.keys()].sort()).toEqual(
+      const found = [...known.entries()].map(([i, hit]) => [externalIds[i], hit.externalId]);
+      expect(found.map(([line]) => line).sort()).toEqual(
         externalIds.filter((id) => id.startsWith('item-')).sort(),
       );
       expect(read).toBeLessThanOrEqual(CHUNK);
+      // each hash names its own listing, in this account only (the other has the same hashes)
+      expect(found.every(([line, hit]) => line === hit)).toBe(true);
+      const listingIds = [...known.values()].map((hit) => hit.listingId);
+      const [{ n }] = await em.query(
+        `SELECT count(*)::int AS n FROM listings WHERE id = ANY($1) AND account_id = $2`,
+        [listingIds, owner.accountId],
+      );
+      expect(n).toBe(CHUNK / 2);
     });
   });
 });

@@ -6,18 +6,19 @@ import type { IntegrationContext } from './integration';
 
 /**
  * An NDJSON upload import of `lines` for `owner`, queued as POST /v1/imports leaves it (its file
- * stored, no job), for integration tests that run the ImportRunner themselves. Its id.
+ * stored, no job), for integration tests that run the ImportRunner themselves. Its id. A line
+ * given as a string is written as it is.
  */
 export async function queueImport(
   ctx: IntegrationContext,
   owner: OwnerScope,
-  lines: Record<string, unknown>[],
+  lines: (Record<string, unknown> | string)[],
   { dryRun = false } = {},
 ): Promise<string> {
   const fileKey = `imports/int-${Math.random().toString(36).slice(2)}`;
   await ctx
     .get<StorageDriver>(STORAGE_DRIVER as never)
-    .putPrivate(fileKey, Readable.from([lines.map((l) => JSON.stringify(l)).join('\n') + '\n']));
+    .putPrivate(fileKey, Readable.from([lines.map(ndjsonLine).join('\n') + '\n']));
   const row = await ctx.dataSource.transaction((em) =>
     ctx.get(ImportsStore).insertWithinLimit(
       em,
@@ -37,3 +38,6 @@ export async function queueImport(
   );
   return row!.id;
 }
+
+const ndjsonLine = (line: Record<string, unknown> | string) =>
+  typeof line === 'string' ? line : JSON.stringify(line);

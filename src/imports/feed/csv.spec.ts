@@ -30,7 +30,7 @@ async function readSource(
     limits: { ...DEFAULT_FEED_LIMITS, ...limits },
     attributeType,
   });
-  for await (const line of feed) lines.push(line);
+  for await (const record of feed) lines.push(record.read());
   return lines;
 }
 
@@ -84,6 +84,20 @@ describe('readFeed, CSV', () => {
   it('reads the same records whatever the chunk boundaries, and from gzip', async () => {
     expect(await read(bytewise(QUOTED))).toEqual(QUOTED_LINES);
     expect(await read(bytewise(gzipSync(QUOTED)), { gzip: true })).toEqual(QUOTED_LINES);
+  });
+
+  it('gives each record the JSON of what it reads as for content', async () => {
+    const records = [];
+    for await (const record of readFeed(Readable.from(['title;externalId\n"Cykel";a\n']), {
+      format: 'csv',
+      gzip: false,
+      limits: DEFAULT_FEED_LIMITS,
+      attributeType,
+    }))
+      records.push(record);
+    expect(records.map((r) => r.content.toString())).toEqual([
+      '{"title":"Cykel","externalId":"a"}',
+    ]);
   });
 
   it('leaves an empty cell out of the body', async () => {
@@ -210,7 +224,7 @@ describe('readFeed, CSV', () => {
       limits: DEFAULT_FEED_LIMITS,
       attributeType,
     })) {
-      expect(line).toEqual({ line: 2, body: { externalId: 'a' } });
+      expect(line.read()).toEqual({ line: 2, body: { externalId: 'a' } });
       break;
     }
     await new Promise(setImmediate);

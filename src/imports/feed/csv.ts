@@ -1,6 +1,6 @@
 import { parse } from 'csv-parse';
 import { FeedError } from './feed-error';
-import type { AttributeTypeOf, FeedLimits, FeedLine } from './feed.types';
+import type { AttributeTypeOf, FeedLimits, FeedLine, FeedRecord } from './feed.types';
 import { REQUIRED_LISTING_FIELDS } from '../../listings/listing.constants';
 
 export interface CsvOptions {
@@ -33,7 +33,7 @@ const CR = 0x0d;
 export async function* csvLines(
   bytes: AsyncIterable<Buffer>,
   { limits, attributeType }: CsvOptions,
-): AsyncGenerator<FeedLine> {
+): AsyncGenerator<FeedRecord> {
   const input = bytes[Symbol.asyncIterator]();
   let parser: ReturnType<typeof parse> | undefined;
   try {
@@ -55,10 +55,10 @@ export async function* csvLines(
     const rows = new RowReader(limits, attributeType);
 
     // Records parsed before a failure are read first, so chunk boundaries never change the result.
-    const drain = function* (): Generator<FeedLine> {
+    const drain = function* (): Generator<FeedRecord> {
       for (const record of records.splice(0)) {
         const line = rows.read(record);
-        if (line) yield line;
+        if (line) yield new CsvRecord(line);
       }
       if (failure !== undefined) throw rows.malformed(failure);
     };
@@ -131,6 +131,29 @@ class DelimiterFinder {
       else if (!this.inQuotes && (byte === LF || byte === CR)) return ',';
     }
     return undefined;
+  }
+}
+
+/**
+ * A record read as it was parsed. Its content is what it reads as (a cell's meaning depends on
+ * the header, so the raw cells would not do): the body's JSON, serialised when asked for.
+ */
+class CsvRecord implements FeedRecord {
+  private serialised: Buffer | undefined;
+
+  constructor(private readonly parsed: FeedLine) {}
+
+  get line(): number {
+    return this.parsed.line;
+  }
+
+  get content(): Buffer {
+    const read = 'body' in this.parsed ? this.parsed.body : this.parsed.error;
+    return (this.serialised ??= Buffer.from(JSON.stringify(read)));
+  }
+
+  read(): FeedLine {
+    return this.parsed;
   }
 }
 

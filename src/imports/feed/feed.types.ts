@@ -26,3 +26,14 @@ export type FeedLine =
   | { line: number; body: Record<string, unknown> }
   /** a line that cannot be read as a listing (not JSON, not an object): a failed line */
   | { line: number; error: string };
+
+/**
+ * A data line of the feed, counted and within the limits, whose reading as a listing may wait
+ * until it is needed (an NDJSON line is parsed by `read`, so a line known by its content never is).
+ */
+export interface FeedRecord {
+  readonly line: number;
+  /** What the line reads from: the same content always reads as the same body (or error). */
+  readonly content: Buffer;
+  read(): FeedLine;
+}

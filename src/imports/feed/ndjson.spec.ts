@@ -18,7 +18,7 @@ async function read(
     limits: { ...DEFAULT_FEED_LIMITS, ...limits },
     attributeType: () => undefined,
   });
-  for await (const line of feed) lines.push(line);
+  for await (const record of feed) lines.push(record.read());
   return lines;
 }
 
@@ -52,6 +52,34 @@ describe('readFeed, NDJSON', () => {
     expect(await read(bytewise(SAMPLE))).toEqual(SAMPLE_LINES);
     const gz = gzipSync(SAMPLE);
     expect(await read(bytewise(gz), { gzip: true })).toEqual(SAMPLE_LINES);
+  });
+
+  it('gives each record its line as content, without BOM or line ending, parsed only when read', async () => {
+    const records = [];
+    for await (const record of readFeed(Readable.from([SAMPLE]), {
+      format: 'ndjson',
+      gzip: false,
+      limits: DEFAULT_FEED_LIMITS,
+      attributeType: () => undefined,
+    }))
+      records.push(record);
+    expect(records.map((r) => r.line)).toEqual([1, 4, 5, 6, 7, 8, 9]);
+    expect(records[0].content.toString()).toBe('{"externalId":"a","price":1}');
+    expect(records[2].content.toString()).toBe('{"externalId": "c", oops}');
+    expect(records[6].content.toString()).toBe(
+      '{"externalId":"ä","images":[{"url":"https://x/1.jpg"}]}',
+    );
+  });
+
+  it('skips lines of any whitespace, and reads a line that starts with whitespace', async () => {
+    const text = '\u3000\u00a0\n\t{"a":1}\n \n\u00a0{"b":2}\n\u00e4\n';
+    expect(await read([text])).toEqual([
+      { line: 2, body: { a: 1 } },
+      { line: 4, error: expect.stringMatching(/^line 4: not valid JSON/) },
+      { line: 5, error: expect.stringMatching(/^line 5: not valid JSON/) },
+    ]);
+    const latin1 = Buffer.from([0x20, 0xe4, 0x0a]); // a space, then ä in Latin-1: not UTF-8
+    expect(await read([latin1])).toEqual([{ line: 1, error: 'line 1: not valid UTF-8' }]);
   });
 
   it('reads a last line without a line ending, and a file without lines', async () => {
@@ -168,7 +196,7 @@ describe('readFeed, NDJSON', () => {
       limits: DEFAULT_FEED_LIMITS,
       attributeType: () => undefined,
     })) {
-      if ('body' in line) bodies++;
+      if ('body' in line.read()) bodies++;
       if (++count % 10_000 === 0) {
         gc!();
         peak = Math.max(peak, process.memoryUsage().heapUsed - before);
@@ -188,7 +216,7 @@ async function readAll(source: Readable): Promise<FeedLine[]> {
     limits: DEFAULT_FEED_LIMITS,
     attributeType: () => undefined,
   }))
-    lines.push(line);
+    lines.push(line.read());
   return lines;
 }
 

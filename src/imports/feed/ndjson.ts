@@ -1,18 +1,18 @@
 import { FeedError } from './feed-error';
-import type { FeedLimits, FeedLine } from './feed.types';
+import type { FeedLimits, FeedLine, FeedRecord } from './feed.types';
 
 const NEWLINE = 0x0a;
 const CR = 0x0d;
 const MAX_REASON = 200;
 
 /**
- * Splits the bytes on `\n` and parses each line. A line is held only until its end or until it
- * passes maxLineBytes, so memory stays bounded by the longest allowed line.
+ * Splits the bytes on `\n` into records, each parsed when read. A line is held only until its end
+ * or until it passes maxLineBytes, so memory stays bounded by the longest allowed line.
  */
 export async function* ndjsonLines(
   bytes: AsyncIterable<Buffer>,
   limits: FeedLimits,
-): AsyncGenerator<FeedLine> {
+): AsyncGenerator<FeedRecord> {
   // a CR before the `\n` is not part of the line, so it may take one byte over the limit
   const holdAtMost = limits.maxLineBytes + 1;
   const reader = new LineReader(limits);
@@ -42,7 +42,6 @@ export async function* ndjsonLines(
 class LineReader {
   private lineNo = 0;
   private dataLines = 0;
-  private readonly utf8 = new TextDecoder('utf-8', { fatal: true });
 
   constructor(private readonly limits: FeedLimits) {}
 
@@ -56,36 +55,66 @@ class LineReader {
     );
   }
 
-  read(raw: Buffer): FeedLine | undefined {
+  read(raw: Buffer): FeedRecord | undefined {
     const bytes = raw.length > 0 && raw[raw.length - 1] === CR ? raw.subarray(0, -1) : raw;
     if (bytes.length > this.limits.maxLineBytes) throw this.tooLong();
     const line = ++this.lineNo;
+    if (!startsPlainly(bytes) && isBlank(bytes)) return undefined;
+    if (++this.dataLines > this.limits.maxLines)
+      throw new FeedError(
+        'too_many_lines',
+        `line ${line}: the file has more than ${this.limits.maxLines} lines`,
+        line,
+      );
+    return new NdjsonRecord(line, bytes);
+  }
+}
+
+/** A line kept as its bytes, parsed only when read (a line known by its bytes never is). */
+class NdjsonRecord implements FeedRecord {
+  constructor(
+    readonly line: number,
+    readonly content: Buffer,
+  ) {}
+
+  read(): FeedLine {
+    const line = this.line;
     let text: string;
     try {
-      text = this.utf8.decode(bytes);
+      text = UTF8.decode(this.content);
     } catch {
-      return this.counted({ line, error: `line ${line}: not valid UTF-8` });
+      return { line, error: `line ${line}: not valid UTF-8` };
     }
-    if (text.trim() === '') return undefined;
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch (err) {
-      return this.counted({ line, error: `line ${line}: not valid JSON (${reason(err)})` });
+      return { line, error: `line ${line}: not valid JSON (${reason(err)})` };
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value))
-      return this.counted({ line, error: `line ${line}: not a JSON object (${kindOf(value)})` });
-    return this.counted({ line, body: value as Record<string, unknown> });
+      return { line, error: `line ${line}: not a JSON object (${kindOf(value)})` };
+    return { line, body: value as Record<string, unknown> };
   }
+}
 
-  private counted(line: FeedLine): FeedLine {
-    if (++this.dataLines > this.limits.maxLines)
-      throw new FeedError(
-        'too_many_lines',
-        `line ${line.line}: the file has more than ${this.limits.maxLines} lines`,
-        line.line,
-      );
-    return line;
+/** Decodes a whole line at a time, so one instance serves every line (it keeps no state). */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A first byte that is ASCII and not whitespace: the line is not blank, known without decoding it.
+ * Only ASCII whitespace and multi-byte characters (some of them whitespace) need a closer look.
+ */
+function startsPlainly(bytes: Buffer): boolean {
+  const first = bytes[0];
+  return first !== undefined && first > 0x20 && first < 0x80;
+}
+
+/** Whitespace alone, as `String.prototype.trim` sees it; a line that is not UTF-8 is not blank. */
+function isBlank(bytes: Buffer): boolean {
+  try {
+    return UTF8.decode(bytes).trim() === '';
+  } catch {
+    return false;
   }
 }
 

@@ -1,6 +1,6 @@
 import { csvLines } from './csv';
 import { feedBytes, type FeedChunk } from './feed-bytes';
-import type { AttributeTypeOf, FeedFormat, FeedLimits, FeedLine } from './feed.types';
+import type { AttributeTypeOf, FeedFormat, FeedLimits, FeedRecord } from './feed.types';
 import { ndjsonLines } from './ndjson';
 
 export interface ReadFeedOptions {
@@ -13,14 +13,15 @@ export interface ReadFeedOptions {
 }
 
 /**
- * Reads the feed to its end, in order, holding at most one line (and one chunk) at a time.
+ * Reads the feed to its end, in order, as records: holding at most one line (and one chunk) at a
+ * time, counting lines and enforcing the limits.
  * Throws a FeedError when the file as a whole cannot be read; lines read before it have been
  * yielded already. Any other error is the source's.
  */
 export function readFeed(
   source: AsyncIterable<FeedChunk>,
   options: ReadFeedOptions,
-): AsyncGenerator<FeedLine> {
+): AsyncGenerator<FeedRecord> {
   const bytes = feedBytes(source, options.gzip, options.limits.maxBytes);
   return options.format === 'csv'
     ? csvLines(bytes, { limits: options.limits, attributeType: options.attributeType })

@@ -4,7 +4,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * `listing_line_hashes`: the hash of the import line that last wrote a listing or was found to
  * match it, so that the same line imported again is known unchanged without being validated and
  * compared (see
- * ImportsStore.unchangedLines). The listing's owner, mode and externalId are copied so that the
+ * ImportsStore.linesByHash). The listing's owner, mode and externalId are copied so that the
  * lookup reads this table alone; they cannot go stale, as any change to them drops the row. A hash stands only while nothing else has written the listing or
  * its gallery; these triggers drop it on any such write:
  * - `listings_line_hash_update`, after each statement updating listings, for every row where

@@ -18,6 +18,7 @@ import { ImagePipeline1764100000000 } from './1764100000000-ImagePipeline';
 import { ImportLineHashes1764200000000 } from './1764200000000-ImportLineHashes';
 import { PendingRenditionKeys1764300000000 } from './1764300000000-PendingRenditionKeys';
 import { StorageDeletions1764400000000 } from './1764400000000-StorageDeletions';
+import { LineHashLookup1764500000000 } from './1764500000000-LineHashLookup';
 
 /** Listed explicitly so ts-node, Jest and the compiled build all load the same set. */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   ImportLineHashes1764200000000,
   PendingRenditionKeys1764300000000,
   StorageDeletions1764400000000,
+  LineHashLookup1764500000000,
 ];
