@@ -462,11 +462,13 @@ export class ImportsStore {
     );
   }
 
-  /** Deletes these imports, their results with them; returns how many were still there. */
+  /** Deletes these imports and their results; returns how many imports were still there. */
   async deleteImports(ids: string[]): Promise<number> {
     if (ids.length === 0) return 0;
-    const [, deleted]: [unknown, number] = await this.dataSource.query(
-      `DELETE FROM imports WHERE id = ANY($1::uuid[])`,
+    const [{ deleted }]: { deleted: number }[] = await this.dataSource.query(
+      `WITH results AS (DELETE FROM import_results WHERE import_id = ANY($1::uuid[])),
+         deleted AS (DELETE FROM imports WHERE id = ANY($1::uuid[]) RETURNING 1)
+       SELECT count(*)::int AS deleted FROM deleted`,
       [ids],
     );
     return deleted;

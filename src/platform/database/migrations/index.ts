@@ -19,6 +19,7 @@ import { ImportLineHashes1764200000000 } from './1764200000000-ImportLineHashes'
 import { PendingRenditionKeys1764300000000 } from './1764300000000-PendingRenditionKeys';
 import { StorageDeletions1764400000000 } from './1764400000000-StorageDeletions';
 import { LineHashLookup1764500000000 } from './1764500000000-LineHashLookup';
+import { ImportResultsWithoutForeignKey1764600000000 } from './1764600000000-ImportResultsWithoutForeignKey';
 
 /** Listed explicitly so ts-node, Jest and the compiled build all load the same set. */
 export const MIGRATIONS = [
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   PendingRenditionKeys1764300000000,
   StorageDeletions1764400000000,
   LineHashLookup1764500000000,
+  ImportResultsWithoutForeignKey1764600000000,
 ];
