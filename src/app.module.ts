@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { AccountsModule } from './accounts/accounts.module';
+import { ApiLoadModule } from './platform/api-load/api-load.module';
 import { AdminModule } from './admin/admin.module';
 import { BulkModule } from './bulk/bulk.module';
 import { ApiKeyGuard } from './auth/api-key.guard';
@@ -47,6 +48,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     LoggingModule,
     DatabaseModule.forRoot(seedReferenceData),
     RedisModule,
+    ApiLoadModule,
     EventsModule,
     MetricsModule,
   ],

@@ -6,6 +6,7 @@ import { json, Request, Response } from 'express';
 import type { AllConfig } from './platform/config';
 import { MEDIA_ROUTE } from './storage/storage-driver';
 import { httpMetrics, metricsHandler } from './platform/metrics/http-metrics.middleware';
+import { ApiLoad } from './platform/api-load/api-load';
 import { Metrics } from './platform/metrics/metrics';
 import { QUEUE_DASHBOARD_ROUTE } from './queue-dashboard/queue-dashboard.module';
 import { ErrorCode } from './common/errors/error-code';
@@ -53,6 +54,12 @@ export async function configureApp(app: NestExpressApplication): Promise<NestExp
   if (config.get('metrics.onApiPort', { infer: true }))
     app.use('/metrics', metricsHandler(metrics));
   app.use(requestLogger(app.get(ROOT_LOGGER)));
+  // The API's request rate, which imports give way to (health, metrics and media not counted).
+  const apiLoad = app.get(ApiLoad);
+  app.use(`/${API_PREFIX}`, (_req: Request, _res: Response, next: () => void) => {
+    apiLoad.count();
+    next();
+  });
   app.use(`/${API_PREFIX}`, app.get(AuthenticateMiddleware).handle);
   // Bodies are read only under the API prefix, after authentication. Nothing outside it takes a
   // body but the queue dashboard, whose router parses its own behind the admin-token check.

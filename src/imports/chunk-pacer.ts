@@ -29,8 +29,8 @@ export interface PacerOptions {
  * writes took `slowdown` times longer per line than the fastest recent one met a busy database
  * (or CPU), so the import waits twice as long as the last took before its next writes, and so
  * after each of the next HOLD_CHUNKS; one slow chunk alone (a checkpoint, a vacuum) is let pass.
- * On an otherwise idle database an import never waits; it cannot tell the API from other
- * background work, the relay of its own events included.
+ * On an otherwise idle database an import never waits. The slowdown cannot tell the API from
+ * other work (the relay of the import's own events): the runner also asks whether the API is busy.
  */
 export class ChunkPacer {
   private fastestMsPerLine = Infinity;

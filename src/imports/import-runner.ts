@@ -10,6 +10,7 @@ import { OutboxService } from '../events/outbox.service';
 import { CreateListingDto, EXTERNAL_ID_PATTERN } from '../listings/dto/create-listing.dto';
 import { ListingsService, UpsertOutcome } from '../listings/listings.service';
 import { ListingsStore } from '../listings/listings.store';
+import { ApiLoad } from '../platform/api-load/api-load';
 import type { AllConfig } from '../platform/config';
 import type { ImportsConfig } from '../platform/config/imports.config';
 import { Metrics } from '../platform/metrics/metrics';
@@ -73,6 +74,7 @@ export class ImportRunner {
     private readonly feeds: ImportFeedSource,
     private readonly metrics: Metrics,
     private readonly reference: ReferenceService,
+    private readonly apiLoad: ApiLoad,
     @Inject(STORAGE_DRIVER) private readonly storage: StorageDriver,
     config: ConfigService<AllConfig, true>,
   ) {
@@ -316,8 +318,9 @@ export class ImportRunner {
   }
 
   /**
-   * Waits as long as the pacer asks, then runs a chunk's writes and times them by the lines they
-   * wrote. The wait comes before the next writes, so neither a cancel nor the import's end waits.
+   * Waits as long as the pacer asks while the API is busy, then runs a chunk's writes and times
+   * them by the lines they wrote. The wait comes before the next writes, so neither a cancel nor
+   * the import's end waits.
    */
   private async paced<T>(
     pacer: ChunkPacer,
@@ -325,7 +328,7 @@ export class ImportRunner {
     linesWritten: (result: T) => number,
   ): Promise<T> {
     const wait = pacer.waitMs(performance.now());
-    if (wait > 0) {
+    if (wait > 0 && (await this.apiBusy())) {
       this.metrics.importYield.inc(wait / 1000);
       await new Promise((resolve) => setTimeout(resolve, wait));
     }
@@ -334,6 +337,16 @@ export class ImportRunner {
     const ended = performance.now();
     pacer.record(ended - started, linesWritten(result), ended);
     return result;
+  }
+
+  /**
+   * Whether a slowed import should give way: only to an API serving requests. The pacer cannot
+   * tell the API's load from other work (the relay of the import's own events, another import),
+   * and waiting for those helps no request. Unknown (Redis away) counts as busy.
+   */
+  private async apiBusy(): Promise<boolean> {
+    const rate = await this.apiLoad.requestsPerSecond().catch(() => Infinity);
+    return rate >= this.config.yieldMinApiRps;
   }
 
   /** Half-empty chunks go untimed; the longest wait leaves most of the lease to the writes. */

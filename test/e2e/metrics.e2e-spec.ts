@@ -1,3 +1,4 @@
+import { ApiLoad } from '../../src/platform/api-load/api-load';
 import { anAccount, as, TestAccount } from '../support/factories';
 import { aListing } from '../support/listing-builder';
 import { sampleValue, scrape } from '../support/metrics-text';
@@ -109,6 +110,22 @@ describe('Prometheus metrics', () => {
     ).toBeGreaterThanOrEqual(1);
     expect(text).not.toContain(listing.id);
     expect(text).not.toContain(account.id);
+  });
+
+  it('shares the API replica’s rate of /v1 requests, which imports give way to', async () => {
+    const account = await anAccount(t).build();
+    const load = t.app.get(ApiLoad); // reads the replica's counts through the same Redis keys
+    await eventually(async () => (await load.requestsPerSecond()) === 0);
+    for (let i = 0; i < 10; i++)
+      expect((await fetch(`${api.baseUrl}/health/live`)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 600)); // two slots reported
+    expect(await load.requestsPerSecond()).toBe(0);
+    // Every request counts, those refused included (this file's read limit is 3 a minute).
+    const statuses = [];
+    for (let i = 0; i < 12; i++)
+      statuses.push((await call(account.liveKey, '/v1/listings?limit=1')).status);
+    expect(new Set(statuses)).toEqual(new Set([200, 429]));
+    await eventually(async () => (await load.requestsPerSecond()) === 12);
   });
 
   it('counts a 401 as an auth failure and a 429 as rate-limited', async () => {

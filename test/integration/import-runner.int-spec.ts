@@ -8,10 +8,12 @@ import { ImportsStore, LostClaimError } from '../../src/imports/imports.store';
 import { ImportsWorkerModule } from '../../src/imports/imports-worker.module';
 import type { CreateListingDto } from '../../src/listings/dto/create-listing.dto';
 import { ListingsService } from '../../src/listings/listings.service';
+import { ApiLoad } from '../../src/platform/api-load/api-load';
 import { Metrics } from '../../src/platform/metrics/metrics';
 import { createIntegrationContext, IntegrationContext } from '../support/integration';
 import { aListing } from '../support/listing-builder';
 import { queueImport } from '../support/queued-import';
+import { eventually } from '../support/webhook-receiver';
 
 const CHUNK = 3;
 const LINES = 10;
@@ -42,8 +44,10 @@ describe('ImportRunner resume after a crash between chunks', () => {
         IMPORT_LEASE: '10m',
         // The test runs the runner itself: no sweep queues the import behind its back.
         IMPORT_SWEEP_EVERY: '1h',
-        // Below 1: the runner waits after every chunk from the second on, so the tests run through it.
+        // Below 1: the runner waits after every chunk from the second on, so the tests run through
+        // it, as long as the API serves at least 20 requests a second (see keepApiBusy).
         IMPORT_YIELD_SLOWDOWN: '0.5',
+        IMPORT_YIELD_MIN_API_RPS: '20',
       },
     );
     runner = ctx.get(ImportRunner);
@@ -91,6 +95,21 @@ describe('ImportRunner resume after a crash between chunks', () => {
       saveChunk.mockRestore();
       logged.mockRestore();
     }
+  }
+
+  const yielded = async () => (await ctx.get(Metrics).importYield.get()).values[0]?.value ?? 0;
+
+  /**
+   * API traffic as the API's instances report it: 200 requests a second until stopped, returned
+   * once a reader sees it.
+   */
+  async function keepApiBusy(): Promise<() => void> {
+    const apiLoad = ctx.get(ApiLoad);
+    const timer = setInterval(() => {
+      for (let i = 0; i < 10; i++) apiLoad.count();
+    }, 50);
+    await eventually(async () => (await apiLoad.requestsPerSecond()) >= 100);
+    return () => clearInterval(timer);
   }
 
   const importRow = async (id: string) =>
@@ -151,8 +170,8 @@ describe('ImportRunner resume after a crash between chunks', () => {
     );
     const lines = Array.from({ length: LINES }, (_, i) => body(i + 1));
     const id = await newImport(lines);
-    const yielded = async () => (await ctx.get(Metrics).importYield.get()).values[0]?.value ?? 0;
     const yieldedBefore = await yielded();
+    const stopApiTraffic = await keepApiBusy();
 
     await crashAfterFirstChunk(id);
 
@@ -176,6 +195,7 @@ describe('ImportRunner resume after a crash between chunks', () => {
       [id],
     );
     await runner.run(id);
+    stopApiTraffic();
 
     expect(await importRow(id)).toMatchObject({
       status: 'succeeded',
@@ -217,6 +237,29 @@ describe('ImportRunner resume after a crash between chunks', () => {
     expect(await importEvents(id)).toEqual([{ event: 'import.finished', status: 'succeeded' }]);
     // It waited after its chunks (IMPORT_YIELD_SLOWDOWN below 1), twice as long as each took.
     expect(await yielded()).toBeGreaterThan(yieldedBefore);
+  });
+
+  it('a slowed import does not wait while the API serves next to nothing', async () => {
+    const lines = Array.from({ length: LINES }, (_, i) => body(100 + i));
+    const apiLoad = ctx.get(ApiLoad);
+    // The earlier tests' traffic has left the last second's window.
+    await eventually(async () => (await apiLoad.requestsPerSecond()) === 0);
+    for (let i = 0; i < 5; i++) apiLoad.count(); // a few requests: under the 20 a second
+    const before = await yielded();
+    const id = await newImport(lines);
+    await runner.run(id);
+    expect(await importRow(id)).toMatchObject({ status: 'succeeded', created: LINES });
+    expect(await yielded()).toBe(before);
+
+    // The same import's chunks with the API busy wait, as the other tests' do.
+    const stopApiTraffic = await keepApiBusy();
+    try {
+      const again = await newImport(Array.from({ length: LINES }, (_, i) => body(200 + i)));
+      await runner.run(again);
+      expect(await yielded()).toBeGreaterThan(before);
+    } finally {
+      stopApiTraffic();
+    }
   });
 
   it('a second runner cannot claim an import whose lease is live: it returns and changes nothing', async () => {

@@ -11,6 +11,7 @@ class ImportsEnv {
   @IsDuration() IMPORT_LEASE: string = '30s';
   @IsDuration() IMPORT_SWEEP_EVERY: string = '15s';
   @ToNumber() @IsNumber() @Min(0) @Max(100) IMPORT_YIELD_SLOWDOWN: number = 1.5;
+  @ToInt() @IsInt() @Min(0) IMPORT_YIELD_MIN_API_RPS: number = 100;
 }
 
 export interface ImportsConfig {
@@ -28,6 +29,8 @@ export interface ImportsConfig {
   sweepEveryMs: number;
   /** a chunk this much slower per line than the fastest makes the import wait (0: never) */
   yieldSlowdown: number;
+  /** the import waits only while the API serves at least this many requests a second */
+  yieldMinApiRps: number;
 }
 
 export const importsConfig = registerAs('imports', (): ImportsConfig => {
@@ -41,5 +44,6 @@ export const importsConfig = registerAs('imports', (): ImportsConfig => {
     leaseMs: parseDuration(env.IMPORT_LEASE)!,
     sweepEveryMs: parseDuration(env.IMPORT_SWEEP_EVERY)!,
     yieldSlowdown: env.IMPORT_YIELD_SLOWDOWN,
+    yieldMinApiRps: env.IMPORT_YIELD_MIN_API_RPS,
   };
 });
