@@ -229,9 +229,9 @@ export class ImportRunner {
     };
     try {
       let chunk: FeedRecord[] = [];
-      for await (const line of await this.feeds.open(row)) {
-        if (line.line <= row.next_line) continue;
-        chunk.push(line);
+      for await (const record of await this.feeds.open(row)) {
+        if (record.line <= row.next_line) continue;
+        chunk.push(record);
         if (chunk.length >= this.config.chunkLines) {
           await apply(chunk);
           chunk = [];

@@ -36,7 +36,8 @@ export class ApiLoad implements OnModuleDestroy {
   count(): void {
     const slot = Math.floor(Date.now() / SLOT_MS);
     this.counts.set(slot, (this.counts.get(slot) ?? 0) + 1);
-    // Flushed just after the slot ends, so a reader never sees a slot still filling.
+    // Flushed just after the slot ends (with what the next one has counted by then); a reader
+    // reads only slots that have ended.
     this.flushing ??= setTimeout(
       () => void this.flush(),
       (slot + 1) * SLOT_MS - Date.now() + 5,
@@ -56,7 +57,9 @@ export class ApiLoad implements OnModuleDestroy {
       .mget(...keys)
       .then((counts) => counts.reduce((sum, n) => sum + Number(n ?? 0), 0));
     this.read = { at: now, rate };
-    rate.catch(() => (this.read = undefined));
+    rate.catch(() => {
+      if (this.read?.rate === rate) this.read = undefined; // the next call tries Redis again
+    });
     return rate;
   }
 
