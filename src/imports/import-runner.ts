@@ -150,7 +150,8 @@ export class ImportRunner {
       const hits = await found;
       records.forEach((record, i) => {
         const hit = hits.get(i);
-        if (hit) known.set(record.line, hit);
+        // Lines a resumed run has applied already are noted, not kept.
+        if (hit && record.line > row.next_line) known.set(record.line, hit);
         const externalId = hit ? hit.externalId : bodyOf(record.read())?.externalId;
         firstLines.note(externalId, record.line);
       });
@@ -161,9 +162,9 @@ export class ImportRunner {
       lines++;
       batch.push(record);
       if (batch.length >= this.config.chunkLines) {
+        if (lookups.length >= LOOKUPS_IN_FLIGHT) await noteFirst();
         lookUp(batch);
         batch = [];
-        if (lookups.length > LOOKUPS_IN_FLIGHT) await noteFirst();
       }
       if (lines % RENEW_EVERY_LINES === 0 && !(await this.store.renew(claim, this.config.leaseMs)))
         throw new LostClaimError(claim.id);
@@ -261,6 +262,7 @@ export class ImportRunner {
     const admitted: Admitted[] = [];
     for (const record of chunk) {
       const hit = known.get(record.line);
+      known.delete(record.line); // each line is prepared once; a 100k-line file's map empties
       // A repeated line is found too, and fails in `admit` as the repeat it is.
       if (hit && firstLines.duplicateOf(hit.externalId, record.line) === undefined) {
         results.push(unchangedResult(record.line, hit.externalId, hit.listingId));
@@ -269,6 +271,7 @@ export class ImportRunner {
       const line = record.read();
       const outcome = await this.admit(line, firstLines);
       if (outcome instanceof DomainError) results.push(failedResult(line, outcome));
+      // Hashed again rather than kept from the read pass: a hash a line would cost more memory.
       else admitted.push({ ...outcome, hash: lineHash(digest, record.content) });
     }
     return {

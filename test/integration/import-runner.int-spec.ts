@@ -108,9 +108,12 @@ describe('ImportRunner resume after a crash between chunks', () => {
     const timer = setInterval(() => {
       for (let i = 0; i < 10; i++) apiLoad.count();
     }, 50);
+    stopApiTraffic = () => clearInterval(timer);
     await eventually(async () => (await apiLoad.requestsPerSecond()) >= 100);
-    return () => clearInterval(timer);
+    return stopApiTraffic;
   }
+  let stopApiTraffic: (() => void) | undefined;
+  afterEach(() => stopApiTraffic?.()); // also when a test failed before it stopped the traffic
 
   const importRow = async (id: string) =>
     (
@@ -171,7 +174,7 @@ describe('ImportRunner resume after a crash between chunks', () => {
     const lines = Array.from({ length: LINES }, (_, i) => body(i + 1));
     const id = await newImport(lines);
     const yieldedBefore = await yielded();
-    const stopApiTraffic = await keepApiBusy();
+    const stopTraffic = await keepApiBusy();
 
     await crashAfterFirstChunk(id);
 
@@ -195,7 +198,7 @@ describe('ImportRunner resume after a crash between chunks', () => {
       [id],
     );
     await runner.run(id);
-    stopApiTraffic();
+    stopTraffic();
 
     expect(await importRow(id)).toMatchObject({
       status: 'succeeded',
@@ -252,13 +255,13 @@ describe('ImportRunner resume after a crash between chunks', () => {
     expect(await yielded()).toBe(before);
 
     // The same import's chunks with the API busy wait, as the other tests' do.
-    const stopApiTraffic = await keepApiBusy();
+    const stopTraffic = await keepApiBusy();
     try {
       const again = await newImport(Array.from({ length: LINES }, (_, i) => body(200 + i)));
       await runner.run(again);
       expect(await yielded()).toBeGreaterThan(before);
     } finally {
-      stopApiTraffic();
+      stopTraffic();
     }
   });
 

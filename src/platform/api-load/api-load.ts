@@ -6,15 +6,17 @@ import { REDIS } from '../redis/redis.module';
 
 /** Requests are counted per slot of this length, and a slot is flushed once it has ended. */
 export const SLOT_MS = 250;
-/** The rate is read over the last second's complete slots. */
+/** The rate is read over a second's slots, */
 const WINDOW_SLOTS = 1_000 / SLOT_MS;
+/** ending one slot back: the slot just ended may not be flushed yet by every API host. */
+const LAG_SLOTS = 1;
 /** A slot's key outlives the window a little, so a late reader still finds it. */
 const SLOT_TTL_MS = 5_000;
 
 /**
  * The API's request rate across its instances, through Redis: each API process counts its
  * requests per quarter second and adds the count to that slot's key once the slot has ended; a
- * reader (an import deciding whether to give way) sums the last second's slots. Requests are
+ * reader (an import deciding whether to give way) sums a second's slots, one slot back. Requests are
  * only counted in memory, so a busy API pays one Redis call a quarter second, not one a request.
  */
 @Injectable()
@@ -45,14 +47,16 @@ export class ApiLoad implements OnModuleDestroy {
   }
 
   /**
-   * Requests per second the API's instances served over the last second, read at most once a
-   * slot; rejects when Redis cannot be read.
+   * Requests per second the API's instances served over a second ending a quarter second ago,
+   * read at most once a slot; rejects when Redis cannot be read.
    */
   requestsPerSecond(): Promise<number> {
     const now = Date.now();
     if (this.read && now - this.read.at < SLOT_MS) return this.read.rate;
     const current = Math.floor(now / SLOT_MS);
-    const keys = Array.from({ length: WINDOW_SLOTS }, (_, i) => this.key(current - 1 - i));
+    const keys = Array.from({ length: WINDOW_SLOTS }, (_, i) =>
+      this.key(current - 1 - LAG_SLOTS - i),
+    );
     const rate = this.redis
       .mget(...keys)
       .then((counts) => counts.reduce((sum, n) => sum + Number(n ?? 0), 0));
