@@ -513,7 +513,7 @@ function bodyOf(line: FeedLine): Record<string, unknown> | undefined {
 }
 
 function failedResult(line: FeedLine, error: DomainError): NewResult {
-  const externalId = 'body' in line ? line.body.externalId : undefined;
+  const externalId = bodyOf(line)?.externalId;
   return {
     seq: line.line,
     line: line.line,

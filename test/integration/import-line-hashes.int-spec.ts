@@ -53,8 +53,12 @@ describe('Import line hashes', () => {
    * Imports `lines` to its end: the import, its outcomes by externalId, the lines validated and
    * the times a line was parsed.
    */
-  async function runImport(lines: (Record<string, unknown> | string)[], dryRun = false) {
-    const id = await queueImport(ctx, owner, lines, { dryRun });
+  async function runImport(
+    lines: (Record<string, unknown> | string)[],
+    dryRun = false,
+    format: 'ndjson' | 'csv' = 'ndjson',
+  ) {
+    const id = await queueImport(ctx, owner, lines, { dryRun, format });
     const admit = jest.spyOn(runner as unknown as { admit: () => unknown }, 'admit');
     const feeds = ctx.get(ImportFeedSource);
     const open = feeds.open.bind(feeds);
@@ -204,6 +208,33 @@ describe('Import line hashes', () => {
     expect(changed.validated).toBe(2);
     // Checked under the new reference data, their hashes now stand for it.
     expect((await runImport(lines)).validated).toBe(0);
+  });
+
+  it('a CSV record again is known by what it reads as, whatever its delimiter, quoting or line', async () => {
+    const header =
+      'externalId,title,description,price,condition,categorySlug,locationLan,locationKommun,' +
+      'attributes.make,attributes.model,attributes.modelYear,attributes.mileageKm,attributes.fuel,attributes.gearbox';
+    const rows = ['c-1', 'c-2'].map(
+      (id) =>
+        `${id},Volvo V70,Servad 2025.,89000,GOOD,cars,stockholm,upplands-vasby,volvo,V70,2012,184000,diesel,automatic`,
+    );
+    const first = await runImport([header, ...rows], false, 'csv');
+    expect(first.outcomes).toEqual({ 'c-1': 'created', 'c-2': 'created' });
+    const again = await runImport([header, ...rows], false, 'csv');
+    expect(again.outcomes).toEqual({ 'c-1': 'unchanged', 'c-2': 'unchanged' });
+    expect(again.validated).toBe(0);
+    expect(again.parsed).toBe(0);
+    // Semicolons, quoted cells, the rows swapped: each reads as the same fields in the same
+    // order, so it has the same content wherever it stands.
+    const semicolons = [header, ...rows.reverse()].map((row) =>
+      row
+        .split(',')
+        .map((cell) => `"${cell}"`)
+        .join(';'),
+    );
+    const resent = await runImport(semicolons, false, 'csv');
+    expect(resent.outcomes).toEqual({ 'c-1': 'unchanged', 'c-2': 'unchanged' });
+    expect(resent.validated).toBe(0);
   });
 
   it('a plain SQL update drops the hash; a dry run stores none', async () => {

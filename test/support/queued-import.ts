@@ -7,13 +7,13 @@ import type { IntegrationContext } from './integration';
 /**
  * An NDJSON upload import of `lines` for `owner`, queued as POST /v1/imports leaves it (its file
  * stored, no job), for integration tests that run the ImportRunner themselves. Its id. A line
- * given as a string is written as it is.
+ * given as a string is written as it is (with `format: 'csv'`, every line: the header first).
  */
 export async function queueImport(
   ctx: IntegrationContext,
   owner: OwnerScope,
   lines: (Record<string, unknown> | string)[],
-  { dryRun = false } = {},
+  { dryRun = false, format = 'ndjson' as 'ndjson' | 'csv' } = {},
 ): Promise<string> {
   const fileKey = `imports/int-${Math.random().toString(36).slice(2)}`;
   await ctx
@@ -26,7 +26,7 @@ export async function queueImport(
       {
         mode: 'upsert',
         dryRun,
-        format: 'ndjson',
+        format,
         source: 'upload',
         sourceUrl: null,
         gzip: false,
