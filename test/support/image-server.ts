@@ -1,4 +1,5 @@
 import http from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { jpegWithGps, pixelBomb, png } from './images';
 
@@ -62,7 +63,7 @@ export class ImageServer {
         res.writeHead(200, { 'content-type': 'image/jpeg' });
         const chunk = Buffer.alloc(1024 * 1024, 0xff);
         for (let i = 0; i < 12 && !res.destroyed; i++)
-          if (!res.write(chunk)) await new Promise((r) => res.once('drain', r).once('close', r));
+          if (!res.write(chunk)) await drainedOrClosed(res);
         return void res.end();
       }
       case '/drip.jpg': {
@@ -81,4 +82,15 @@ export class ImageServer {
         res.writeHead(404).end();
     }
   }
+}
+
+/** Waits for `drain` or `close`, whichever comes first, and leaves no listener for the other. */
+function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done).off('close', done);
+      resolve();
+    };
+    res.once('drain', done).once('close', done);
+  });
 }
