@@ -22,12 +22,19 @@ export function feedBytes(
 async function* countBytes(source: AsyncIterable<FeedChunk>, maxBytes: number) {
   let total = 0;
   for await (const chunk of source) {
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk);
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : asBuffer(chunk);
     total += bytes.length;
     if (total > maxBytes)
       throw new FeedError('too_large', `the file is larger than ${maxBytes} bytes`);
     if (bytes.length > 0) yield bytes;
   }
+}
+
+/** The same bytes as a Buffer, not a copy: a feed of 100 MB is read twice, chunk by chunk. */
+function asBuffer(chunk: Uint8Array): Buffer {
+  return Buffer.isBuffer(chunk)
+    ? chunk
+    : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
 }
 
 async function* gunzip(input: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {

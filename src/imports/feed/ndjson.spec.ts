@@ -54,6 +54,22 @@ describe('readFeed, NDJSON', () => {
     expect(await read(bytewise(gz), { gzip: true })).toEqual(SAMPLE_LINES);
   });
 
+  it('reads Uint8Array chunks that are views into a larger buffer (a fetched body) as their own bytes', async () => {
+    const whole = Buffer.from(`xx${SAMPLE}yy`);
+    const view = (from: number, to: number) =>
+      new Uint8Array(whole.buffer, whole.byteOffset + from, to - from);
+    const middle = 2 + Math.floor(SAMPLE.length / 2);
+    const lines: FeedLine[] = [];
+    const feed = readFeed(Readable.from([view(2, middle), view(middle, whole.length - 2)]), {
+      format: 'ndjson',
+      gzip: false,
+      limits: DEFAULT_FEED_LIMITS,
+      attributeType: () => undefined,
+    });
+    for await (const record of feed) lines.push(record.read());
+    expect(lines).toEqual(SAMPLE_LINES);
+  });
+
   it('gives each record its line as content, without BOM or line ending, parsed only when read', async () => {
     const records = [];
     for await (const record of readFeed(Readable.from([SAMPLE]), {
