@@ -210,7 +210,7 @@ function describe(label: string, t: TimedImport): void {
     .join(', ');
   console.log(
     `${label}: ${t.view.status} in ${t.seconds.toFixed(1)} s = ${t.listingsPerSecond} listings/s ` +
-      `(upload ${t.uploadSeconds.toFixed(1)} s, queued ${t.queuedSeconds.toFixed(1)} s, run ${t.runSeconds.toFixed(1)} s; ${counts}); per line worker ${t.workerUs} µs, db ${t.dbUs} µs`,
+      `(upload ${t.uploadSeconds.toFixed(3)} s, queued ${t.queuedSeconds.toFixed(3)} s, run ${t.runSeconds.toFixed(3)} s; ${counts}); per line worker ${t.workerUs} µs, db ${t.dbUs} µs`,
   );
 }
 
