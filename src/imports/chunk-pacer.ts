@@ -9,12 +9,11 @@ const WAIT_CHUNKS = 2;
 /**
  * Chunks that wait after the two slow ones before the import judges again. A chunk right after a
  * wait finds the worker idle (it prepared the next chunk meanwhile) and looks fast even while the
- * database is still busy with others, so judging it would end the waiting at once. Judging again
- * takes two chunks at full speed, and those are the API's slowest moments: under lasting
- * contention 2 chunks in 14 go on without waiting. Holding long costs an import alone nothing,
- * since the runner waits only while the API is busy.
+ * database is still busy with others, so judging it would end the waiting at once. The first
+ * chunk judged after the hold is such a chunk too: under lasting contention one chunk in six
+ * goes on without waiting, and the next two slow ones start the hold again.
  */
-const HOLD_CHUNKS = 12;
+const HOLD_CHUNKS = 4;
 
 export interface PacerOptions {
   /** this many times the fastest cost per line is slow; 0 never waits */
