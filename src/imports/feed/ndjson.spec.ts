@@ -54,7 +54,7 @@ describe('readFeed, NDJSON', () => {
     expect(await read(bytewise(gz), { gzip: true })).toEqual(SAMPLE_LINES);
   });
 
-  it('reads Uint8Array chunks that are views into a larger buffer (a fetched body) as their own bytes', async () => {
+  it('reads Uint8Array chunks that are views into a larger buffer as their own bytes, not the whole buffer', async () => {
     const whole = Buffer.from(`xx${SAMPLE}yy`);
     const view = (from: number, to: number) =>
       new Uint8Array(whole.buffer, whole.byteOffset + from, to - from);
