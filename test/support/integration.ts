@@ -2,11 +2,13 @@ import 'reflect-metadata';
 import type { ModuleMetadata, Type } from '@nestjs/common';
 import { Test, TestingModule } from '@nestjs/testing';
 import { randomBytes } from 'node:crypto';
+import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { AccountsModule } from '../../src/accounts/accounts.module';
 import { AccountsService } from '../../src/accounts/accounts.service';
 import { CoreModule } from '../../src/app.module';
 import type { OwnerScope } from '../../src/auth/scope';
+import { REDIS } from '../../src/platform/redis/redis.module';
 import { createTestDatabase, newRedisPrefix } from './test-database';
 import { testEnv, withEnv } from './test-app';
 
@@ -38,6 +40,7 @@ export async function createIntegrationContext(
     await module.init();
   });
   const app = module!;
+  await redisReady(app.get<Redis>(REDIS as never, { strict: false }));
   return {
     get: (type) => app.get(type, { strict: false }),
     dataSource: app.get(DataSource),
@@ -49,4 +52,13 @@ export async function createIntegrationContext(
     },
     close: () => app.close(),
   };
+}
+
+/**
+ * The service's Redis client fails a command at once while it is not connected (no offline
+ * queue, by design), so a test's first call must not race the connection the app just opened.
+ */
+async function redisReady(redis: Redis): Promise<void> {
+  if (redis.status === 'ready') return;
+  await new Promise<void>((resolve) => redis.once('ready', () => resolve()));
 }
