@@ -5,9 +5,10 @@ import { STORAGE_DRIVER, StorageDriver } from '../../src/storage/storage-driver'
 import type { IntegrationContext } from './integration';
 
 /**
- * An NDJSON upload import of `lines` for `owner`, queued as POST /v1/imports leaves it (its file
- * stored, no job), for integration tests that run the ImportRunner themselves. Its id. A line
- * given as a string is written as it is (with `format: 'csv'`, every line: the header first).
+ * An upload import of `lines` for `owner` (NDJSON, or CSV with `format: 'csv'`), queued as
+ * POST /v1/imports leaves it (its file stored, no job), for integration tests that run the
+ * ImportRunner themselves. Its id. A line given as a string is written as it is (for CSV every
+ * line is, the header first); an object is written as its JSON.
  */
 export async function queueImport(
   ctx: IntegrationContext,
@@ -18,7 +19,7 @@ export async function queueImport(
   const fileKey = `imports/int-${Math.random().toString(36).slice(2)}`;
   await ctx
     .get<StorageDriver>(STORAGE_DRIVER as never)
-    .putPrivate(fileKey, Readable.from([lines.map(ndjsonLine).join('\n') + '\n']));
+    .putPrivate(fileKey, Readable.from([lines.map(fileLine).join('\n') + '\n']));
   const row = await ctx.dataSource.transaction((em) =>
     ctx.get(ImportsStore).insertWithinLimit(
       em,
@@ -39,5 +40,5 @@ export async function queueImport(
   return row!.id;
 }
 
-const ndjsonLine = (line: Record<string, unknown> | string) =>
+const fileLine = (line: Record<string, unknown> | string) =>
   typeof line === 'string' ? line : JSON.stringify(line);
