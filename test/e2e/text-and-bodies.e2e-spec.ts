@@ -146,6 +146,47 @@ describe('Text is valid Unicode, stored in NFC; bodies are bounded', () => {
     });
   });
 
+  describe('keys named as Object.prototype members are unknown fields, never dropped quietly', () => {
+    const withKeys = (json: string) =>
+      sendRaw('/v1/listings', JSON.stringify(aListing().build()).replace(/}$/, `,${json}}`));
+
+    it('POST /listings: in the body and in attributes, the field named', async () => {
+      for (const [json, field] of [
+        ['"constructor": 1', 'constructor'],
+        ['"toString": "x"', 'toString'],
+        ['"__proto__": {"price": 1}', '__proto__'],
+        ['"images": [{"url": "https://example.com/a.jpg", "valueOf": 1}]', 'images[0].valueOf'],
+      ] as const) {
+        expect(fieldsOf(await withKeys(json))).toEqual([field]);
+      }
+      const attributes = await api()
+        .post('/v1/listings')
+        .send({
+          ...aListing().build(),
+          attributes: JSON.parse('{"make": "volvo", "hasOwnProperty": 1}'),
+        });
+      expect(fieldsOf(attributes)).toEqual(['attributes.hasOwnProperty']);
+      const put = await api()
+        .put('/v1/listings/by-external-id/proto-1')
+        .send(JSON.parse(`{"title": "Volvo V70", "constructor": 1}`));
+      expect(fieldsOf(put)).toContain('constructor');
+      await api()
+        .get('/v1/listings?externalId=proto-1')
+        .expect(200, /"total":0/);
+    });
+
+    it('bulk create: only the item with such a key fails', async () => {
+      const items = JSON.parse(
+        `[${JSON.stringify(aListing().build())}, ${JSON.stringify(aListing().build()).replace(/}$/, ',"toString": 1}')}]`,
+      );
+      const res = await api().post('/v1/listings/bulk').send({ items }).expect(200);
+      expect(res.body.data).toMatchObject({ created: 1, failed: 1 });
+      expect(res.body.data.results[1].error.details).toEqual([
+        { field: 'toString', message: 'toString is not an allowed field' },
+      ]);
+    });
+  });
+
   it('bidi controls and U+FEFF are refused in text fields', async () => {
     for (const char of ['\u202a', '\u202e', '\u2066', '\u2069', '\ufeff']) {
       const res = await api()

@@ -46,6 +46,26 @@ describe('validateDto (one bulk item) and the global pipe (one body)', () => {
     expect(dto).toMatchObject({ title: 'Volvo V70 2.4 D5', phone: '+46701234567' });
   });
 
+  it.each([
+    ['constructor', { ...valid, constructor: 1 }, 'constructor'],
+    ['toString', { ...valid, toString: 'x' }, 'toString'],
+    ['__proto__', JSON.parse(`{"__proto__": {"x": 1}, "title": "Volvo V70"}`), '__proto__'],
+    ['valueOf in attributes', { ...valid, attributes: { valueOf: 2 } }, 'attributes.valueOf'],
+    [
+      'hasOwnProperty in an image',
+      { ...valid, images: [{ hasOwnProperty: 1 }] },
+      'images[0].hasOwnProperty',
+    ],
+  ])(
+    'refuse a key named as an Object.prototype member (%s), naming it',
+    async (_n, body, field) => {
+      const details = [{ field, message: `${field} is not an allowed field` }];
+      await expect(viaPipe(body)).rejects.toMatchObject({ code: 'VALIDATION_ERROR', details });
+      const fromHelper = await validateDto(CreateListingDto, body).catch((e: DomainError) => e);
+      expect((fromHelper as DomainError).details).toEqual(expect.arrayContaining(details));
+    },
+  );
+
   it('refuses an item that is not an object, naming the body', async () => {
     for (const item of [null, 42, 'x', [valid]]) {
       await expect(validateDto(CreateListingDto, item)).rejects.toMatchObject({

@@ -6,6 +6,7 @@ import {
   ValidatorOptions,
 } from 'class-validator';
 import { FieldError, ValidationError } from '../errors/domain-error';
+import { joinPath, propertiesValidatedLater, prototypeKeyErrors } from './prototype-keys';
 
 /** One set of rules for every DTO, whether it is a whole body or one part of it (a bulk item). */
 const VALIDATOR_OPTIONS: ValidatorOptions = {
@@ -14,12 +15,6 @@ const VALIDATOR_OPTIONS: ValidatorOptions = {
   stopAtFirstError: true,
   validationError: { target: false, value: false },
 };
-
-/** `items[3].price`, `images[0].url`, `title`: the full path of a nested field. */
-function joinPath(parent: string, property: string): string {
-  if (!parent) return property;
-  return /^\d+$/.test(property) ? `${parent}[${property}]` : `${parent}.${property}`;
-}
 
 export function flattenValidationErrors(errors: ClassValidatorError[], parent = ''): FieldError[] {
   return errors.flatMap((error) => {
@@ -65,12 +60,24 @@ export class ShapeValidationError<T extends object = object> extends ValidationE
   }
 }
 
-function checkedOf<T extends object>(dto: T, errors: ClassValidatorError[]): CheckedDto<T> {
+function checkedOf<T extends object>(
+  dto: T,
+  errors: ClassValidatorError[],
+  keyErrors: FieldError[] = [],
+): CheckedDto<T> {
   return {
     dto,
-    errors: flattenValidationErrors(errors),
-    invalid: new Set(errors.map((error) => error.property)),
+    errors: [...keyErrors, ...flattenValidationErrors(errors)],
+    invalid: new Set([
+      ...keyErrors.map((error) => topLevelField(error.field)),
+      ...errors.map((error) => error.property),
+    ]),
   };
+}
+
+/** `attributes` of `attributes.make`, `images` of `images[0].url`. */
+function topLevelField(path: string): string {
+  return /^[^.[]*/.exec(path)![0];
 }
 
 /**
@@ -113,8 +120,13 @@ export function normalizeText(value: unknown): unknown {
 
 /** The global pipe: what the caller sent (not custom parameters) in NFC, then the DTO's rules. */
 class TextValidationPipe extends ValidationPipe {
-  override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const sent = metadata.type === 'body' || metadata.type === 'query' || metadata.type === 'param';
+    if (sent && metadata.metatype && this.toValidate(metadata)) {
+      const later = propertiesValidatedLater(metadata.metatype);
+      const keyErrors = prototypeKeyErrors(value, later);
+      if (keyErrors.length > 0) throw new ValidationError(keyErrors, keyErrors[0].message);
+    }
     return super.transform(sent ? normalizeText(value) : value, metadata);
   }
 }
@@ -144,8 +156,9 @@ export async function checkDto<T extends object>(
   dtoClass: ClassConstructor<T>,
   plain: unknown,
 ): Promise<CheckedDto<T>> {
-  const dto = plainToInstance(dtoClass, normalizeText(asJsonObject(plain)));
-  return checkedOf(dto, await validate(dto, VALIDATOR_OPTIONS));
+  const body = asJsonObject(plain);
+  const dto = plainToInstance(dtoClass, normalizeText(body));
+  return checkedOf(dto, await validate(dto, VALIDATOR_OPTIONS), prototypeKeyErrors(body));
 }
 
 /** A part of a body that stands for a whole body (a bulk item) must be an object like one. */
