@@ -49,6 +49,22 @@ describe('Envelope and errors', () => {
     ]);
   });
 
+  it('answers JSON that is not an object (null, a string, an array) with 400: the body must be an object', async () => {
+    for (const [sent, message] of [
+      ['null', 'body must be a JSON object'],
+      ['"x"', 'body must be a JSON object'],
+      ['[]', 'body must be a JSON object'],
+    ]) {
+      const res = await admin(t)
+        .post('/v1/admin/accounts')
+        .set('Content-Type', 'application/json')
+        .send(sent);
+      expect(expectError(res, 400, 'VALIDATION_ERROR').details).toEqual([
+        { field: 'body', message },
+      ]);
+    }
+  });
+
   it('answers a body that is not JSON with 400 naming Content-Type', async () => {
     const res = await admin(t)
       .post('/v1/admin/accounts')
@@ -56,6 +72,20 @@ describe('Envelope and errors', () => {
       .send('name=x');
     expect(fieldsOf(res)).toEqual(['Content-Type']);
     expectError(res, 400, 'VALIDATION_ERROR');
+  });
+
+  it('answers a body that does not decode as its Content-Encoding says with 400 naming the body', async () => {
+    for (const encoding of ['gzip', 'deflate', 'br']) {
+      const res = await admin(t)
+        .post('/v1/admin/accounts')
+        .set('Content-Type', 'application/json')
+        .set('Content-Encoding', encoding)
+        .send('{"name": "not compressed"}');
+      expectError(res, 400, 'VALIDATION_ERROR');
+      expect(res.body.error.details).toEqual([
+        { field: 'body', message: 'The body could not be decoded as its Content-Encoding says.' },
+      ]);
+    }
   });
 
   it('answers a body over the size limit with 400', async () => {
@@ -90,6 +120,23 @@ describe('Envelope and errors', () => {
         404,
         'NOT_FOUND',
       );
+    }
+  });
+
+  it('answers a path that is not valid percent-encoded UTF-8 as its segment would be answered', async () => {
+    const api = as(t, account.liveKey);
+    // A segment that names a resource by id names none: 404, as any malformed id or unknown route.
+    for (const seg of ['%FF', '%', '%zz', '%ED%A0%80']) {
+      expectError(await api.get(`/v1/listings/${seg}`), 404, 'NOT_FOUND');
+      expectError(await api.get(`/v1/imports/${seg}`), 404, 'NOT_FOUND');
+      expectError(await api.get(`/v1/${seg}`), 404, 'NOT_FOUND');
+      expectError(await t.http().get(`/media/${seg}`), 404, 'NOT_FOUND');
+    }
+    // The externalId of PUT is the caller's own text: refused as invalid text is, naming it.
+    for (const seg of ['a%FFb', 'a%zz', 'a%ED%A0%80b']) {
+      const res = await api.put(`/v1/listings/by-external-id/${seg}`).send({});
+      expectError(res, 400, 'VALIDATION_ERROR');
+      expect(fieldsOf(res)).toEqual(['externalId']);
     }
   });
 

@@ -1,3 +1,4 @@
+import type { Response } from 'supertest';
 import sharp from 'sharp';
 import { readdir } from 'node:fs/promises';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -242,6 +243,55 @@ describe('Listing images', () => {
         fieldsOf(await addUrl(l.id, { url: 'https://img.example.com/a.jpg', base64: 'AAAA' })),
       ).toEqual(['file']);
       expect(fieldsOf(await addUrl(l.id, {}))).toEqual(['file']);
+    });
+
+    it('refuses a malformed multipart body with 400 on body, in words of its own', async () => {
+      const l = await newListing(0);
+      const multipart = (contentType: string, body: string) =>
+        live()
+          .post(`/v1/listings/${l.id}/images`)
+          .set('Content-Type', contentType)
+          .serialize((b: unknown) => b as string)
+          .send(body);
+      for (const res of [
+        await multipart('multipart/form-data; boundary=XX', '--XX\r\nContent-Disposition: form-da'),
+        await multipart('multipart/form-data', 'no boundary'),
+      ]) {
+        expectError(res, 400, 'VALIDATION_ERROR');
+        expect(res.body.error.details).toEqual([
+          { field: 'body', message: 'The multipart body is malformed or incomplete.' },
+        ]);
+      }
+      expect(await gallery(l.id)).toEqual([]);
+    });
+
+    it('says what is wrong with a url, an order or a reorder of the wrong type', async () => {
+      const l = await newListing(1);
+      const detailsOf = async (res: Promise<Response>) => (await res).body.error.details;
+      expect(await detailsOf(addUrl(l.id, { url: 5 }))).toEqual([
+        { field: 'url', message: 'url must be an http(s) URL' },
+      ]);
+      expect(
+        await detailsOf(
+          live()
+            .post(`/v1/listings/${l.id}/images`)
+            .attach('file', await jpegWithGps(8, 8), 'a.jpg')
+            .field('order', '-1'),
+        ),
+      ).toEqual([{ field: 'order', message: 'order must not be less than 0' }]);
+      for (const body of [{}, { imageIds: 'abc' }]) {
+        expect(
+          await detailsOf(live().patch(`/v1/listings/${l.id}/images/reorder`).send(body)),
+        ).toEqual([{ field: 'imageIds', message: 'imageIds must be an array' }]);
+      }
+      expect(
+        await detailsOf(
+          live()
+            .post(`/v1/listings/${l.id}/images`)
+            .send([{ url: 'https://img.example.com/a.jpg' }]),
+        ),
+      ).toEqual([{ field: 'body', message: 'body must be a JSON object' }]);
+      expect(await gallery(l.id)).toHaveLength(1);
     });
 
     it('refuses a file over 10 MB', async () => {

@@ -31,6 +31,14 @@ const MULTER_MESSAGES: Record<string, string> = {
   LIMIT_FIELD_VALUE: 'A multipart field is too long.',
 };
 
+/**
+ * Path parameters that are the caller's own text rather than a resource's id: a segment that does
+ * not decode is invalid text there (400 naming it); anywhere else it names nothing (404).
+ */
+const TEXT_PATH_PARAMS: { method: string; path: RegExp; field: string }[] = [
+  { method: 'PUT', path: /^\/v1\/listings\/by-external-id\/[^/]*$/, field: 'externalId' },
+];
+
 function statusToCode(status: number): ErrorCode {
   if (status === 401) return ErrorCode.UNAUTHORIZED;
   if (status === 403) return ErrorCode.FORBIDDEN;
@@ -70,10 +78,13 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (domain instanceof DomainError) {
       return { code: domain.code, message: domain.message, details: domain.details };
     }
+    if ((cause ?? exception) instanceof URIError) return undecodablePath(req);
     const bodyError = this.mapBodyParserError(cause ?? exception);
     if (bodyError) return bodyError;
     const multerError = this.mapMulterError(cause ?? exception);
     if (multerError) return multerError;
+    const unreadable = unreadableBody(exception, req);
+    if (unreadable) return unreadable;
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       const code = statusToCode(status);
@@ -97,7 +108,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
   private mapBodyParserError(exception: unknown): Mapped | undefined {
     const type = (exception as { type?: unknown } | null)?.type;
     if (typeof type !== 'string' || !(type in BODY_PARSER_ERRORS)) return undefined;
-    const message = BODY_PARSER_ERRORS[type];
+    const message = isJsonOtherThanObject(exception)
+      ? 'body must be a JSON object'
+      : BODY_PARSER_ERRORS[type];
     return { code: ErrorCode.VALIDATION_ERROR, message, details: [{ field: 'body', message }] };
   }
 
@@ -107,5 +120,43 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const message = MULTER_MESSAGES[e.code] ?? 'The multipart body is invalid.';
     const field = typeof e.field === 'string' ? e.field : 'file';
     return { code: ErrorCode.VALIDATION_ERROR, message, details: [{ field, message }] };
+  }
+}
+
+/** The router could not percent-decode a path segment (`%FF`, `%zz`, a lone surrogate). */
+function undecodablePath(req: Request): Mapped {
+  const param = TEXT_PATH_PARAMS.find((p) => p.method === req.method && p.path.test(req.path));
+  if (!param) return { code: ErrorCode.NOT_FOUND, message: 'Resource not found.' };
+  const message = `${param.field} is not valid percent-encoded UTF-8`;
+  return { code: ErrorCode.VALIDATION_ERROR, message, details: [{ field: param.field, message }] };
+}
+
+/**
+ * A 400 raised while a body was read that no mapping above knew: the decompression of a body
+ * sent with a Content-Encoding, or busboy's parse of a multipart one. Their own messages (zlib's,
+ * busboy's) say nothing an integrator can act on.
+ */
+function unreadableBody(exception: unknown, req: Request): Mapped | undefined {
+  if (!(exception instanceof HttpException) || exception.getStatus() !== 400) return undefined;
+  const encoding = req.headers['content-encoding'];
+  const message =
+    encoding && encoding !== 'identity'
+      ? 'The body could not be decoded as its Content-Encoding says.'
+      : req.is('multipart/*')
+        ? 'The multipart body is malformed or incomplete.'
+        : undefined;
+  if (!message) return undefined;
+  return { code: ErrorCode.VALIDATION_ERROR, message, details: [{ field: 'body', message }] };
+}
+
+/** body-parser's strict mode refuses valid JSON that is not an object or array (`null`, `"x"`). */
+function isJsonOtherThanObject(error: unknown): boolean {
+  const { type, body } = error as { type?: unknown; body?: unknown };
+  if (type !== 'entity.parse.failed' || typeof body !== 'string') return false;
+  try {
+    JSON.parse(body);
+    return true;
+  } catch {
+    return false;
   }
 }

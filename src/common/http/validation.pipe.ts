@@ -123,6 +123,8 @@ class TextValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const sent = metadata.type === 'body' || metadata.type === 'query' || metadata.type === 'param';
     if (sent && metadata.metatype && this.toValidate(metadata)) {
+      // A body DTO describes an object: an array is refused as such, not read as its indexes.
+      if (metadata.type === 'body' && value !== undefined) asJsonObject(value);
       const later = propertiesValidatedLater(metadata.metatype);
       const keyErrors = prototypeKeyErrors(value, later);
       if (keyErrors.length > 0) throw new ValidationError(keyErrors, keyErrors[0].message);

@@ -4,7 +4,7 @@ import { IsPlainText } from '../../common/http/plain-text.validator';
 
 /** Multipart text fields arrive as strings; a whole number in one is read as that number. */
 const numericString = ({ value }: { value: unknown }) =>
-  typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+  typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value;
 
 /**
  * One image by exactly one of: `url` (JSON), `base64` (JSON; raw or a data: URL), or a
@@ -18,6 +18,7 @@ export class AddImageDto {
   )
   @MaxLength(2048)
   @IsPlainText()
+  @IsString({ message: 'url must be an http(s) URL' })
   url?: string;
 
   @IsOptional()
