@@ -20,6 +20,7 @@ import { requestIdMiddleware } from './platform/logging/request-id';
 import { ROOT_LOGGER } from './platform/logging/logging.module';
 import { requestLogger } from './platform/logging/request-logger';
 import { buildOpenApiDocument } from './openapi';
+import { TEST_HELPERS_PATH, testModeOnly } from './test-helpers/test-mode-only.middleware';
 
 export const API_PREFIX = 'v1';
 export const JSON_BODY_LIMIT = '2mb';
@@ -61,6 +62,7 @@ export async function configureApp(app: NestExpressApplication): Promise<NestExp
     next();
   });
   app.use(`/${API_PREFIX}`, app.get(AuthenticateMiddleware).handle);
+  app.use(`/${API_PREFIX}/${TEST_HELPERS_PATH}`, testModeOnly);
   // Bodies are read only under the API prefix, after authentication. Nothing outside it takes a
   // body but the queue dashboard, whose router parses its own behind the admin-token check.
   app.use(`/${API_PREFIX}`, contentTypeMiddleware);

@@ -7,11 +7,12 @@ import { UuidParam } from '../common/http/uuid-param.decorator';
 import type { ListingResponse } from '../listings/dto/listing.response';
 import { FavoritedDto, MessageReceivedDto } from '../listings/dto/listing-activity.dto';
 import { TestHelpersService } from './test-helpers.service';
+import { TEST_HELPERS_PATH } from './test-mode-only.middleware';
 
 /** Test keys only (a live key gets 404 from TestModeOnlyMiddleware). Each answers the listing. */
 @ApiTags('test-helpers')
 @ApiBearerAuth()
-@Controller('test-helpers/listings')
+@Controller(`${TEST_HELPERS_PATH}/listings`)
 export class TestHelpersController {
   constructor(private readonly helpers: TestHelpersService) {}
 

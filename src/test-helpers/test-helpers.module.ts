@@ -1,17 +1,15 @@
-import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { ListingsModule } from '../listings/listings.module';
 import { TestHelpersController } from './test-helpers.controller';
 import { TestHelpersService } from './test-helpers.service';
-import { TestModeOnlyMiddleware } from './test-mode-only.middleware';
 
-/** The test-mode sandbox: /v1/test-helpers/listings/:id/{publish,expire,messages,favorites}. */
+/**
+ * The test-mode sandbox: /v1/test-helpers/listings/:id/{publish,expire,messages,favorites}.
+ * Live keys are turned away by testModeOnly, which configureApp mounts before any body is read.
+ */
 @Module({
   imports: [ListingsModule],
   controllers: [TestHelpersController],
   providers: [TestHelpersService],
 })
-export class TestHelpersModule implements NestModule {
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(TestModeOnlyMiddleware).forRoutes(TestHelpersController);
-  }
-}
+export class TestHelpersModule {}

@@ -326,6 +326,17 @@ describe('Test-mode sandbox helpers', () => {
           expect(res.headers['x-ratelimit-limit']).toBeUndefined();
         }
       }
+      // Nor is a body read first: malformed, of another type or too large, it is never parsed.
+      const url = helper(liveListing.id, 'publish');
+      for (const res of [
+        await as(t, account.liveKey).post(url).set('Content-Type', 'application/json').send('{'),
+        await as(t, account.liveKey).post(url).set('Content-Type', 'text/plain').send('x'),
+        await as(t, account.liveKey)
+          .post(url)
+          .send({ note: 'x'.repeat(3 * 1024 * 1024) }),
+      ]) {
+        expect(expectError(res, 404, 'NOT_FOUND').details).toBeUndefined();
+      }
       // A live key without listings:write gets the same 404, not a 403.
       const readOnly = await createKey(t, account.id, { kind: 'live', scopes: ['listings:read'] });
       expectError(await as(t, readOnly).post(helper(liveListing.id, 'publish')), 404, 'NOT_FOUND');
