@@ -27,6 +27,7 @@ import {
   CreatedWebhookEndpointResponse,
   WebhookEndpointResponse,
 } from './webhooks/endpoints/dto/webhook-endpoint.response';
+import { describeResponseHeaders } from './openapi-headers';
 import { Answer, OPERATIONS } from './openapi-operations';
 import { eventSchemas, ref, STATIC_SCHEMAS, webhookOperations } from './openapi-schemas';
 
@@ -95,6 +96,10 @@ A test key works in a separate sandbox: see the test-helpers operations.
 UTF-8 JSON, is too large or has the wrong Content-Type); another account's resource answers 404;
 429 carries \`Retry-After\`.
 
+**Headers.** Every answer carries \`X-Request-Id\`; an authenticated one past the key check, the
+key's rate-limit state (\`X-RateLimit-*\`, \`RateLimit\`, \`RateLimit-Policy\`); a replayed
+idempotent one, \`Idempotent-Replayed: true\`.
+
 **Webhooks.** Each event is POSTed to your endpoints as described under \`x-webhooks\`, signed
 twice: the service's own \`X-Service-Signature\` and Standard Webhooks' \`webhook-signature\`.`;
 
@@ -110,6 +115,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   403: 'FORBIDDEN: account not approved, or key without the scope',
   404: "NOT_FOUND: no such resource in the key's account and mode",
   429: 'RATE_LIMITED: wait `Retry-After` seconds',
+  500: 'SERVER_ERROR: an internal error; retry, or contact support with `meta.requestId`',
   503: 'Not ready: `details` names each failing check',
 };
 
@@ -182,12 +188,13 @@ const errorResponse = (status: number): ResponseObject => ({
 });
 
 /**
- * Statuses every route of a kind can answer: any /v1 route needs a key (401, 403, 429) and may
- * get a body it cannot read (400); a route with an id in its path may find nothing (404).
+ * Statuses every route of a kind can answer: any route may fail inside (500); any /v1 route needs
+ * a key (401, 403, 429) and may get a body it cannot read (400); a route with an id in its path
+ * may find nothing (404).
  */
 function errorStatuses(path: string, operation: OperationObject, extra: number[] = []): number[] {
   const isPublic = !operation.security?.length;
-  const statuses = isPublic ? [] : [400, 401, 403, 429];
+  const statuses = isPublic ? [500] : [400, 401, 403, 429, 500];
   // PUT by externalId creates what it does not find: its parameter never answers 404.
   if (!isPublic && /\{(?!externalId\})/.test(path)) statuses.push(404);
   return [...statuses, ...extra].sort();
@@ -341,6 +348,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   };
   describeOperations(document);
   describeBodies(document);
+  describeResponseHeaders(document);
   integersAsIntegers(document);
   nullableReferences(document);
   Object.assign(document, { 'x-webhooks': webhookOperations() });

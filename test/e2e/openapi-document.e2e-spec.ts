@@ -71,7 +71,7 @@ describe('OpenAPI document (openapi/openapi.json)', () => {
     expect(JSON.stringify(document())).not.toContain('"type":"number"');
   });
 
-  it('documents the upsert 201 and 200, the import 202 and no 401 on public routes', () => {
+  it('documents the upsert 201 and 200, the import 202, 500 everywhere and no 401 on public routes', () => {
     const paths = document().paths;
     expect(Object.keys(paths['/v1/listings/by-external-id/{externalId}'].put.responses)).toEqual([
       '200',
@@ -80,12 +80,13 @@ describe('OpenAPI document (openapi/openapi.json)', () => {
       '401',
       '403',
       '429',
+      '500',
     ]);
     expect(paths['/v1/listings/{id}'].get.responses['404']).toBeDefined();
     expect(paths['/v1/imports'].post.responses['202']).toBeDefined();
     expect(paths['/health/live'].get.security).toEqual([]);
     expect(paths['/health/live'].get.responses['401']).toBeUndefined();
-    expect(paths['/v1/me'].get.responses['500']).toBeUndefined();
+    expect(paths['/health/live'].get.responses['500']).toBeDefined();
   });
 
   it('has one event schema per event, each item matching exactly one branch of the union', () => {

@@ -25,13 +25,18 @@ interface Operation {
   params: number;
   method: string;
   template: string;
-  responses: Record<string, { content?: Record<string, unknown> }>;
+  responses: Record<
+    string,
+    { content?: Record<string, unknown>; headers?: Record<string, unknown> }
+  >;
 }
 
 interface Contract {
   operations: Operation[];
   /** x-webhooks: each event's delivery, with its required headers */
   webhooks: Record<string, { post: { parameters: { name: string; required?: boolean }[] } }>;
+  /** components.headers: the headers the service documents, lower-cased */
+  headers: string[];
   validatorFor: (pointer: string) => ValidateFunction;
 }
 
@@ -75,6 +80,7 @@ function load(): Contract {
   return {
     operations,
     webhooks: document['x-webhooks'],
+    headers: Object.keys(document.components.headers ?? {}).map((name) => name.toLowerCase()),
     validatorFor: (pointer) => {
       let validate = validators.get(pointer);
       if (!validate) {
@@ -112,7 +118,14 @@ export function takeContractViolations(): string[] {
   return violations.splice(0);
 }
 
-function check(method: string, path: string, status: number, type: string, body: Buffer): void {
+function check(
+  method: string,
+  path: string,
+  status: number,
+  type: string,
+  body: Buffer,
+  sentHeaders: string[],
+): void {
   contract ??= load();
   const where = `${method} ${path} → ${status}`;
   const operation = contract.operations.find((o) => o.method === method && o.pattern.test(path));
@@ -136,6 +149,13 @@ function check(method: string, path: string, status: number, type: string, body:
     );
     return;
   }
+  // A documented header the answer carries must be documented on that answer.
+  const declared = Object.keys(response.headers ?? {}).map((name) => name.toLowerCase());
+  const undeclared = sentHeaders.filter(
+    (h) => contract!.headers.includes(h) && !declared.includes(h),
+  );
+  if (!provoked && undeclared.length > 0)
+    violations.push(`${where}: headers not documented on this answer: ${undeclared.join(', ')}`);
   if (!response.content) {
     if (body.length > 0) violations.push(`${where}: documented without a body, sent one (${type})`);
     return;
@@ -237,6 +257,7 @@ export function contractRecorder(req: Request, res: Response, next: NextFunction
         res.statusCode,
         type,
         req.method === 'HEAD' ? Buffer.alloc(0) : Buffer.concat(chunks),
+        res.getHeaderNames(),
       );
     } catch (error) {
       violations.push(`${req.method} ${path}: the contract check failed: ${String(error)}`);
