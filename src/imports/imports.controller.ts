@@ -91,7 +91,8 @@ export class ImportsController {
 
   /**
    * Each line's outcome in line order, removals last, with cursor pagination. With
-   * `Accept: application/x-ndjson`, every result as NDJSON in one answer (no envelope).
+   * `Accept: application/x-ndjson`, every result the filters select (`outcome`, `after`) as
+   * NDJSON in one answer (no envelope, no `limit`).
    */
   @Get(':id/results')
   @Scopes('listings:read')
@@ -103,7 +104,7 @@ export class ImportsController {
   ): Promise<CursorPage<ImportResultResponse> | StreamableFile> {
     const scope = ownerScopeOf(principal);
     if (!accept?.includes(NDJSON)) return this.imports.results(scope, id, query);
-    const lines = await this.imports.resultLines(scope, id);
+    const lines = await this.imports.resultLines(scope, id, query);
     return new StreamableFile(lines, { type: `${NDJSON}; charset=utf-8` });
   }
 

@@ -182,14 +182,22 @@ export class ImportsService {
     });
   }
 
-  /** Every result as an NDJSON line, in order, read a page at a time as the client takes them. */
-  async resultLines(scope: OwnerScope, id: string): Promise<Readable> {
+  /**
+   * Every result the query selects (`outcome`, `after`; not `limit`) as an NDJSON line, in order,
+   * read a page at a time as the client takes them.
+   */
+  async resultLines(
+    scope: OwnerScope,
+    id: string,
+    query: Pick<ImportResultsQueryDto, 'after' | 'outcome'>,
+  ): Promise<Readable> {
     await this.owned(scope, id);
     const store = this.store;
+    const { outcome } = query;
     async function* lines() {
-      let afterSeq = 0;
+      let afterSeq = Number(query.after ?? 0);
       for (;;) {
-        const rows: ImportResultRow[] = await store.results(id, { afterSeq, limit: 1000 });
+        const rows: ImportResultRow[] = await store.results(id, { afterSeq, limit: 1000, outcome });
         for (const row of rows) yield `${JSON.stringify(toImportResultResponse(row))}\n`;
         if (rows.length < 1000) return;
         afterSeq = rows[rows.length - 1].seq;

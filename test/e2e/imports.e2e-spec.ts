@@ -369,6 +369,33 @@ describe('Inventory imports', () => {
     expect(rows.map((r) => r.line)).toEqual([1, 2, 3, 4, 5]);
   });
 
+  it('downloads only what the filters select: outcome and after hold for NDJSON too', async () => {
+    const res = await upload(
+      ndjson([
+        item('dl-0'),
+        item('dl-1', { price: -1 }),
+        item('dl-2'),
+        item('dl-3', { price: -2 }),
+      ]),
+    ).expect(202);
+    await finished(res.body.data.id);
+    const download = async (query: string) =>
+      (
+        await as(t, seller.liveKey)
+          .get(`/v1/imports/${res.body.data.id}/results${query}`)
+          .set('Accept', 'application/x-ndjson')
+          .expect(200)
+      ).text
+        .trim()
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as Body);
+    expect((await download('?outcome=failed')).map((r) => r.line)).toEqual([2, 4]);
+    expect((await download('?after=2')).map((r) => r.line)).toEqual([3, 4]);
+    expect((await download('?outcome=created&after=1')).map((r) => r.line)).toEqual([3]);
+    expect(await download('?outcome=removed')).toEqual([]);
+  });
+
   it("keeps a test key's import in test mode: test listings only, the live one untouched", async () => {
     const live = await upload(ndjson([item('mode-1', { price: 1 })])).expect(202);
     await finished(live.body.data.id);
