@@ -26,8 +26,9 @@ export function lineError(error: DomainError): NonNullable<ImportResultRow['erro
 export class FirstLines {
   private readonly first = new Map<string, number>();
 
+  /** An externalId with U+0000 names no listing (none can hold one, nor can PostgreSQL's text). */
   note(externalId: unknown, line: number): void {
-    if (typeof externalId === 'string' && !this.first.has(externalId))
+    if (typeof externalId === 'string' && !externalId.includes('\0') && !this.first.has(externalId))
       this.first.set(externalId, line);
   }
 

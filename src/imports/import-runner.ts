@@ -91,13 +91,13 @@ export class ImportRunner {
       if (row.cancel_requested) throw new Cancelled();
       if (row.source === 'url' && !row.file_key)
         row = await this.feeds.download(row, claim, this.store);
-      const { lines, firstLines, known } = await this.readAll(row, claim);
+      const { lines, lastLine, firstLines, known } = await this.readAll(row, claim);
       const planned = await this.store.markPlanned(claim, lines);
       if (!planned) throw new LostClaimError(claim.id);
       if (await this.holdsForRemovals(planned, claim, firstLines)) return;
       let current = await this.applyLines(planned, claim, firstLines, known);
       if (current.mode === 'mirror')
-        current = await this.applyRemovals(current, claim, lines, firstLines.externalIds());
+        current = await this.applyRemovals(current, claim, lastLine, firstLines.externalIds());
       await this.settle(claim, current, finalStatus(current));
     } catch (error) {
       await this.ended(error, row, claim);
@@ -152,14 +152,16 @@ export class ImportRunner {
         const hit = hits.get(i);
         // Lines a resumed run has applied already are noted, not kept.
         if (hit && record.line > row.next_line) known.set(record.line, hit);
-        const externalId = hit ? hit.externalId : bodyOf(record.read())?.externalId;
+        const externalId = hit ? hit.externalId : externalIdOf(record.read());
         firstLines.note(externalId, record.line);
       });
     };
     let lines = 0;
+    let lastLine = 0;
     let batch: FeedRecord[] = [];
     for await (const record of await this.feeds.open(row)) {
       lines++;
+      lastLine = record.line;
       batch.push(record);
       if (batch.length >= this.config.chunkLines) {
         if (lookups.length >= LOOKUPS_IN_FLIGHT) await noteFirst();
@@ -171,7 +173,7 @@ export class ImportRunner {
     }
     if (batch.length > 0) lookUp(batch);
     while (lookups.length > 0) await noteFirst();
-    return { lines, firstLines, known };
+    return { lines, lastLine, firstLines, known };
   }
 
   /** A mirror import that would remove more than its limit waits, held, for confirm or cancel. */
@@ -423,12 +425,14 @@ export class ImportRunner {
 
   /**
    * Removes what a mirror import's feed no longer lists, in chunks, as the owner's DELETE does
-   * (a dry run only records them). Results follow the lines, numbered after the last line.
+   * (a dry run only records them). Results follow the lines, numbered after `lastLine`, the
+   * number of the file's last data line (a line's result is numbered by its line, and blank
+   * lines and a CSV header count, so the count of data lines may be lower).
    */
   private async applyRemovals(
     row: ImportRow,
     claim: Claim,
-    lines: number,
+    lastLine: number,
     keep: string[],
   ): Promise<ImportRow> {
     const scope = this.scopeOf(row);
@@ -452,7 +456,7 @@ export class ImportRunner {
             for (const [k, target] of targets.entries()) {
               if (!row.dry_run) await this.listings.remove(em, scope, target.id);
               results.push({
-                seq: lines + 1 + current.removed + k,
+                seq: lastLine + 1 + current.removed + k,
                 line: null,
                 external_id: target.external_id,
                 outcome: 'removed',
@@ -508,12 +512,13 @@ export class ImportRunner {
   }
 }
 
-function bodyOf(line: FeedLine): Record<string, unknown> | undefined {
-  return 'body' in line ? line.body : undefined;
+/** The externalId a line names, read or (from a line that is not JSON) salvaged. */
+function externalIdOf(line: FeedLine): unknown {
+  return 'body' in line ? line.body.externalId : line.externalId;
 }
 
 function failedResult(line: FeedLine, error: DomainError): NewResult {
-  const externalId = bodyOf(line)?.externalId;
+  const externalId = externalIdOf(line);
   return {
     seq: line.line,
     line: line.line,

@@ -283,7 +283,7 @@ export class ImportsStore {
         tally.failed,
         tally.removed,
         leaseMs,
-        JSON.stringify(results),
+        resultsJson(results),
       ],
     );
     if (!saved) throw new LostClaimError(claim.id);
@@ -488,4 +488,17 @@ export class LostClaimError extends Error {
     super(`The claim on import ${importId} was lost`);
     this.name = 'LostClaimError';
   }
+}
+
+/**
+ * The results as the JSON `saveChunk` sends. PostgreSQL's text and jsonb cannot hold U+0000, which
+ * a failed line's externalId or error may quote: such a result shows U+FFFD in its place.
+ * (Serialised twice only then: a replacer would slow every chunk.)
+ */
+export function resultsJson(results: NewResult[]): string {
+  const json = JSON.stringify(results);
+  if (!json.includes('\\u0000')) return json;
+  return JSON.stringify(results, (_key, value: unknown) =>
+    typeof value === 'string' ? value.replaceAll('\0', '\uFFFD') : value,
+  );
 }

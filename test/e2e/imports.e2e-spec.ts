@@ -278,6 +278,66 @@ describe('Inventory imports', () => {
       expect(unnamed).toEqual([{ status: 'ACTIVE' }]);
     });
 
+    it('numbers removals after the last line (blank lines and a CSV header count); a JSON typo or a short CSV row protects its listing', async () => {
+      const other = await anAccount(t).build();
+      for (const id of ['r-keep', 'r-typo', 'r-short', 'r-gone-1', 'r-gone-2'])
+        await as(t, other.liveKey)
+          .put(`/v1/listings/by-external-id/${id}`)
+          .send(aListing().build())
+          .expect(201);
+      const statuses = async () =>
+        Object.fromEntries(
+          (
+            (await t.dataSource.query(
+              `SELECT external_id, status FROM listings WHERE account_id = $1`,
+              [other.id],
+            )) as { external_id: string; status: string }[]
+          ).map((r) => [r.external_id, r.status]),
+        );
+      const removedRows = async (id: string) =>
+        (await as(t, other.liveKey).get(`/v1/imports/${id}/results?outcome=removed`).expect(200))
+          .body.data;
+
+      // Line 2 is blank and line 3 a JSON typo: the two removals are numbered after line 5.
+      const json = await upload(
+        ndjson([item('r-keep'), '', '{"externalId": "r-typo", "price": 1,}', item('r-short')]),
+        '?mode=mirror&maxRemovals=5',
+        other.liveKey,
+      ).expect(202);
+      const done = await finished(json.body.data.id, other.liveKey);
+      expect(done).toMatchObject({
+        status: 'succeeded_with_errors',
+        counts: { lines: 3, failed: 1, removed: 2 },
+      });
+      const typo = (
+        await as(t, other.liveKey).get(`/v1/imports/${json.body.data.id}/results?outcome=failed`)
+      ).body.data;
+      expect(typo).toMatchObject([{ line: 3, externalId: 'r-typo', outcome: 'failed' }]);
+      expect((await removedRows(json.body.data.id)).map((r: Body) => r.externalId).sort()).toEqual([
+        'r-gone-1',
+        'r-gone-2',
+      ]);
+      expect(await statuses()).toMatchObject({ 'r-typo': 'ACTIVE', 'r-gone-1': 'REMOVED' });
+
+      // CSV: the header is line 1; the r-short row lacks its last cell, and r-typo is gone.
+      const csv = [
+        'externalId,title,description,price,condition,categorySlug,locationLan,locationKommun',
+        'r-keep,Volvo V70,Välskött bil.,89000,GOOD,cars,stockholm,upplands-vasby',
+        'r-short,Volvo V70,Välskött bil.,89000,GOOD,cars,stockholm',
+      ].join('\n');
+      const rows = await upload(csv, '?mode=mirror&maxRemovals=5', other.liveKey, 'text/csv');
+      const csvDone = await finished(rows.body.data.id, other.liveKey);
+      expect(csvDone).toMatchObject({ status: 'succeeded_with_errors', counts: { removed: 1 } });
+      expect(await removedRows(rows.body.data.id)).toMatchObject([
+        { line: null, externalId: 'r-typo', outcome: 'removed' },
+      ]);
+      expect(await statuses()).toMatchObject({
+        'r-keep': 'ACTIVE',
+        'r-short': 'ACTIVE',
+        'r-typo': 'REMOVED',
+      });
+    });
+
     it('holds a mirror over its removal limit until confirmed, applying nothing', async () => {
       await put('m-two');
       await put('m-three');
@@ -367,6 +427,27 @@ describe('Inventory imports', () => {
       .split('\n')
       .map((line) => JSON.parse(line));
     expect(rows.map((r) => r.line)).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('fails a line holding U+0000 alone (escaped in its externalId, or a raw byte), never the import', async () => {
+    const res = await upload(
+      ndjson([
+        item('nul-1'),
+        '{"externalId": "nul\\u0000x", "title": "Volvo"}',
+        'abc\u0000def',
+        item('nul-2'),
+      ]),
+    ).expect(202);
+    const done = await finished(res.body.data.id);
+    expect(done).toMatchObject({
+      status: 'succeeded_with_errors',
+      counts: { created: 2, failed: 2 },
+    });
+    const failed = (await results(res.body.data.id, '?outcome=failed')).data;
+    expect(failed.map((r: Body) => [r.line, r.externalId, r.error.details[0].field])).toEqual([
+      [2, 'nul\uFFFDx', 'externalId'],
+      [3, null, 'body'],
+    ]);
   });
 
   it('downloads only what the filters select: outcome and after hold for NDJSON too', async () => {

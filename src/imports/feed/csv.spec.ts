@@ -156,13 +156,16 @@ describe('readFeed, CSV', () => {
     ]);
   });
 
-  it('reports a row of the wrong width as that line', async () => {
-    const csv = 'externalId,title\na\nb,t,extra\nc,t\n';
+  it('reports a row of the wrong width as that line, with the externalId it still names', async () => {
+    const csv = 'externalId,title\na\nb,t,extra\nc,t\n,t,x\n';
     expect(await read([csv])).toEqual([
-      { line: 2, error: 'line 2: 1 cells where the header has 2 columns' },
-      { line: 3, error: 'line 3: 3 cells where the header has 2 columns' },
+      { line: 2, error: 'line 2: 1 cells where the header has 2 columns', externalId: 'a' },
+      { line: 3, error: 'line 3: 3 cells where the header has 2 columns', externalId: 'b' },
       { line: 4, body: { externalId: 'c', title: 't' } },
+      { line: 5, error: 'line 5: 3 cells where the header has 2 columns' },
     ]);
+    const short = await read(['title,price,externalId\nt,1\n']);
+    expect(short).toEqual([{ line: 2, error: 'line 2: 2 cells where the header has 3 columns' }]);
   });
 
   it('fails an unknown column, naming it', async () => {

@@ -163,6 +163,8 @@ class RowReader {
   private nextLine = 1;
   private dataLines = 0;
   private columns: Column[] | undefined;
+  /** the header's externalId column, -1 when it has none */
+  private externalIdColumn = -1;
 
   constructor(
     private readonly limits: FeedLimits,
@@ -177,6 +179,7 @@ class RowReader {
       throw tooLong(line, this.limits.maxLineBytes);
     if (this.columns === undefined) {
       this.columns = columnsOf(record, this.attributeType, line);
+      this.externalIdColumn = record.findIndex((name) => name.trim() === 'externalId');
       return undefined;
     }
     if (++this.dataLines > this.limits.maxLines)
@@ -185,11 +188,12 @@ class RowReader {
         `line ${line}: the file has more than ${this.limits.maxLines} lines`,
         line,
       );
-    if (record.length !== this.columns.length)
-      return {
-        line,
-        error: `line ${line}: ${record.length} cells where the header has ${this.columns.length} columns`,
-      };
+    if (record.length !== this.columns.length) {
+      const error = `line ${line}: ${record.length} cells where the header has ${this.columns.length} columns`;
+      // The externalId cell is still read where it is, so that a short row protects its listing.
+      const externalId = record[this.externalIdColumn];
+      return externalId ? { line, error, externalId } : { line, error };
+    }
     const body: Record<string, unknown> = {};
     record.forEach((cell, i) => {
       if (cell !== '') this.columns![i](body, cell);

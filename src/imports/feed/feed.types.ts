@@ -24,8 +24,11 @@ export type AttributeTypeOf = (key: string) => AttributeType | undefined;
 export type FeedLine =
   /** a PUT /listings/by-external-id body with its externalId, as given: the runner validates it */
   | { line: number; body: Record<string, unknown> }
-  /** a line that cannot be read as a listing (not JSON, not an object): a failed line */
-  | { line: number; error: string };
+  /**
+   * a line that cannot be read as a listing (not JSON, not an object): a failed line, with the
+   * externalId it names when that can still be read (so that a typo never removes a listing)
+   */
+  | { line: number; error: string; externalId?: string };
 
 /**
  * A data line of the feed, counted and within the limits, whose reading as a listing may wait

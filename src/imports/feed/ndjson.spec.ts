@@ -36,7 +36,11 @@ const SAMPLE =
 const SAMPLE_LINES: FeedLine[] = [
   { line: 1, body: { externalId: 'a', price: 1 } },
   { line: 4, body: { externalId: 'b', attributes: { modelYear: 2019 } } },
-  { line: 5, error: expect.stringMatching(/^line 5: not valid JSON \(.+\)$/) },
+  {
+    line: 5,
+    error: expect.stringMatching(/^line 5: not valid JSON \(.+\)$/),
+    externalId: 'c',
+  },
   { line: 6, error: 'line 6: not a JSON object (an array)' },
   { line: 7, error: 'line 7: not a JSON object (a string)' },
   { line: 8, error: 'line 8: not a JSON object (null)' },
@@ -85,6 +89,23 @@ describe('readFeed, NDJSON', () => {
     expect(records[6].content.toString()).toBe(
       '{"externalId":"ä","images":[{"url":"https://x/1.jpg"}]}',
     );
+  });
+
+  it('still reads the externalId a line that is not JSON names plainly (a typo never removes a listing)', async () => {
+    const lines = [
+      '{"externalId": "car-1", "price": 1,}',
+      '{"title": "a \\"quoted\\" word", "externalId":"car-\\"2\\"" oops',
+      '{"externalId": 42, oops}',
+      '{"externalId": "car-3}',
+      'externalId: car-4',
+    ];
+    expect((await read([lines.join('\n')])).map((l) => ('error' in l ? l.externalId : l))).toEqual([
+      'car-1',
+      'car-"2"',
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 
   it('skips lines of any whitespace, and reads a line that starts with whitespace', async () => {

@@ -89,7 +89,9 @@ class NdjsonRecord implements FeedRecord {
     try {
       value = JSON.parse(text);
     } catch (err) {
-      return { line, error: `line ${line}: not valid JSON (${reason(err)})` };
+      const error = `line ${line}: not valid JSON (${reason(err)})`;
+      const externalId = externalIdIn(text);
+      return externalId === undefined ? { line, error } : { line, error, externalId };
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value))
       return { line, error: `line ${line}: not a JSON object (${kindOf(value)})` };
@@ -115,6 +117,20 @@ function isBlank(bytes: Buffer): boolean {
     return UTF8.decode(bytes).trim() === '';
   } catch {
     return false;
+  }
+}
+
+/** `"externalId": "<a JSON string>"` anywhere in a line: read from a line that is not JSON. */
+const EXTERNAL_ID_MEMBER = /"externalId"\s*:\s*("(?:[^"\\\n]|\\.)*")/;
+
+/** The externalId a line that is not valid JSON still names plainly, if it names one. */
+export function externalIdIn(text: string): string | undefined {
+  const literal = EXTERNAL_ID_MEMBER.exec(text)?.[1];
+  if (literal === undefined) return undefined;
+  try {
+    return JSON.parse(literal) as string;
+  } catch {
+    return undefined;
   }
 }
 
