@@ -45,8 +45,7 @@ export class ImportFeedSource {
     });
     const fileKey = `imports/${randomUUID()}`;
     await this.storage.putPrivate(fileKey, fetched.body);
-    const gzip = fetched.contentEncoding?.trim().toLowerCase() === 'gzip';
-    return store.setFile(claim, fileKey, gzip);
+    return store.setFile(claim, fileKey, isGzip(fetched));
   }
 
   async open(row: ImportRow): Promise<AsyncIterable<FeedRecord>> {
@@ -62,4 +61,17 @@ export class ImportFeedSource {
       attributeType: this.attributeType,
     });
   }
+}
+
+/**
+ * Gzip, whether the transfer is (`Content-Encoding: gzip`) or the file itself is, as a web server
+ * serves `feed.ndjson.gz`: `Content-Type: application/gzip` (or `x-gzip`), no Content-Encoding.
+ */
+function isGzip(fetched: { contentEncoding?: string; contentType?: string }): boolean {
+  const type = fetched.contentType?.split(';')[0].trim().toLowerCase();
+  return (
+    fetched.contentEncoding?.trim().toLowerCase() === 'gzip' ||
+    type === 'application/gzip' ||
+    type === 'application/x-gzip'
+  );
 }

@@ -383,6 +383,10 @@ describe('Inventory imports', () => {
     beforeAll(async () => {
       server = createServer((req, res) => {
         if (req.url === '/feed.ndjson') return void res.end(ndjson([item('url-1'), item('url-2')]));
+        if (req.url === '/feed.ndjson.gz') {
+          res.writeHead(200, { 'content-type': 'application/gzip' });
+          return void res.end(gzipSync(ndjson([item('url-gz-1')])));
+        }
         res.writeHead(404).end();
       });
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -399,6 +403,14 @@ describe('Inventory imports', () => {
       expect(await finished(res.body.data.id)).toMatchObject({
         status: 'succeeded',
         counts: { created: 2 },
+      });
+    });
+
+    it('reads a .gz file served as application/gzip, without Content-Encoding', async () => {
+      const res = await fromUrl(`${base}/feed.ndjson.gz`);
+      expect(await finished(res.body.data.id)).toMatchObject({
+        status: 'succeeded',
+        counts: { created: 1 },
       });
     });
 
@@ -444,7 +456,8 @@ describe('Inventory imports', () => {
       counts: { created: 2, failed: 2 },
     });
     const failed = (await results(res.body.data.id, '?outcome=failed')).data;
-    expect(failed.map((r: Body) => [r.line, r.externalId, r.error.details[0].field])).toEqual([
+    type Failed = { line: number; externalId: string | null; error: { details: Body[] } };
+    expect(failed.map((r: Failed) => [r.line, r.externalId, r.error.details[0].field])).toEqual([
       [2, 'nul\uFFFDx', 'externalId'],
       [3, null, 'body'],
     ]);
