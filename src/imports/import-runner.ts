@@ -380,12 +380,10 @@ export class ImportRunner {
       await runner.rollbackTransaction().catch(() => undefined);
       await runner.release();
     }
-    return this.store.saveChunk(
-      this.dataSource.manager,
-      claim,
-      progress(applied),
-      this.config.leaseMs,
-    );
+    const chunk = progress(applied);
+    // The ids of listings it would create were rolled back with them: they will never exist.
+    for (const result of chunk.results) if (result.outcome === 'created') result.listing_id = null;
+    return this.store.saveChunk(this.dataSource.manager, claim, chunk, this.config.leaseMs);
   }
 
   /**

@@ -570,7 +570,8 @@ export interface paths {
         /**
          * Each line's outcome (JSON pages or one NDJSON download)
          * @description Each line's outcome in line order, removals last, with cursor pagination. With
-         *     `Accept: application/x-ndjson`, every result as NDJSON in one answer (no envelope).
+         *     `Accept: application/x-ndjson`, every result the filters select (`outcome`, `after`) as
+         *     NDJSON in one answer (no envelope, no `limit`).
          */
         get: operations["listImportResults"];
         put?: never;
@@ -1177,6 +1178,7 @@ export interface components {
             externalId: string | null;
             /** @enum {string} */
             outcome: "created" | "updated" | "unchanged" | "failed" | "removed";
+            /** @description the listing the line wrote, matched or removed; null when it failed, or was created by a dry run */
             listingId: string | null;
             /** @description for a failed line: what PUT /listings/by-external-id would have answered */
             error: components["schemas"]["ImportLineError"] | (null);

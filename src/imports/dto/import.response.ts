@@ -69,6 +69,7 @@ export class ImportResultResponse {
   externalId: string | null;
   @ApiProperty({ enum: IMPORT_OUTCOMES })
   outcome: ImportOutcome;
+  /** the listing the line wrote, matched or removed; null when it failed, or was created by a dry run */
   @ApiProperty({ type: String, nullable: true })
   listingId: string | null;
   /** for a failed line: what PUT /listings/by-external-id would have answered */
