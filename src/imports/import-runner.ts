@@ -394,15 +394,16 @@ export class ImportRunner {
     line: FeedLine,
     firstLines: FirstLines,
   ): Promise<Omit<Admitted, 'hash'> | DomainError> {
-    if ('error' in line) return ValidationError.field('body', line.error);
+    if ('error' in line) return ValidationError.field(line.field ?? 'body', line.error);
     const externalId = line.body.externalId;
     const idErrors: FieldError[] = [];
-    if (typeof externalId !== 'string' || !EXTERNAL_ID_PATTERN.test(externalId)) {
+    // One present but invalid gets the PUT's own error, from the body's validation below.
+    if (externalId === undefined || externalId === null) {
       idErrors.push({
         field: 'externalId',
         message: 'externalId is required: 1–128 printable characters without whitespace or /',
       });
-    } else {
+    } else if (typeof externalId === 'string' && EXTERNAL_ID_PATTERN.test(externalId)) {
       const first = firstLines.duplicateOf(externalId, line.line);
       if (first !== undefined)
         return ValidationError.field(

@@ -216,6 +216,24 @@ describe('Inventory imports', () => {
     ]);
   });
 
+  it("fails an invalid externalId and an object too wide to validate with the PUT's own error", async () => {
+    const wide = Object.fromEntries(Array.from({ length: 201 }, (_, i) => [`k${i}`, i]));
+    const lines = [item('bad one'), item('wide-1', { attributes: wide })];
+    const res = await upload(ndjson(lines)).expect(202);
+    expect(await finished(res.body.data.id)).toMatchObject({ counts: { failed: 2 } });
+    const page = await results(res.body.data.id);
+    const putOf = async (body: Body, path: string) =>
+      (await as(t, seller.liveKey).put(`/v1/listings/by-external-id/${path}`).send(body)).body
+        .error;
+    expect(page.data[0].error.details).toEqual(
+      (await putOf(aListing().with({ externalId: 'bad one' }).build(), 'bad%20one')).details,
+    );
+    expect(page.data[1].error.details.map((d: Body) => d.field)).toEqual(
+      (await putOf(lines[1] as Body, 'wide-1')).details.map((d: Body) => d.field),
+    );
+    expect(page.data[1].externalId).toBe('wide-1');
+  });
+
   it('reports a dry run in full and writes nothing', async () => {
     const res = await upload(ndjson([item('dry-1'), 'not json']), '?dryRun=true').expect(202);
     const done = await finished(res.body.data.id);
@@ -459,9 +477,10 @@ describe('Inventory imports', () => {
     });
     const failed = (await results(res.body.data.id, '?outcome=failed')).data;
     type Failed = { line: number; externalId: string | null; error: { details: Body[] } };
-    expect(failed.map((r: Failed) => [r.line, r.externalId, r.error.details[0].field])).toEqual([
-      [2, 'nul\uFFFDx', 'externalId'],
-      [3, null, 'body'],
+    const fields = (r: Failed) => r.error.details.map((d) => d.field);
+    expect(failed.map((r: Failed) => [r.line, r.externalId, fields(r)])).toEqual([
+      [2, 'nul\uFFFDx', expect.arrayContaining(['externalId'])],
+      [3, null, ['body']],
     ]);
   });
 

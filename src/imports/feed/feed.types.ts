@@ -25,10 +25,11 @@ export type FeedLine =
   /** a PUT /listings/by-external-id body with its externalId, as given: the runner validates it */
   | { line: number; body: Record<string, unknown> }
   /**
-   * a line that cannot be read as a listing (not JSON, not an object): a failed line, with the
-   * externalId it names when that can still be read (so that a typo never removes a listing)
+   * a line that cannot be read as a listing (not JSON, not an object, too wide or deep to be
+   * validated): a failed line, with the externalId it names when that can still be read (so
+   * that a typo never removes a listing), and the field at fault when it is not the line itself
    */
-  | { line: number; error: string; externalId?: string };
+  | { line: number; error: string; externalId?: string; field?: string };
 
 /**
  * A data line of the feed, counted and within the limits, whose reading as a listing may wait

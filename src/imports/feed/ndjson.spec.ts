@@ -108,6 +108,32 @@ describe('readFeed, NDJSON', () => {
     ]);
   });
 
+  it('fails a line too wide or too deep to validate as the PUT refuses such a body, naming the field', async () => {
+    const wide = Object.fromEntries(Array.from({ length: 201 }, (_, i) => [`k${i}`, i]));
+    let deep: unknown = 1;
+    for (let i = 0; i < 40; i++) deep = { d: deep };
+    const lines = [
+      JSON.stringify({ externalId: 'w-1', attributes: wide }),
+      JSON.stringify({ ...wide, externalId: 'w-2' }),
+      JSON.stringify({ externalId: 'w-3', attributes: deep }),
+    ];
+    expect(await read([lines.join('\n')])).toEqual([
+      {
+        line: 1,
+        error: 'line 1: attributes has more than 200 keys',
+        field: 'attributes',
+        externalId: 'w-1',
+      },
+      {
+        line: 2,
+        error: 'line 2: the line has more than 200 keys',
+        field: 'body',
+        externalId: 'w-2',
+      },
+      { line: 3, error: 'line 3: nested more than 32 levels deep', externalId: 'w-3' },
+    ]);
+  });
+
   it('skips lines of any whitespace, and reads a line that starts with whitespace', async () => {
     const text = '\u3000\u00a0\n\t{"a":1}\n \n\u00a0{"b":2}\n\u00e4\n';
     expect(await read([text])).toEqual([

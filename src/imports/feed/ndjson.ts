@@ -1,3 +1,5 @@
+import { firstWideObject, MAX_JSON_KEYS } from '../../common/http/json-body.verify';
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../../common/http/json-depth.middleware';
 import { FeedError } from './feed-error';
 import type { FeedLimits, FeedLine, FeedRecord } from './feed.types';
 
@@ -85,16 +87,25 @@ class NdjsonRecord implements FeedRecord {
     } catch {
       return { line, error: `line ${line}: not valid UTF-8` };
     }
+    // Refused before parsing, as the PUT refuses such a body, with the PUT's field.
+    const wide = firstWideObject(text, MAX_JSON_KEYS);
+    if (wide !== undefined) {
+      const error = `line ${line}: ${wide === 'body' ? 'the line' : wide} has more than ${MAX_JSON_KEYS} keys`;
+      return withExternalId({ line, error, field: wide }, externalIdIn(text));
+    }
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch (err) {
       const error = `line ${line}: not valid JSON (${reason(err)})`;
-      const externalId = externalIdIn(text);
-      return externalId === undefined ? { line, error } : { line, error, externalId };
+      return withExternalId({ line, error }, externalIdIn(text));
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value))
       return { line, error: `line ${line}: not a JSON object (${kindOf(value)})` };
+    if (jsonDepthExceeds(value, MAX_JSON_DEPTH)) {
+      const error = `line ${line}: nested more than ${MAX_JSON_DEPTH} levels deep`;
+      return withExternalId({ line, error }, externalIdIn(text));
+    }
     return { line, body: value as Record<string, unknown> };
   }
 }
@@ -118,6 +129,11 @@ function isBlank(bytes: Buffer): boolean {
   } catch {
     return false;
   }
+}
+
+/** A failed line with the externalId it still names, if any. */
+function withExternalId(failed: FeedLine & { error: string }, externalId: string | undefined) {
+  return externalId === undefined ? failed : { ...failed, externalId };
 }
 
 /** `"externalId": "<a JSON string>"` anywhere in a line: read from a line that is not JSON. */
