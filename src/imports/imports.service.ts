@@ -91,7 +91,12 @@ export class ImportsService {
 
   private async insert(em: EntityManager, scope: OwnerScope, draft: NewImport): Promise<ImportRow> {
     const row = await this.store.insertWithinLimit(em, scope, draft, MAX_UNFINISHED_IMPORTS);
-    if (!row) throw new RateLimitedError(60);
+    if (!row)
+      throw new RateLimitedError(
+        60,
+        `${MAX_UNFINISHED_IMPORTS} imports of this mode are unfinished (queued, running or held): ` +
+          'wait for one to end, or confirm or cancel a held one.',
+      );
     return row;
   }
 

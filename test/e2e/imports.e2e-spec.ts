@@ -608,7 +608,9 @@ describe('Inventory imports without a worker', () => {
     const send = (key: string) =>
       as(t, key).post('/v1/imports').set('Content-Type', 'application/x-ndjson').send('{}\n');
     for (let i = 0; i < 5; i++) await send(seller.liveKey).expect(202);
-    expectError(await send(seller.liveKey), 429, 'RATE_LIMITED');
+    expect(expectError(await send(seller.liveKey), 429, 'RATE_LIMITED').message).toBe(
+      '5 imports of this mode are unfinished (queued, running or held): wait for one to end, or confirm or cancel a held one.',
+    );
     await send(seller.testKey).expect(202);
   });
 });

@@ -69,8 +69,11 @@ export class ForbiddenError extends DomainError {
 }
 
 export class RateLimitedError extends DomainError {
-  constructor(readonly retryAfterSeconds: number) {
-    super(ErrorCode.RATE_LIMITED, `Rate limit exceeded. Retry after ${retryAfterSeconds} s.`);
+  constructor(
+    readonly retryAfterSeconds: number,
+    message = `Rate limit exceeded. Retry after ${retryAfterSeconds} s.`,
+  ) {
+    super(ErrorCode.RATE_LIMITED, message);
   }
 }
 
