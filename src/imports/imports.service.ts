@@ -70,7 +70,9 @@ export class ImportsService {
     const options = { mode: query.mode, dryRun: query.dryRun, maxRemovals: query.maxRemovals };
     const { draft, digest } =
       'body' in source ? await this.storeUpload(source) : this.fromUrl(source);
-    const fingerprint = requestFingerprint('POST /imports', { ...options, digest });
+    // How the bytes are read is part of the request: the same bytes as CSV are another request.
+    const { format, gzip } = draft;
+    const fingerprint = requestFingerprint('POST /imports', { ...options, format, gzip, digest });
     const work = async (em: EntityManager) =>
       toImportResponse(
         await this.insert(em, scope, {

@@ -559,6 +559,12 @@ describe('Inventory imports', () => {
     const again = await upload(file).set('Idempotency-Key', 'import-idem-1').expect(202);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.body.data.id).toBe(first.body.data.id);
+    // The same bytes read another way (as CSV) are another request: the key refuses them.
+    const asCsv = await upload(file, '', seller.liveKey, 'text/csv').set(
+      'Idempotency-Key',
+      'import-idem-1',
+    );
+    expectFieldError(asCsv, 'Idempotency-Key');
   });
 
   it.each([
