@@ -77,8 +77,8 @@ describe('Images on S3-compatible object storage', () => {
       'NOT_FOUND',
     );
     expectError(await t.http().get('/media/..%2Fsecret'), 404, 'NOT_FOUND');
-    // A key that is not valid percent-encoding is bad input, not a server error.
-    expectError(await t.http().get('/media/%E0%A4%A.jpg'), 400, 'VALIDATION_ERROR');
+    // A key that is not valid percent-encoding names nothing: 404, never a server error.
+    expectError(await t.http().get('/media/%E0%A4%A.jpg'), 404, 'NOT_FOUND');
   });
 
   it('serves nothing of a shared bucket outside its prefix, whatever the path', async () => {
