@@ -1,7 +1,6 @@
 import {
   Controller,
   Get,
-  Headers,
   HttpCode,
   Post,
   Query,
@@ -100,10 +99,12 @@ export class ImportsController {
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', IMPORT) id: string,
     @Query() query: ImportResultsQueryDto,
-    @Headers('accept') accept: string | undefined,
+    @Req() req: Request,
   ): Promise<CursorPage<ImportResultResponse> | StreamableFile> {
     const scope = ownerScopeOf(principal);
-    if (!accept?.includes(NDJSON)) return this.imports.results(scope, id, query);
+    // Negotiated with q-values; JSON when both are as welcome, or nothing is asked for.
+    if (req.accepts(['application/json', NDJSON]) !== NDJSON)
+      return this.imports.results(scope, id, query);
     const lines = await this.imports.resultLines(scope, id, query);
     return new StreamableFile(lines, { type: `${NDJSON}; charset=utf-8` });
   }

@@ -509,6 +509,12 @@ describe('Inventory imports', () => {
     expect((await download('?after=2')).map((r) => r.line)).toEqual([3, 4]);
     expect((await download('?outcome=created&after=1')).map((r) => r.line)).toEqual([3]);
     expect(await download('?outcome=removed')).toEqual([]);
+    // Accept is negotiated with its q-values: JSON preferred gets the page in its envelope.
+    const preferJson = await as(t, seller.liveKey)
+      .get(`/v1/imports/${res.body.data.id}/results`)
+      .set('Accept', 'application/json, application/x-ndjson;q=0.5')
+      .expect(200);
+    expect(preferJson.body.data).toHaveLength(4);
   });
 
   it("keeps a test key's import in test mode: test listings only, the live one untouched", async () => {
