@@ -16,6 +16,7 @@ import { AuthenticateMiddleware } from './auth/authenticate.middleware';
 import { contentTypeMiddleware } from './common/http/content-type.middleware';
 import { jsonDepthMiddleware } from './common/http/json-depth.middleware';
 import { verifyJsonBody } from './common/http/json-body.verify';
+import { answerClientErrorsInEnvelope } from './common/http/client-errors';
 import { requestIdMiddleware } from './platform/logging/request-id';
 import { ROOT_LOGGER } from './platform/logging/logging.module';
 import { requestLogger } from './platform/logging/request-logger';
@@ -77,6 +78,7 @@ export async function configureApp(app: NestExpressApplication): Promise<NestExp
   app.enableShutdownHooks();
   SwaggerModule.setup('docs', app, buildOpenApiDocument(app), { jsonDocumentUrl: 'docs-json' });
   await app.init();
+  answerClientErrorsInEnvelope(app.getHttpServer());
   // Nest answers unknown paths only under the prefix; anything else ends here, still in the envelope.
   app.use((req: Request, res: Response) => {
     res.status(404).json(errorEnvelope(req, ErrorCode.NOT_FOUND, 'Resource not found.'));

@@ -1,3 +1,4 @@
+import { connect, type AddressInfo } from 'node:net';
 import { anAccount, admin, as, TestAccount } from '../support/factories';
 import { expectError, expectMeta, fieldsOf } from '../support/envelope';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -137,6 +138,31 @@ describe('Envelope and errors', () => {
       const res = await api.put(`/v1/listings/by-external-id/${seg}`).send({});
       expectError(res, 400, 'VALIDATION_ERROR');
       expect(fieldsOf(res)).toEqual(['externalId']);
+    }
+  });
+
+  it("answers what Node's HTTP parser refuses in the envelope: 400 on headers", async () => {
+    const { port } = t.app.getHttpServer().address() as AddressInfo;
+    const raw = (request: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => socket.end(request));
+        let answer = '';
+        socket.on('data', (chunk) => (answer += chunk));
+        socket.on('end', () => resolve(answer));
+        socket.on('error', reject);
+      });
+    for (const request of [
+      'GET /v1/me HTTP/1.1\r\nHost: x\r\nIdempotency-Key: a\x01b\r\n\r\n',
+      `GET /v1/me HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`,
+    ]) {
+      const answer = await raw(request);
+      expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+      const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+      expect(body).toMatchObject({
+        success: false,
+        error: { code: 'VALIDATION_ERROR', details: [{ field: 'headers' }] },
+        meta: { requestId: expect.any(String) },
+      });
     }
   });
 
