@@ -7,6 +7,8 @@ import type { FieldError } from '../errors/domain-error';
  */
 const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
 
+const NONE: ReadonlySet<string> = new Set();
+
 /** `items[3].price`, `images[0].url`, `title`: the full path of a nested field. */
 export function joinPath(parent: string, property: string): string {
   if (!parent) return property;
@@ -20,15 +22,23 @@ export function joinPath(parent: string, property: string): string {
  */
 export function prototypeKeyErrors(
   value: unknown,
-  later: ReadonlySet<string> = new Set(),
+  later: ReadonlySet<string> = NONE,
   parent = '',
 ): FieldError[] {
-  if (typeof value !== 'object' || value === null) return [];
-  return Object.entries(value).flatMap(([key, child]) => {
-    const field = joinPath(parent, key);
-    if (PROTOTYPE_KEYS.has(key)) return [{ field, message: `${field} is not an allowed field` }];
-    return parent === '' && later.has(key) ? [] : prototypeKeyErrors(child, new Set(), field);
-  });
+  const errors: FieldError[] = [];
+  if (typeof value !== 'object' || value === null) return errors;
+  // Paths are built only for an error or a nested object: this runs on every body and line.
+  for (const key of Object.keys(value)) {
+    if (PROTOTYPE_KEYS.has(key)) {
+      const field = joinPath(parent, key);
+      errors.push({ field, message: `${field} is not an allowed field` });
+      continue;
+    }
+    const child: unknown = (value as Record<string, unknown>)[key];
+    if (typeof child === 'object' && child !== null && !(parent === '' && later.has(key)))
+      errors.push(...prototypeKeyErrors(child, NONE, joinPath(parent, key)));
+  }
+  return errors;
 }
 
 const validatedLater = new WeakMap<object, Set<string>>();
