@@ -841,6 +841,7 @@ async function main(): Promise<void> {
         adminToken: ADMIN_TOKEN,
         worker,
         bulkListingsPerSecond: bulk.service.rps * 50,
+        floorBulkListingsPerSecond: bulk.floor!.rps * 50,
         warmupSeconds: WARMUP_SECONDS,
       });
       console.log('\nTargets:');
@@ -954,6 +955,7 @@ async function main(): Promise<void> {
       adminToken: ADMIN_TOKEN,
       worker,
       bulkListingsPerSecond,
+      floorBulkListingsPerSecond: bulk.floor!.rps * 50,
       warmupSeconds: WARMUP_SECONDS,
     });
 
