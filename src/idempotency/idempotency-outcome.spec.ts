@@ -1,4 +1,9 @@
-import { DomainError, NotFoundError, ValidationError } from '../common/errors/domain-error';
+import {
+  DomainError,
+  NotFoundError,
+  RateLimitedError,
+  ValidationError,
+} from '../common/errors/domain-error';
 import { ErrorCode } from '../common/errors/error-code';
 import {
   decideClaimedKey,
@@ -47,8 +52,9 @@ describe('errorOutcome', () => {
     expect(errorOutcome(new NotFoundError('Listing'))?.status).toBe(404);
   });
 
-  it('keeps nothing for server errors and anything not a DomainError', () => {
+  it('keeps nothing for server errors, 429s and anything not a DomainError', () => {
     expect(errorOutcome(new DomainError(ErrorCode.SERVER_ERROR, 'boom'))).toBeUndefined();
+    expect(errorOutcome(new RateLimitedError(60))).toBeUndefined();
     expect(errorOutcome(new Error('connection lost'))).toBeUndefined();
     expect(errorOutcome('thrown string')).toBeUndefined();
   });

@@ -58,11 +58,14 @@ export function successOutcome<T>(status: number, data: T): IdempotentOutcome<T>
 }
 
 /**
- * A failed first execution's kept answer: client errors are answers; anything else is
- * undefined and must roll the claim back with the work.
+ * A failed first execution's kept answer: client errors are answers; anything else (a server
+ * error, a 429 such as the unfinished-imports limit) is undefined and must roll the claim back
+ * with the work.
  */
+const TRANSIENT: ErrorCode[] = [ErrorCode.SERVER_ERROR, ErrorCode.RATE_LIMITED];
+
 export function errorOutcome(error: unknown): IdempotentOutcome<never> | undefined {
-  if (!(error instanceof DomainError) || error.code === ErrorCode.SERVER_ERROR) return undefined;
+  if (!(error instanceof DomainError) || TRANSIENT.includes(error.code)) return undefined;
   return {
     status: ERROR_HTTP_STATUS[error.code],
     error: { code: error.code, message: error.message, details: error.details },

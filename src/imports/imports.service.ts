@@ -82,13 +82,24 @@ export class ImportsService {
           maxRemovals: query.maxRemovals ?? null,
         }),
       );
-    const outcome = idempotencyKey
-      ? await this.idempotency.execute(scope, idempotencyKey, fingerprint, 202, work)
-      : { status: 202, data: await this.dataSource.transaction(work), replayed: false };
+    let outcome: IdempotentOutcome<ImportResponse>;
+    try {
+      outcome = idempotencyKey
+        ? await this.idempotency.execute(scope, idempotencyKey, fingerprint, 202, work)
+        : { status: 202, data: await this.dataSource.transaction(work), replayed: false };
+    } catch (error) {
+      // No import holds the stored file (refused by the limit, the key, the database): drop it.
+      await this.dropUpload(draft.fileKey).catch(() => undefined); // the refusal matters more
+      throw error;
+    }
     const created = outcome.data && !outcome.replayed;
-    if (!created && draft.fileKey) await this.storage.deletePrivate(draft.fileKey);
+    if (!created) await this.dropUpload(draft.fileKey);
     if (created) await this.enqueue(outcome.data!.id);
     return outcome;
+  }
+
+  private async dropUpload(fileKey: string | null): Promise<void> {
+    if (fileKey) await this.storage.deletePrivate(fileKey);
   }
 
   private async insert(em: EntityManager, scope: OwnerScope, draft: NewImport): Promise<ImportRow> {

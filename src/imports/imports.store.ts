@@ -6,6 +6,7 @@ import type { ErrorCode } from '../common/errors/error-code';
 import type { FieldError } from '../common/errors/domain-error';
 import type { ImportCounts } from '../events/event-types';
 import { LINE_HASH_BYTES } from './import-line-hash';
+import { storableJson } from '../common/db/storable-json';
 
 export const IMPORT_STATUSES = [
   'queued',
@@ -283,7 +284,7 @@ export class ImportsStore {
         tally.failed,
         tally.removed,
         leaseMs,
-        resultsJson(results),
+        storableJson(results),
       ],
     );
     if (!saved) throw new LostClaimError(claim.id);
@@ -375,7 +376,7 @@ export class ImportsStore {
         claim.id,
         claim.token,
         change.status,
-        change.error ? JSON.stringify(change.error) : null,
+        change.error ? storableJson(change.error) : null,
         change.removalLimitExceeded ?? null,
         final,
       ],
@@ -488,17 +489,4 @@ export class LostClaimError extends Error {
     super(`The claim on import ${importId} was lost`);
     this.name = 'LostClaimError';
   }
-}
-
-/**
- * The results as the JSON `saveChunk` sends. PostgreSQL's text and jsonb cannot hold U+0000, which
- * a failed line's externalId or error may quote: such a result shows U+FFFD in its place.
- * (Serialised twice only then: a replacer would slow every chunk.)
- */
-export function resultsJson(results: NewResult[]): string {
-  const json = JSON.stringify(results);
-  if (!json.includes('\\u0000')) return json;
-  return JSON.stringify(results, (_key, value: unknown) =>
-    typeof value === 'string' ? value.replaceAll('\0', '\uFFFD') : value,
-  );
 }

@@ -1,7 +1,10 @@
 import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { expectError, fieldsOf } from '../support/envelope';
 import { anAccount, as, TestAccount } from '../support/factories';
@@ -609,21 +612,33 @@ describe('Inventory imports', () => {
 describe('Inventory imports without a worker', () => {
   let t: TestApp;
   let seller: TestAccount;
+  const storageDir = mkdtempSync(join(tmpdir(), 'lsvc-imports-'));
+  const storedFiles = () => readdirSync(join(storageDir, '.private', 'imports')).length;
 
   beforeAll(async () => {
-    t = await createTestApp({ role: 'api' });
+    t = await createTestApp({ role: 'api', env: { STORAGE_DIR: storageDir } });
     seller = await anAccount(t).build();
   });
   afterAll(() => t.close());
 
-  it('refuses a 6th unfinished import of a mode with 429, and counts modes apart', async () => {
+  it('refuses a 6th unfinished import of a mode with 429, keeping neither its file nor its key, and counts modes apart', async () => {
     const send = (key: string) =>
       as(t, key).post('/v1/imports').set('Content-Type', 'application/x-ndjson').send('{}\n');
     for (let i = 0; i < 5; i++) await send(seller.liveKey).expect(202);
+    expect(storedFiles()).toBe(5);
     expect(expectError(await send(seller.liveKey), 429, 'RATE_LIMITED').message).toBe(
       '5 imports of this mode are unfinished (queued, running or held): wait for one to end, or confirm or cancel a held one.',
     );
+    const keyed = await send(seller.liveKey).set('Idempotency-Key', 'sixth-import');
+    expectError(keyed, 429, 'RATE_LIMITED');
+    expect(storedFiles()).toBe(5); // the refused uploads' files are gone
     await send(seller.testKey).expect(202);
+    // The 429 was not kept with the key: once an import ends, the same key goes through.
+    const [oldest] = (
+      await as(t, seller.liveKey).get('/v1/imports?limit=100').expect(200)
+    ).body.data.slice(-1);
+    await as(t, seller.liveKey).post(`/v1/imports/${oldest.id}/cancel`).expect(200);
+    await send(seller.liveKey).set('Idempotency-Key', 'sixth-import').expect(202);
   });
 });
 
