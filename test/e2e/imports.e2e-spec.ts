@@ -464,19 +464,21 @@ describe('Inventory imports', () => {
     expect(rows.map((r) => r.line)).toEqual([1, 2, 3, 4, 5]);
   });
 
-  it('fails a line holding U+0000 alone (escaped in its externalId, or a raw byte), never the import', async () => {
+  it('fails a line holding U+0000 or a lone surrogate alone (escaped or raw), never the import', async () => {
     const res = await upload(
       ndjson([
         item('nul-1'),
         '{"externalId": "nul\\u0000x", "title": "Volvo"}',
         'abc\u0000def',
         item('nul-2'),
+        '{"externalId": "sur\\ud800x", "title": "Volvo"}',
+        '{"externalId": "sur-2", "price": a😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀}',
       ]),
     ).expect(202);
     const done = await finished(res.body.data.id);
     expect(done).toMatchObject({
       status: 'succeeded_with_errors',
-      counts: { created: 2, failed: 2 },
+      counts: { created: 2, failed: 4 },
     });
     const failed = (await results(res.body.data.id, '?outcome=failed')).data;
     type Failed = { line: number; externalId: string | null; error: { details: Body[] } };
@@ -484,7 +486,14 @@ describe('Inventory imports', () => {
     expect(failed.map((r: Failed) => [r.line, r.externalId, fields(r)])).toEqual([
       [2, 'nul\uFFFDx', expect.arrayContaining(['externalId'])],
       [3, null, ['body']],
+      [5, 'sur\uFFFDx', expect.arrayContaining(['externalId'])],
+      [6, 'sur-2', ['body']],
     ]);
+    // A file whose CSV header quotes U+0000 fails as a whole, with its error stored.
+    const csv = await upload('externalId,ti\u0000tle\nx,y\n', '', seller.liveKey, 'text/csv');
+    const failedFile = await finished(csv.body.data.id);
+    expect(failedFile).toMatchObject({ status: 'failed', error: { code: 'VALIDATION_ERROR' } });
+    expect(failedFile.error.message).toContain('ti\uFFFDtle');
   });
 
   it('downloads only what the filters select: outcome and after hold for NDJSON too', async () => {
