@@ -5,7 +5,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { OwnerScope } from '../auth/scope';
 import { DomainError, FieldError, ValidationError } from '../common/errors/domain-error';
 import { ErrorCode } from '../common/errors/error-code';
-import { checkDto } from '../common/http/validation.pipe';
+import { checkDto, normalizeText } from '../common/http/validation.pipe';
 import { OutboxService } from '../events/outbox.service';
 import { CreateListingDto, EXTERNAL_ID_PATTERN } from '../listings/dto/create-listing.dto';
 import { ListingsService, UpsertOutcome } from '../listings/listings.service';
@@ -395,10 +395,10 @@ export class ImportRunner {
     firstLines: FirstLines,
   ): Promise<Omit<Admitted, 'hash'> | DomainError> {
     if ('error' in line) return ValidationError.field(line.field ?? 'body', line.error);
-    const externalId = line.body.externalId;
+    const externalId = externalIdOf(line);
     const idErrors: FieldError[] = [];
     // One present but invalid gets the PUT's own error, from the body's validation below.
-    if (externalId === undefined || externalId === null) {
+    if (line.body.externalId === undefined || line.body.externalId === null) {
       idErrors.push({
         field: 'externalId',
         message: 'externalId is required: 1–128 printable characters without whitespace or /',
@@ -414,7 +414,7 @@ export class ImportRunner {
     try {
       const checked = await checkDto(CreateListingDto, line.body);
       if (idErrors.length === 0 && checked.errors.length === 0)
-        return { line: line.line, externalId: externalId as string, dto: checked.dto };
+        return { line: line.line, externalId: externalId!, dto: checked.dto };
       return ValidationError.merged(idErrors, this.listings.bodyErrors(checked))!;
     } catch (error) {
       if (error instanceof DomainError) return error;
@@ -511,17 +511,22 @@ export class ImportRunner {
   }
 }
 
-/** The externalId a line names, read or (from a line that is not JSON) salvaged. */
-function externalIdOf(line: FeedLine): unknown {
-  return 'body' in line ? line.body.externalId : line.externalId;
+/**
+ * The externalId a line names, read or (from a line that is not JSON) salvaged, as the PUT would
+ * take it: in NFC, as every text the API stores. A number is the id its digits spell: such a line
+ * fails (externalId is text), and it must protect that listing from a mirror as any failed line.
+ */
+function externalIdOf(line: FeedLine): string | undefined {
+  const id = 'body' in line ? line.body.externalId : line.externalId;
+  if (typeof id === 'number' && Number.isFinite(id)) return String(id);
+  return typeof id === 'string' ? (normalizeText(id) as string) : undefined;
 }
 
 function failedResult(line: FeedLine, error: DomainError): NewResult {
-  const externalId = externalIdOf(line);
   return {
     seq: line.line,
     line: line.line,
-    external_id: typeof externalId === 'string' ? externalId : null,
+    external_id: externalIdOf(line) ?? null,
     outcome: 'failed',
     listing_id: null,
     error: lineError(error),

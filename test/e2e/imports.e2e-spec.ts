@@ -303,7 +303,7 @@ describe('Inventory imports', () => {
 
     it('numbers removals after the last line (blank lines and a CSV header count); a JSON typo or a short CSV row protects its listing', async () => {
       const other = await anAccount(t).build();
-      for (const id of ['r-keep', 'r-typo', 'r-short', 'r-gone-1', 'r-gone-2'])
+      for (const id of ['r-keep', 'r-typo', 'r-short', 'r-gone-1', 'r-gone-2', '123'])
         await as(t, other.liveKey)
           .put(`/v1/listings/by-external-id/${id}`)
           .send(aListing().build())
@@ -323,24 +323,37 @@ describe('Inventory imports', () => {
 
       // Line 2 is blank and line 3 a JSON typo: the two removals are numbered after line 5.
       const json = await upload(
-        ndjson([item('r-keep'), '', '{"externalId": "r-typo", "price": 1,}', item('r-short')]),
+        ndjson([
+          item('r-keep'),
+          '',
+          '{"externalId": "r-typo", "price": 1,}',
+          item('r-short'),
+          { ...item('x'), externalId: 123 }, // a number: fails, and still protects listing "123"
+        ]),
         '?mode=mirror&maxRemovals=5',
         other.liveKey,
       ).expect(202);
       const done = await finished(json.body.data.id, other.liveKey);
       expect(done).toMatchObject({
         status: 'succeeded_with_errors',
-        counts: { lines: 3, failed: 1, removed: 2 },
+        counts: { lines: 4, failed: 2, removed: 2 },
       });
       const typo = (
         await as(t, other.liveKey).get(`/v1/imports/${json.body.data.id}/results?outcome=failed`)
       ).body.data;
-      expect(typo).toMatchObject([{ line: 3, externalId: 'r-typo', outcome: 'failed' }]);
+      expect(typo).toMatchObject([
+        { line: 3, externalId: 'r-typo', outcome: 'failed' },
+        { line: 5, externalId: '123', outcome: 'failed' },
+      ]);
       expect((await removedRows(json.body.data.id)).map((r: Body) => r.externalId).sort()).toEqual([
         'r-gone-1',
         'r-gone-2',
       ]);
-      expect(await statuses()).toMatchObject({ 'r-typo': 'ACTIVE', 'r-gone-1': 'REMOVED' });
+      expect(await statuses()).toMatchObject({
+        'r-typo': 'ACTIVE',
+        '123': 'ACTIVE',
+        'r-gone-1': 'REMOVED',
+      });
 
       // CSV: the header is line 1; the r-short row lacks its last cell, and r-typo is gone.
       const csv = [
@@ -350,9 +363,12 @@ describe('Inventory imports', () => {
       ].join('\n');
       const rows = await upload(csv, '?mode=mirror&maxRemovals=5', other.liveKey, 'text/csv');
       const csvDone = await finished(rows.body.data.id, other.liveKey);
-      expect(csvDone).toMatchObject({ status: 'succeeded_with_errors', counts: { removed: 1 } });
-      expect(await removedRows(rows.body.data.id)).toMatchObject([
-        { line: null, externalId: 'r-typo', outcome: 'removed' },
+      expect(csvDone).toMatchObject({ status: 'succeeded_with_errors', counts: { removed: 2 } });
+      expect(
+        (await removedRows(rows.body.data.id)).map((r: Body) => [r.line, r.externalId]).sort(),
+      ).toEqual([
+        [null, '123'],
+        [null, 'r-typo'],
       ]);
       expect(await statuses()).toMatchObject({
         'r-keep': 'ACTIVE',
@@ -494,6 +510,20 @@ describe('Inventory imports', () => {
     const failedFile = await finished(csv.body.data.id);
     expect(failedFile).toMatchObject({ status: 'failed', error: { code: 'VALIDATION_ERROR' } });
     expect(failedFile.error.message).toContain('ti\uFFFDtle');
+  });
+
+  it('reads an externalId in NFC, as the PUT does: a decomposed spelling is the same id', async () => {
+    const res = await upload(
+      ndjson([item('nfc-cafe\u0301'), item('nfc-caf\u00e9', { price: 2 })]),
+    ).expect(202);
+    expect(await finished(res.body.data.id)).toMatchObject({ counts: { created: 1, failed: 1 } });
+    const [first, second] = (await results(res.body.data.id)).data;
+    expect(first).toMatchObject({ externalId: 'nfc-caf\u00e9', outcome: 'created' });
+    expect(second.error.details[0].message).toContain('duplicates line 1');
+    await as(t, seller.liveKey)
+      .put(`/v1/listings/by-external-id/${encodeURIComponent('nfc-caf\u00e9')}`)
+      .send(aListing().build())
+      .expect(200); // the PUT finds the imported listing
   });
 
   it('downloads only what the filters select: outcome and after hold for NDJSON too', async () => {
