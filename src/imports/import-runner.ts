@@ -94,6 +94,8 @@ export class ImportRunner {
       const { lines, lastLine, firstLines, known } = await this.readAll(row, claim);
       const planned = await this.store.markPlanned(claim, lines);
       if (!planned) throw new LostClaimError(claim.id);
+      // A cancel sent during the read pass ends the import here: it must not be held instead.
+      if (planned.cancel_requested) throw new Cancelled();
       if (await this.holdsForRemovals(planned, claim, firstLines)) return;
       let current = await this.applyLines(planned, claim, firstLines, known);
       if (current.mode === 'mirror')

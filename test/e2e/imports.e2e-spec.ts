@@ -634,6 +634,14 @@ describe('Inventory imports', () => {
       'sourceUrl',
     ],
     [
+      'a sourceUrl holding U+0000',
+      () =>
+        as(t, seller.liveKey)
+          .post('/v1/imports')
+          .send({ sourceUrl: 'https://x.example/feed\u0000.ndjson', format: 'ndjson' }),
+      'sourceUrl',
+    ],
+    [
       'a missing format',
       () => as(t, seller.liveKey).post('/v1/imports').send({ sourceUrl: 'https://x.example/feed' }),
       'format',

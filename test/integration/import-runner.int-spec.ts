@@ -299,6 +299,23 @@ describe('ImportRunner resume after a crash between chunks', () => {
     expect(await snapshot()).toEqual(before);
   });
 
+  it('a cancel sent during the read pass ends the import before anything is applied or held', async () => {
+    const id = await newImport([body(1), body(2), body(3), body(4)]);
+    const planned = jest.spyOn(store, 'markPlanned').mockImplementationOnce(async (...args) => {
+      // POST /v1/imports/:id/cancel on a running import: it asks the runner to stop.
+      await ctx.dataSource.query(`UPDATE imports SET cancel_requested = true WHERE id = $1`, [id]);
+      return ImportsStore.prototype.markPlanned.apply(store, args);
+    });
+    try {
+      await runner.run(id);
+    } finally {
+      planned.mockRestore();
+    }
+    const [row] = await ctx.dataSource.query(`SELECT * FROM imports WHERE id = $1`, [id]);
+    expect(row).toMatchObject({ status: 'cancelled', processed: 0 });
+    expect(await results(id)).toEqual([]);
+  });
+
   it('a chunk saved under a claim that was lost records no result and no progress', async () => {
     const id = await newImport([body(1), body(2), body(3), body(4)]);
     await crashAfterFirstChunk(id);

@@ -1,4 +1,5 @@
-import { IsDefined, IsIn, IsUrl } from 'class-validator';
+import { IsDefined, IsIn, IsString, IsUrl, MaxLength } from 'class-validator';
+import { IsPlainText } from '../../common/http/plain-text.validator';
 import type { ImportFormat } from '../imports.store';
 
 /** An import of a feed the worker fetches, instead of a file in the body. */
@@ -8,6 +9,9 @@ export class ImportSourceDto {
     { protocols: ['http', 'https'], require_protocol: true, require_tld: false },
     { message: 'sourceUrl must be an http or https URL' },
   )
+  @MaxLength(2048)
+  @IsPlainText()
+  @IsString({ message: 'sourceUrl must be an http or https URL' })
   @IsDefined({ message: 'sourceUrl is required' })
   sourceUrl: string;
 

@@ -19,6 +19,8 @@ describe('GuardedFetch', () => {
         return void res
           .writeHead(302, { Location: hops > 1 ? `/redirect?hops=${hops - 1}` : '/ok' })
           .end();
+      if (url.pathname === '/bad-redirect')
+        return void res.writeHead(302, { Location: 'http://exa mple.com/x.jpg' }).end();
       if (url.pathname === '/ok') return void res.end('line 1\nline 2\n');
       if (url.pathname === '/big') return void res.end('x'.repeat(5_000));
       if (url.pathname === '/drip') {
@@ -61,6 +63,13 @@ describe('GuardedFetch', () => {
     expect((await failure(open.get(`${base}/redirect?hops=4`, LIMITS))).reason).toBe(
       'too_many_redirects',
     );
+  });
+
+  it('fails a redirect to a Location that is no URL as the server error it is', async () => {
+    const error = await failure(open.get(`${base}/bad-redirect`, LIMITS));
+    expect(error).toBeInstanceOf(FetchError);
+    expect(error).toMatchObject({ reason: 'http_error', status: 302 });
+    expect(error.message).toBe('The URL redirected (HTTP 302) to an invalid Location.');
   });
 
   it('fails a non-2xx answer with its status', async () => {

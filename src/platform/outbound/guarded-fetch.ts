@@ -62,7 +62,7 @@ export class GuardedFetch {
         response.resume();
         if (hop >= limits.maxRedirects)
           throw new FetchError('too_many_redirects', `More than ${limits.maxRedirects} redirects.`);
-        target = new URL(location, target);
+        target = redirectTarget(location, target, status);
         continue;
       }
       if (status < 200 || status >= 300) {
@@ -91,12 +91,21 @@ export class GuardedFetch {
       throw blockedOr(error);
     }
     return new Promise((resolve, reject) => {
-      const request = client.get(
-        target,
-        { lookup: this.lookup, signal: deadline, headers: { 'accept-encoding': 'gzip, identity' } },
-        resolve,
-      );
-      request.on('error', (error) => reject(failureOf(error, deadline)));
+      try {
+        const request = client.get(
+          target,
+          {
+            lookup: this.lookup,
+            signal: deadline,
+            headers: { 'accept-encoding': 'gzip, identity' },
+          },
+          resolve,
+        );
+        request.on('error', (error) => reject(failureOf(error, deadline)));
+      } catch (error) {
+        // Thrown before any request left (a URL Node cannot request): classified all the same.
+        reject(failureOf(error as Error, deadline));
+      }
     });
   }
 }
@@ -119,6 +128,19 @@ function failureOf(error: unknown, deadline: AbortSignal): Error {
     'unreachable',
     `The URL could not be reached (${(error as Error).message}).`,
   );
+}
+
+/** Where a redirect leads; a Location that is no URL is the server's fault, as an error status is. */
+function redirectTarget(location: string, base: URL, status: number): URL {
+  try {
+    return new URL(location, base);
+  } catch {
+    throw new FetchError(
+      'http_error',
+      `The URL redirected (HTTP ${status}) to an invalid Location.`,
+      status,
+    );
+  }
 }
 
 /** The body, failing with too_large past `maxBytes` and with timeout at the deadline. */
