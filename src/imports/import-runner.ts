@@ -34,7 +34,10 @@ import { FeedError } from './feed/feed-error';
 import { FetchError } from '../platform/outbound/guarded-fetch';
 import type { FeedLine, FeedRecord } from './feed/feed.types';
 
-/** Claims that ended in an unexpected error before the import is failed instead of resumed. */
+/**
+ * Claims in a row that ended in an unexpected error without committing a chunk (one that made
+ * progress counts as the first) before the import is failed instead of resumed.
+ */
 const MAX_ATTEMPTS = 3;
 /** The read pass renews its lease this often (in lines), as chunks do when they commit. */
 const RENEW_EVERY_LINES = 5_000;
@@ -116,7 +119,9 @@ export class ImportRunner {
       return void (await this.settle(claim, row, 'failed', failure));
     }
     this.logger.error({ err: error, importId: row.id }, 'Import run failed');
-    if (row.attempts >= MAX_ATTEMPTS) {
+    // Claims in a row that committed nothing: a run that made progress starts the count again.
+    const attempts = (await this.store.findById(row.id))?.attempts ?? row.attempts;
+    if (attempts >= MAX_ATTEMPTS) {
       const failure = {
         code: ErrorCode.SERVER_ERROR,
         message: 'The import stopped on an internal error; what was committed stays applied.',

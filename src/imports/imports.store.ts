@@ -46,6 +46,7 @@ export interface ImportRow extends ImportCounts {
   planned_at: Date | null;
   next_line: number;
   error: { code: string; message: string } | null;
+  /** claims in a row without a committed chunk, this one included (a commit makes it 1 again) */
   attempts: number;
   created_at: Date;
   started_at: Date | null;
@@ -265,7 +266,8 @@ export class ImportsStore {
       `WITH saved AS (
          UPDATE imports SET next_line = $3, processed = processed + $4, created = created + $5,
            updated = updated + $6, unchanged = unchanged + $7, failed = failed + $8,
-           removed = removed + $9, lease_until = now() + $10 * interval '1 millisecond'
+           removed = removed + $9, lease_until = now() + $10 * interval '1 millisecond',
+           attempts = 1
          WHERE id = $1 AND claim_token = $2 AND status = 'running' RETURNING *),
        results AS (
          INSERT INTO import_results (import_id, seq, line, external_id, outcome, listing_id, error)
@@ -405,7 +407,7 @@ export class ImportsStore {
   /** A held import is queued again, confirmed: it then runs in full. */
   async confirm(scope: OwnerScope, id: string): Promise<ImportRow | undefined> {
     const [rows] = await this.dataSource.query(
-      `UPDATE imports SET status = 'queued', confirmed = true
+      `UPDATE imports SET status = 'queued', confirmed = true, attempts = 0
        WHERE id = $1 AND account_id = $2 AND livemode = $3 AND status = 'held'
        RETURNING *`,
       [id, scope.accountId, scope.livemode],

@@ -210,7 +210,7 @@ describe('ImportRunner resume after a crash between chunks', () => {
       unchanged: 0,
       failed: 0,
       removed: 0,
-      attempts: 2,
+      attempts: 1, // claims in a row without a commit: each commit starts the count again
       claim_token: null,
     });
     expect(await results(id)).toEqual(
@@ -240,6 +240,23 @@ describe('ImportRunner resume after a crash between chunks', () => {
     expect(await importEvents(id)).toEqual([{ event: 'import.finished', status: 'succeeded' }]);
     // It waited after its chunks (IMPORT_YIELD_SLOWDOWN below 1), twice as long as each took.
     expect(await yielded()).toBeGreaterThan(yieldedBefore);
+  });
+
+  it('a run that commits before it dies is resumed however often that happens: only failures in a row count', async () => {
+    const id = await newImport(Array.from({ length: LINES }, (_, i) => body(i + 1)));
+    // Three runs in a row each commit one chunk and die on the next (the third claim once failed
+    // the import, though every run had made progress).
+    for (let run = 1; run <= 3; run++) {
+      await crashAfterFirstChunk(id);
+      expect(await importRow(id)).toMatchObject({ status: 'running', processed: CHUNK * run });
+      await ctx.dataSource.query(
+        `UPDATE imports SET lease_until = now() - interval '1 second' WHERE id = $1`,
+        [id],
+      );
+    }
+    await runner.run(id);
+    expect(await importRow(id)).toMatchObject({ status: 'succeeded', processed: LINES });
+    expect(await results(id)).toHaveLength(LINES);
   });
 
   it('a slowed import does not wait while the API serves next to nothing', async () => {
