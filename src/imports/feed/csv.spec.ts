@@ -156,6 +156,23 @@ describe('readFeed, CSV', () => {
     ]);
   });
 
+  it('takes every line ending in one file, split anywhere: the first line does not decide', async () => {
+    const expected = [
+      { line: 2, body: { externalId: 'a', title: 't' } },
+      { line: 3, body: { externalId: 'b', title: 'u' } },
+    ];
+    for (const csv of [
+      'externalId,title\na,t\r\nb,u\r\n',
+      'externalId,title\r\na,t\nb,u\n',
+      'externalId,title\ra,t\r\nb,u\n',
+    ]) {
+      expect(await read([csv])).toEqual(expected);
+      const bytes = Buffer.from(csv);
+      const split = Array.from({ length: bytes.length }, (_, i) => bytes.subarray(i, i + 1));
+      expect(await read(split)).toEqual(expected);
+    }
+  });
+
   it('reports a row of the wrong width as that line, with the externalId it still names', async () => {
     const csv = 'externalId,title\na\nb,t,extra\nc,t\n,t,x\n';
     expect(await read([csv])).toEqual([

@@ -42,6 +42,8 @@ export async function* csvLines(
     let failure: unknown;
     parser = parse({
       delimiter,
+      // Every line ending, whatever the first line used: files stitched from several exports mix them.
+      record_delimiter: ['\r\n', '\n', '\r'],
       relax_column_count: true, // a row of the wrong width is that row's error, not the file's
       skip_empty_lines: false, // blank lines come through so that line numbers count them
       max_record_size: limits.maxLineBytes,
