@@ -409,12 +409,20 @@ export class ListingsService {
       scope,
       creates.map((index) => ({ ...items[index].dto, externalId: items[index].externalId })),
     );
-    created.forEach((result, k) => {
-      outcomes[creates[k]] =
-        result instanceof DomainError
+    for (const [k, result] of created.entries()) {
+      const { externalId, dto } = items[creates[k]];
+      // Created meanwhile by another request (a PUT racing the batch): updated, as the PUT's own
+      // retry would update it. The row is committed (the insert waited for it), so it is found.
+      const winner =
+        result instanceof ExternalIdTakenError
+          ? await this.store.findByExternalIdForUpdate(em, scope, externalId)
+          : undefined;
+      outcomes[creates[k]] = winner
+        ? await this.upsertExisting(em, scope, winner, { ...dto, externalId })
+        : result instanceof DomainError
           ? { outcome: 'failed', error: result }
           : { outcome: 'created', row: result };
-    });
+    }
     return outcomes;
   }
 
