@@ -244,8 +244,8 @@ describe('ImportRunner resume after a crash between chunks', () => {
 
   it('a run that commits before it dies is resumed however often that happens: only failures in a row count', async () => {
     const id = await newImport(Array.from({ length: LINES }, (_, i) => body(i + 1)));
-    // Three runs in a row each commit one chunk and die on the next (the third claim once failed
-    // the import, though every run had made progress).
+    // Three runs in a row each commit one chunk and die on the next: three claims, each of which
+    // made progress, are no reason to fail the import.
     for (let run = 1; run <= 3; run++) {
       await crashAfterFirstChunk(id);
       expect(await importRow(id)).toMatchObject({ status: 'running', processed: CHUNK * run });
