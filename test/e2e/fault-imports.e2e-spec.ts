@@ -116,8 +116,10 @@ describe('[fault] imports: the worker killed mid-import', () => {
     // stall check follow IMPORT_LEASE), so the sweep's re-queue takes and the import resumes.
     await startWorker();
     const end = await until(id, (p) => !['queued', 'running'].includes(p.status), 120_000);
+    // The first worker is dead: the second claimed the import and ran it to its end. Its run
+    // committed chunks, so the count of claims in a row without progress is back at 1.
     expect(end.status).toBe('succeeded');
-    expect(end.attempts).toBeGreaterThanOrEqual(2);
+    expect(end.attempts).toBe(1);
 
     const [counts] = (
       await db.query(
