@@ -156,6 +156,12 @@ describe('readFeed, CSV', () => {
     ]);
   });
 
+  it('finds the delimiter on the header line after blank lines, spaces-only ones included', async () => {
+    expect(await read(['\n  \r\n externalId;title\na;t\n'])).toEqual([
+      { line: 4, body: { externalId: 'a', title: 't' } },
+    ]);
+  });
+
   it('takes every line ending in one file, split anywhere: the first line does not decide', async () => {
     const expected = [
       { line: 2, body: { externalId: 'a', title: 't' } },

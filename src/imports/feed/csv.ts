@@ -25,6 +25,7 @@ const DELIMITERS = new Set([0x2c, 0x3b, 0x09]); // , ; tab
 const QUOTE = 0x22;
 const LF = 0x0a;
 const CR = 0x0d;
+const SPACE = 0x20;
 
 /**
  * RFC 4180 CSV through csv-parse, chunk by chunk. The header names the columns; the delimiter is
@@ -120,7 +121,8 @@ class DelimiterFinder {
   scan(chunk: Buffer): string | undefined {
     for (const byte of chunk) {
       if (!this.started) {
-        if (byte === LF || byte === CR) continue; // blank lines before the header
+        // Blank lines before the header, spaces included (the reader skips them as blank too).
+        if (byte === LF || byte === CR || byte === SPACE) continue;
         this.started = true;
       }
       if (++this.seen > this.maxLineBytes)
