@@ -5,10 +5,12 @@ import {
   HttpCode,
   Patch,
   Post,
+  Req,
   UploadedFile,
   UseInterceptors,
 } from '@nestjs/common';
 import { FileInterceptor } from '@nestjs/platform-express';
+import type { Request } from 'express';
 import { ApiBearerAuth, ApiConsumes, ApiTags } from '@nestjs/swagger';
 import { memoryStorage } from 'multer';
 import { CurrentPrincipal, Scopes } from '../auth/auth.decorators';
@@ -44,11 +46,12 @@ export class ImagesController {
     @UuidParam('id', 'Listing') id: string,
     @Body() dto: AddImageDto,
     @UploadedFile() file: Express.Multer.File | undefined,
+    @Req() req: Request,
   ): Promise<ImageResponse> {
     return this.images.add(
       ownerScopeOf(principal),
       id,
-      imageSourceOf(dto, file?.buffer),
+      imageSourceOf(dto, file?.buffer, Boolean(req.is('multipart/form-data'))),
       dto.order,
     );
   }

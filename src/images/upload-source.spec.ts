@@ -23,3 +23,15 @@ describe('image sources', () => {
     });
   });
 });
+
+describe('imageSourceOf on a multipart body', () => {
+  it('takes the file, and refuses url or base64 sent as text fields, naming them', () => {
+    const file = Buffer.from('image bytes');
+    expect(imageSourceOf({}, file, true)).toEqual({ kind: 'upload', data: file, field: 'file' });
+    for (const field of ['url', 'base64'] as const) {
+      expect(() => imageSourceOf({ [field]: 'https://x.example/a.jpg' }, undefined, true)).toThrow(
+        expect.objectContaining({ details: [expect.objectContaining({ field })] }),
+      );
+    }
+  });
+});

@@ -19,8 +19,22 @@ export function decodeBase64(value: string): Buffer {
   return Buffer.from(payload, 'base64');
 }
 
-/** Exactly one of url, base64 or a multipart file; a null source counts as not sent. */
-export function imageSourceOf(dto: AddImageDto, file: Buffer | undefined): ImageSource {
+/**
+ * Exactly one of url, base64 or a multipart file; a null source counts as not sent. A multipart
+ * body carries its image as the file (and `order`), as the OpenAPI document describes it.
+ */
+export function imageSourceOf(
+  dto: AddImageDto,
+  file: Buffer | undefined,
+  multipart = false,
+): ImageSource {
+  for (const field of ['url', 'base64'] as const) {
+    if (multipart && dto[field] != null)
+      throw ValidationError.field(
+        field,
+        `${field} is a JSON field: a multipart upload sends the image in the field file.`,
+      );
+  }
   const given = [dto.url != null, dto.base64 != null, file !== undefined].filter(Boolean).length;
   if (given !== 1) {
     throw ValidationError.field(

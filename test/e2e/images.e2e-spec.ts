@@ -243,6 +243,12 @@ describe('Listing images', () => {
         fieldsOf(await addUrl(l.id, { url: 'https://img.example.com/a.jpg', base64: 'AAAA' })),
       ).toEqual(['file']);
       expect(fieldsOf(await addUrl(l.id, {}))).toEqual(['file']);
+      // A multipart body carries its image as the file: a url text field is not its JSON twin.
+      const multipartUrl = await live()
+        .post(`/v1/listings/${l.id}/images`)
+        .field('url', 'https://img.example.com/a.jpg');
+      expect(fieldsOf(multipartUrl)).toEqual(['url']);
+      expect(await gallery(l.id)).toEqual([]);
     });
 
     it('refuses a malformed multipart body with 400 on body, in words of its own', async () => {
