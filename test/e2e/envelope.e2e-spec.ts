@@ -163,6 +163,8 @@ describe('Envelope and errors', () => {
         error: { code: 'VALIDATION_ERROR', details: [{ field: 'headers' }] },
         meta: { requestId: expect.any(String) },
       });
+      // As every answer, it carries its request id as a header too.
+      expect(answer).toContain(`\r\nX-Request-Id: ${body.meta.requestId}\r\n`);
     }
   });
 

@@ -40,9 +40,19 @@ export function errorEnvelope(
   message: string,
   details?: FieldError[],
 ): ErrorEnvelope {
+  return errorEnvelopeWith(metaFor(req), code, message, details);
+}
+
+/** The same for an answer given without a request object (one Node's HTTP parser refused). */
+export function errorEnvelopeWith(
+  meta: Meta,
+  code: ErrorCode,
+  message: string,
+  details?: FieldError[],
+): ErrorEnvelope {
   return {
     success: false,
     error: details && details.length > 0 ? { code, message, details } : { code, message },
-    meta: metaFor(req),
+    meta,
   };
 }
