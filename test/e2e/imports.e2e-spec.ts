@@ -329,6 +329,7 @@ describe('Inventory imports', () => {
           '{"externalId": "r-typo", "price": 1,}',
           item('r-short'),
           { ...item('x'), externalId: 123 }, // a number: fails, and still protects listing "123"
+          '{"externalId": "r\\u0000x"}', // names no listing: left out of what the mirror keeps
         ]),
         '?mode=mirror&maxRemovals=5',
         other.liveKey,
@@ -336,7 +337,7 @@ describe('Inventory imports', () => {
       const done = await finished(json.body.data.id, other.liveKey);
       expect(done).toMatchObject({
         status: 'succeeded_with_errors',
-        counts: { lines: 4, failed: 2, removed: 2 },
+        counts: { lines: 5, failed: 3, removed: 2 },
       });
       const typo = (
         await as(t, other.liveKey).get(`/v1/imports/${json.body.data.id}/results?outcome=failed`)
@@ -344,6 +345,7 @@ describe('Inventory imports', () => {
       expect(typo).toMatchObject([
         { line: 3, externalId: 'r-typo', outcome: 'failed' },
         { line: 5, externalId: '123', outcome: 'failed' },
+        { line: 6, externalId: 'r\uFFFDx', outcome: 'failed' },
       ]);
       expect((await removedRows(json.body.data.id)).map((r: Body) => r.externalId).sort()).toEqual([
         'r-gone-1',
