@@ -194,7 +194,7 @@ export class ImportRunner {
     const { removable, removals } = await this.listingsStore.countMirrorRemovals(
       this.dataSource.manager,
       this.scopeOf(row),
-      row.planned_at!,
+      row.planned_snapshot!,
       keep,
     );
     if (removals <= removalLimit(row.max_removals, removable)) return false;
@@ -451,7 +451,7 @@ export class ImportRunner {
         () =>
           this.dataSource.transaction(async (em) => {
             const targets = await this.listingsStore.lockMirrorRemovals(em, scope, {
-              plannedAt: row.planned_at!,
+              planned: row.planned_snapshot!,
               keep,
               afterId,
               limit: this.config.chunkLines,

@@ -43,7 +43,8 @@ export interface ImportRow extends ImportCounts {
   removal_limit_exceeded: boolean;
   confirmed: boolean;
   cancel_requested: boolean;
-  planned_at: Date | null;
+  /** the snapshot taken when the read pass ended (pg_snapshot as text): what a mirror may remove */
+  planned_snapshot: string | null;
   next_line: number;
   error: { code: string; message: string } | null;
   /** claims in a row without a committed chunk, this one included (a commit makes it 1 again) */
@@ -221,10 +222,10 @@ export class ImportsStore {
     return count > 0;
   }
 
-  /** The read pass is done: the file's line count and the moment mirror removals are judged at. */
+  /** The read pass is done: the file's line count, and the snapshot mirror removals are judged by. */
   async markPlanned(claim: Claim, lines: number): Promise<ImportRow | undefined> {
     const [rows] = await this.dataSource.query(
-      `UPDATE imports SET lines = $3, planned_at = COALESCE(planned_at, now())
+      `UPDATE imports SET lines = $3, planned_snapshot = COALESCE(planned_snapshot, pg_current_snapshot())
        WHERE id = $1 AND claim_token = $2 RETURNING *`,
       [claim.id, claim.token, lines],
     );

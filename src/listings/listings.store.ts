@@ -56,6 +56,15 @@ const SELECT_LISTING = `
 const liveWithExternalId = (match: string) =>
   `account_id = $1 AND livemode = $2 AND external_id = ${match} AND status <> 'REMOVED'`;
 
+/**
+ * A listing existed when an import was planned if the transaction that created it had committed
+ * by then: visible in the import's snapshot (`snapshot`, pg_snapshot as text). A null creator is a
+ * listing older than the snapshots. Creation time cannot say it: a create in flight at planning
+ * began before it.
+ */
+const EXISTED_WHEN_PLANNED = (snapshot: string) =>
+  `(created_xid IS NULL OR pg_visible_in_snapshot(created_xid, ${snapshot}::pg_snapshot))`;
+
 const ORDER_BY: Record<ListingSort | 'updated', string> = {
   newest: 'l.created_at DESC, l.id DESC',
   oldest: 'l.created_at ASC, l.id ASC',
@@ -160,22 +169,23 @@ export class ListingsStore {
   }
 
   /**
-   * What a mirror import removes: listings of the scope that existed at `plannedAt`, have an
+   * What a mirror import removes: listings of the scope that existed when it was planned (their
+   * creator is visible in `planned`, the import's snapshot; see existedWhenPlanned), have an
    * externalId that is not in `keep`, and are DRAFT, ACTIVE or EXPIRED (never SOLD). Locked, in
    * id order after `afterId`, so their state cannot change before the caller removes them.
    */
   async lockMirrorRemovals(
     em: EntityManager,
     scope: OwnerScope,
-    q: { plannedAt: Date; keep: string[]; afterId: string | null; limit: number; lock: boolean },
+    q: { planned: string; keep: string[]; afterId: string | null; limit: number; lock: boolean },
   ): Promise<{ id: string; external_id: string }[]> {
     return em.query(
       `SELECT id, external_id FROM listings
        WHERE account_id = $1 AND livemode = $2 AND external_id IS NOT NULL
-         AND status IN ('DRAFT', 'ACTIVE', 'EXPIRED') AND created_at <= $3
+         AND status IN ('DRAFT', 'ACTIVE', 'EXPIRED') AND ${EXISTED_WHEN_PLANNED('$3')}
          AND NOT (external_id = ANY($4)) AND ($5::uuid IS NULL OR id > $5)
        ORDER BY id LIMIT $6 ${q.lock ? 'FOR UPDATE' : ''}`,
-      [scope.accountId, scope.livemode, q.plannedAt, q.keep, q.afterId, q.limit],
+      [scope.accountId, scope.livemode, q.planned, q.keep, q.afterId, q.limit],
     );
   }
 
@@ -183,7 +193,7 @@ export class ListingsStore {
   async countMirrorRemovals(
     em: EntityManager,
     scope: OwnerScope,
-    plannedAt: Date,
+    planned: string,
     keep: string[],
   ): Promise<{ removable: number; removals: number }> {
     const [counts] = await em.query(
@@ -191,8 +201,8 @@ export class ListingsStore {
               (count(*) FILTER (WHERE NOT (external_id = ANY($4))))::int AS removals
        FROM listings
        WHERE account_id = $1 AND livemode = $2 AND external_id IS NOT NULL
-         AND status IN ('DRAFT', 'ACTIVE', 'EXPIRED') AND created_at <= $3`,
-      [scope.accountId, scope.livemode, plannedAt, keep],
+         AND status IN ('DRAFT', 'ACTIVE', 'EXPIRED') AND ${EXISTED_WHEN_PLANNED('$3')}`,
+      [scope.accountId, scope.livemode, planned, keep],
     );
     return counts;
   }

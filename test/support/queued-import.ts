@@ -7,14 +7,18 @@ import type { IntegrationContext } from './integration';
 /**
  * An upload import of `lines` for `owner` (NDJSON, or CSV with `format: 'csv'`), queued as
  * POST /v1/imports leaves it (its file stored, no job), for integration tests that run the
- * ImportRunner themselves. Its id. A line given as a string is written as it is (for CSV every
+ * ImportRunner themselves (`mode` upsert unless given). Its id. A line given as a string is written as it is (for CSV every
  * line is, the header first); an object is written as its JSON.
  */
 export async function queueImport(
   ctx: IntegrationContext,
   owner: OwnerScope,
   lines: (Record<string, unknown> | string)[],
-  { dryRun = false, format = 'ndjson' as 'ndjson' | 'csv' } = {},
+  {
+    dryRun = false,
+    format = 'ndjson' as 'ndjson' | 'csv',
+    mode = 'upsert' as 'upsert' | 'mirror',
+  } = {},
 ): Promise<string> {
   const fileKey = `imports/int-${Math.random().toString(36).slice(2)}`;
   await ctx
@@ -25,7 +29,7 @@ export async function queueImport(
       em,
       owner,
       {
-        mode: 'upsert',
+        mode,
         dryRun,
         format,
         source: 'upload',

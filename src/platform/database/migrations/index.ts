@@ -20,6 +20,7 @@ import { PendingRenditionKeys1764300000000 } from './1764300000000-PendingRendit
 import { StorageDeletions1764400000000 } from './1764400000000-StorageDeletions';
 import { LineHashLookup1764500000000 } from './1764500000000-LineHashLookup';
 import { ImportResultsWithoutForeignKey1764600000000 } from './1764600000000-ImportResultsWithoutForeignKey';
+import { MirrorPlanningSnapshot1764700000000 } from './1764700000000-MirrorPlanningSnapshot';
 
 /** Listed explicitly so ts-node, Jest and the compiled build all load the same set. */
 export const MIGRATIONS = [
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   StorageDeletions1764400000000,
   LineHashLookup1764500000000,
   ImportResultsWithoutForeignKey1764600000000,
+  MirrorPlanningSnapshot1764700000000,
 ];

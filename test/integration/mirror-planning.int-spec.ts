@@ -1,0 +1,73 @@
+import type { OwnerScope } from '../../src/auth/scope';
+import { ImportRunner } from '../../src/imports/import-runner';
+import { ImportsStore } from '../../src/imports/imports.store';
+import { ImportsWorkerModule } from '../../src/imports/imports-worker.module';
+import type { CreateListingDto } from '../../src/listings/dto/create-listing.dto';
+import { ListingsService } from '../../src/listings/listings.service';
+import { createIntegrationContext, IntegrationContext } from '../support/integration';
+import { aListing } from '../support/listing-builder';
+import { queueImport } from '../support/queued-import';
+
+const line = (externalId: string) => aListing().with({ externalId }).build();
+const dto = (externalId: string) => line(externalId) as unknown as CreateListingDto;
+
+/**
+ * A mirror import removes the listings that existed when it was planned and are not in its feed.
+ * A create whose transaction began before the planning and committed after it did not exist
+ * then: the import must leave it, though its created_at is earlier than the planning.
+ */
+describe('A mirror import planned while a create is in flight', () => {
+  let ctx: IntegrationContext;
+  let owner: OwnerScope;
+
+  beforeAll(async () => {
+    ctx = await createIntegrationContext(
+      { imports: [ImportsWorkerModule] },
+      { IMPORT_SWEEP_EVERY: '1h' },
+    );
+    owner = await ctx.newOwner();
+  });
+  afterAll(async () => {
+    jest.restoreAllMocks();
+    await ctx?.close();
+  });
+
+  it('removes what had committed before the planning, and keeps the create it raced', async () => {
+    const listings = ctx.get(ListingsService);
+    const store = ctx.get(ImportsStore);
+    await ctx.dataSource.transaction((em) => listings.create(em, owner, dto('kept')));
+    await ctx.dataSource.transaction((em) => listings.create(em, owner, dto('gone')));
+
+    // The racing create: its transaction is open (and has written) before the import plans.
+    const racing = ctx.dataSource.createQueryRunner();
+    await racing.connect();
+    await racing.startTransaction();
+    await listings.create(racing.manager, owner, dto('racing'));
+    const markPlanned = jest.spyOn(store, 'markPlanned').mockImplementationOnce(async (...args) => {
+      const planned = await ImportsStore.prototype.markPlanned.apply(store, args);
+      await racing.commitTransaction();
+      return planned;
+    });
+    try {
+      const id = await queueImport(ctx, owner, [line('kept')], { mode: 'mirror' });
+      await ctx.get(ImportRunner).run(id);
+      expect(markPlanned).toHaveBeenCalled();
+      const [done] = await ctx.dataSource.query(
+        `SELECT status, removed FROM imports WHERE id = $1`,
+        [id],
+      );
+      expect(done).toEqual({ status: 'succeeded', removed: 1 });
+    } finally {
+      await racing.release();
+    }
+    const rows = await ctx.dataSource.query(
+      `SELECT external_id, status FROM listings WHERE account_id = $1 ORDER BY external_id`,
+      [owner.accountId],
+    );
+    expect(rows).toEqual([
+      { external_id: 'gone', status: 'REMOVED' },
+      { external_id: 'kept', status: 'ACTIVE' },
+      { external_id: 'racing', status: 'ACTIVE' },
+    ]);
+  });
+});
