@@ -191,6 +191,25 @@ describe('readFeed, CSV', () => {
     expect(short).toEqual([{ line: 2, error: 'line 2: 2 cells where the header has 3 columns' }]);
   });
 
+  it('takes a header that ends in its delimiter: rows may end in one too, and fail a value there', async () => {
+    const csv = 'externalId;title;\na;t;\nb;u\nc;v;x\nd;w;;\n';
+    expect(await read([csv])).toEqual([
+      { line: 2, body: { externalId: 'a', title: 't' } },
+      { line: 3, body: { externalId: 'b', title: 'u' } },
+      {
+        line: 4,
+        error:
+          'line 4: a value after the last column (the header ends with its delimiter, naming no column there)',
+        externalId: 'c',
+      },
+      { line: 5, error: 'line 5: 4 cells where the header has 2 columns', externalId: 'd' },
+    ]);
+    // Without the header's trailing delimiter, a row's is an extra cell.
+    expect(await read(['externalId;title\na;t;\n'])).toEqual([
+      { line: 2, error: 'line 2: 3 cells where the header has 2 columns', externalId: 'a' },
+    ]);
+  });
+
   it('fails an unknown column, naming it', async () => {
     for (const column of ['colour', 'attributes.wingspan', 'attributes', 'status']) {
       const err = await feedFailure(read([`externalId,${column}\na,b\n`]));

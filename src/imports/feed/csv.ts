@@ -169,6 +169,8 @@ class RowReader {
   private columns: Column[] | undefined;
   /** the header's externalId column, -1 when it has none */
   private externalIdColumn = -1;
+  /** the header ends with its delimiter: an unnamed last column, to be left empty */
+  private trailingDelimiter = false;
 
   constructor(
     private readonly limits: FeedLimits,
@@ -182,7 +184,10 @@ class RowReader {
     if (record.reduce((n, cell) => n + Buffer.byteLength(cell), 0) > this.limits.maxLineBytes)
       throw tooLong(line, this.limits.maxLineBytes);
     if (this.columns === undefined) {
-      this.columns = columnsOf(record, this.attributeType, line);
+      // A header ending in its delimiter names no last column: rows ending in one too leave it empty.
+      this.trailingDelimiter = record.length > 1 && record[record.length - 1].trim() === '';
+      const named = this.trailingDelimiter ? record.slice(0, -1) : record;
+      this.columns = columnsOf(named, this.attributeType, line);
       this.externalIdColumn = record.findIndex((name) => name.trim() === 'externalId');
       return undefined;
     }
@@ -192,17 +197,30 @@ class RowReader {
         `line ${line}: the file has more than ${this.limits.maxLines} lines`,
         line,
       );
-    if (record.length !== this.columns.length) {
-      const error = `line ${line}: ${record.length} cells where the header has ${this.columns.length} columns`;
-      // The externalId cell is still read where it is, so that a short row protects its listing.
-      const externalId = record[this.externalIdColumn];
-      return externalId ? { line, error, externalId } : { line, error };
-    }
+    const named = this.columns.length;
+    // Under a header that ends in its delimiter, a row may end in one too (an empty last cell).
+    const width = this.trailingDelimiter && record.length === named + 1 ? named + 1 : named;
+    if (record.length !== width)
+      return this.failed(
+        line,
+        record,
+        `line ${line}: ${record.length} cells where the header has ${named} columns`,
+      );
+    if (width > named && record[named] !== '')
+      return this.failed(
+        line,
+        record,
+        `line ${line}: a value after the last column (the header ends with its delimiter, naming no column there)`,
+      );
     const body: Record<string, unknown> = {};
-    record.forEach((cell, i) => {
-      if (cell !== '') this.columns![i](body, cell);
-    });
+    for (let i = 0; i < named; i++) if (record[i] !== '') this.columns[i](body, record[i]);
     return { line, body };
+  }
+
+  /** A failed line. Its externalId cell is still read where it is, so that it protects its listing. */
+  private failed(line: number, record: string[], error: string): FeedLine {
+    const externalId = record[this.externalIdColumn];
+    return externalId ? { line, error, externalId } : { line, error };
   }
 
   /** csv-parse stopped in the record after the last one read */
