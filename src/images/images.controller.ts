@@ -16,6 +16,7 @@ import { memoryStorage } from 'multer';
 import { CurrentPrincipal, Scopes } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
 import { ownerScopeOf } from '../auth/scope';
+import { MultipartIntegers } from '../common/http/multipart-integers.interceptor';
 import { UuidParam } from '../common/http/uuid-param.decorator';
 import { ImageResponse } from '../listings/dto/listing.response';
 import { AddImageDto } from './dto/add-image.dto';
@@ -40,6 +41,7 @@ export class ImagesController {
       storage: memoryStorage(),
       limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 5 },
     }),
+    MultipartIntegers('order'),
   )
   add(
     @CurrentPrincipal() principal: Principal,

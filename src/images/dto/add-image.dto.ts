@@ -1,10 +1,5 @@
-import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, IsUrl, Length, Max, MaxLength, Min } from 'class-validator';
 import { IsPlainText } from '../../common/http/plain-text.validator';
-
-/** Multipart text fields arrive as strings; a whole number in one is read as that number. */
-const numericString = ({ value }: { value: unknown }) =>
-  typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value;
 
 /**
  * One image by exactly one of: `url` (JSON), `base64` (JSON; raw or a data: URL), or a
@@ -35,7 +30,6 @@ export class AddImageDto {
   @Max(29)
   @Min(0)
   @IsInt()
-  @Transform(numericString)
   @IsOptional()
   order?: number | null;
 }
