@@ -1,5 +1,6 @@
 import { connect, type AddressInfo } from 'node:net';
 import { anAccount, admin, as, TestAccount } from '../support/factories';
+import { aListing } from '../support/listing-builder';
 import { expectError, expectMeta, fieldsOf } from '../support/envelope';
 import { createTestApp, TestApp } from '../support/test-app';
 
@@ -73,6 +74,19 @@ describe('Envelope and errors', () => {
       .send('name=x');
     expect(fieldsOf(res)).toEqual(['Content-Type']);
     expectError(res, 400, 'VALIDATION_ERROR');
+  });
+
+  it('answers a multipart body anywhere but the image upload with 400 naming Content-Type, changing nothing', async () => {
+    const key = account.liveKey;
+    const listing = (await as(t, key).post('/v1/listings').send(aListing().build()).expect(201))
+      .body.data;
+    const patched = await as(t, key).patch(`/v1/listings/${listing.id}`).field('price', '7');
+    expectError(patched, 400, 'VALIDATION_ERROR');
+    expect(fieldsOf(patched)).toEqual(['Content-Type']);
+    const created = await as(t, key).post('/v1/webhooks').field('url', 'https://example.com/h');
+    expect(fieldsOf(created)).toEqual(['Content-Type']);
+    const after = await as(t, key).get(`/v1/listings/${listing.id}`).expect(200);
+    expect(after.body.data).toEqual(listing);
   });
 
   it('answers a body that does not decode as its Content-Encoding says with 400 naming the body', async () => {

@@ -1,7 +1,10 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ValidationError } from '../errors/domain-error';
 
-const ACCEPTED = ['application/json', 'multipart/form-data'];
+const JSON_TYPE = 'application/json';
+/** Only the image route reads multipart; elsewhere its fields would be dropped unseen. */
+const MULTIPART = 'multipart/form-data';
+const IMAGE_UPLOAD = /^\/listings\/[^/]+\/images\/?$/i;
 /** An inventory import's body is the feed itself; the imports API reads it as a stream. */
 const FEEDS = ['application/x-ndjson', 'text/csv'];
 const IMPORT_UPLOAD = /^\/imports\/?$/i;
@@ -15,7 +18,8 @@ function hasBody(req: Request): boolean {
 export function contentTypeMiddleware(req: Request, _res: Response, next: NextFunction): void {
   if (!hasBody(req)) return next();
   const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-  if (ACCEPTED.includes(type)) return next();
+  if (type === JSON_TYPE) return next();
+  if (type === MULTIPART && req.method === 'POST' && IMAGE_UPLOAD.test(req.path)) return next();
   if (FEEDS.includes(type) && req.method === 'POST' && IMPORT_UPLOAD.test(req.path)) return next();
   next(
     ValidationError.field(
