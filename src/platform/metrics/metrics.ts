@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   collectDefaultMetrics,
   Counter,
@@ -7,6 +8,9 @@ import {
   Registry,
   type CollectFunction,
 } from 'prom-client';
+
+/** How long a scrape waits for one gauge's read (Prometheus's default scrape time-out is 10 s). */
+export const SCRAPE_READ_MS = 2_000;
 
 /** Own registry (apps sharing a process never clash); labels bounded, never ids or keys. */
 @Injectable()
@@ -96,13 +100,25 @@ export class Metrics {
     return new Counter({ name, help, registers: [this.registry] });
   }
 
-  /** A gauge whose value is read when Prometheus scrapes (`collect` sets it). */
+  /**
+   * A gauge whose value is read when Prometheus scrapes (`collect` sets it). A read that has not
+   * answered within SCRAPE_READ_MS (Redis away: its client queues commands while it reconnects)
+   * leaves the gauge at its last value, so the scrape answers within Prometheus's time-out.
+   */
   scrapedGauge<L extends string>(
     name: string,
     help: string,
     labelNames: readonly L[],
     collect: CollectFunction<Gauge<L>>,
   ): Gauge<L> {
-    return new Gauge({ name, help, labelNames, collect, registers: [this.registry] });
+    return new Gauge({
+      name,
+      help,
+      labelNames,
+      collect() {
+        return Promise.race([collect.call(this), sleep(SCRAPE_READ_MS, undefined, { ref: false })]);
+      },
+      registers: [this.registry],
+    });
   }
 }
