@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { WrongStateError } from '../common/errors/domain-error';
 import type { DomainEvent } from '../events/event-types';
 import type { FavoritedDto, MessageReceivedDto } from './dto/listing-activity.dto';
 import type { ListingRow } from './listing-row';
@@ -36,11 +37,20 @@ export function listingExpired(row: ListingRow): DomainEvent<'listing.expired'> 
   };
 }
 
-/** The message.received event of a listing: what the marketplace's messaging would write. */
+/** Buyers see only published listings: only an ACTIVE one can be written about or saved. */
+function assertSeenByBuyers(row: ListingRow, action: string): void {
+  if (row.status !== 'ACTIVE') throw new WrongStateError(row.status, action);
+}
+
+/**
+ * The message.received event of an ACTIVE listing (locked by the caller, so that a sale or an
+ * expiry comes before or after it): what the marketplace's messaging would write.
+ */
 export function messageReceived(
   row: ListingRow,
   dto: MessageReceivedDto,
 ): DomainEvent<'message.received'> {
+  assertSeenByBuyers(row, 'receive a message on');
   return {
     accountId: row.account_id,
     event: 'message.received',
@@ -53,8 +63,9 @@ export function messageReceived(
   };
 }
 
-/** The listing.favorited event of a listing: what the marketplace's favourites would write. */
+/** The listing.favorited event of an ACTIVE, locked listing: what the marketplace's favourites would write. */
 export function favorited(row: ListingRow, dto: FavoritedDto): DomainEvent<'listing.favorited'> {
+  assertSeenByBuyers(row, 'favorite');
   return {
     accountId: row.account_id,
     event: 'listing.favorited',

@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { OwnerScope } from '../auth/scope';
-import { NotFoundError, WrongStateError } from '../common/errors/domain-error';
+import { NotFoundError } from '../common/errors/domain-error';
 import { OutboxService } from '../events/outbox.service';
 import type { ListingResponse } from '../listings/dto/listing.response';
 import type { ListingRow } from '../listings/listing-row';
@@ -64,7 +64,7 @@ export class TestHelpersService {
   /** A buyer wrote about an ACTIVE listing; event message.received. The listing is unchanged. */
   message(scope: OwnerScope, id: string, dto: MessageReceivedDto): Promise<ListingResponse> {
     return this.respond(scope, async (em) => {
-      const row = await this.lockActive(em, scope, id, 'receive a message on');
+      const row = await this.lockOwn(em, scope, id);
       await this.outbox.append(em, messageReceived(row, dto));
       return row;
     });
@@ -73,25 +73,16 @@ export class TestHelpersService {
   /** Someone saved an ACTIVE listing; event listing.favorited. The listing is unchanged. */
   favorite(scope: OwnerScope, id: string, dto: FavoritedDto): Promise<ListingResponse> {
     return this.respond(scope, async (em) => {
-      const row = await this.lockActive(em, scope, id, 'favorite');
+      const row = await this.lockOwn(em, scope, id);
       await this.outbox.append(em, favorited(row, dto));
       return row;
     });
   }
 
-  /**
-   * Buyers reach only published listings: the row stays locked until the event commits, so a
-   * concurrent sale or expiry comes before or after it, never in between.
-   */
-  private async lockActive(
-    em: EntityManager,
-    scope: OwnerScope,
-    id: string,
-    action: string,
-  ): Promise<ListingRow> {
+  /** The scope's listing, locked until the event commits (see messageReceived). */
+  private async lockOwn(em: EntityManager, scope: OwnerScope, id: string): Promise<ListingRow> {
     const row = await this.store.find(em, scope, id, true);
     if (!row) throw new NotFoundError('Listing');
-    if (row.status !== 'ACTIVE') throw new WrongStateError(row.status, action);
     return row;
   }
 

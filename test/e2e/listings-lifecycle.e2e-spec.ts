@@ -186,8 +186,8 @@ describe('Listings: states and transitions', () => {
       ]);
     });
 
-    it("records messages and favourites as events on the owner's listing", async () => {
-      const l = await create(seller.testKey);
+    it("records messages and favourites as events on the owner's ACTIVE listing", async () => {
+      const l = await create(seller.liveKey);
       await admin(t)
         .post(`/v1/admin/listings/${l.id}/messages`)
         .send({ messageId: 'm-1', preview: 'Finns den kvar?' })
@@ -204,15 +204,38 @@ describe('Listings: states and transitions', () => {
       ]);
       expect(events[1].data).toMatchObject({
         id: l.id,
-        livemode: false,
+        livemode: true,
         messageId: 'm-1',
         receivedAt: expect.any(String),
       });
       expect(events[2].data).toMatchObject({
         id: l.id,
-        livemode: false,
+        livemode: true,
         favoritedAt: expect.any(String),
       });
+    });
+
+    it('refuses messages and favourites on a listing buyers cannot see (DRAFT, SOLD, REMOVED), writing no event', async () => {
+      const draft = await create(seller.testKey);
+      const sold = await create(seller.liveKey);
+      await as(t, seller.liveKey).post(`/v1/listings/${sold.id}/sold`).expect(200);
+      const removed = await create(seller.liveKey);
+      await as(t, seller.liveKey).delete(`/v1/listings/${removed.id}`).expect(200);
+      for (const [l, status] of [
+        [draft, 'DRAFT'],
+        [sold, 'SOLD'],
+        [removed, 'REMOVED'],
+      ] as const) {
+        const message = await admin(t).post(`/v1/admin/listings/${l.id}/messages`).send({});
+        expect(expectError(message, 400, 'VALIDATION_ERROR').details).toEqual([
+          { field: 'status', message: `Cannot receive a message on a listing in state ${status}.` },
+        ]);
+        const favorite = await admin(t).post(`/v1/admin/listings/${l.id}/favorites`).send({});
+        expect(fieldsOf(favorite)).toEqual(['status']);
+        const events = (await eventsOf(l.id)).map((e) => e.event);
+        expect(events).not.toContain('message.received');
+        expect(events).not.toContain('listing.favorited');
+      }
     });
   });
 
