@@ -46,6 +46,7 @@ describe('Webhook delivery', () => {
       status: string;
       attempts: number;
       nextAttemptAt: string | null;
+      lastAttemptAt: string | null;
       lastResponseStatus: number | null;
       lastError: string | null;
     }[];
@@ -216,6 +217,24 @@ describe('Webhook delivery', () => {
     });
     expect(delivery.nextAttemptAt).toEqual(expect.any(String));
     expect((await endpointOf(account, endpoint)).consecutiveFailures).toBe(1);
+  });
+
+  it('after an attempt that timed out, shows the next attempt a retry delay after the time-out', async () => {
+    const account = await anAccount(t).build();
+    const endpoint = await register(account);
+    // Past the 1 s time-out; the retry then answers slowly enough to read the record meanwhile.
+    receiver.replyWith(
+      endpoint.path,
+      { status: 200, delayMs: 1_500 },
+      { status: 200, delayMs: 400 },
+    );
+    await emitEvent(t, account.id, 'listing.updated');
+    await receiver.waitFor(endpoint.path, 2);
+    const [delivery] = await deliveriesOf(account, endpoint);
+    expect(delivery).toMatchObject({ attempts: 1, lastError: 'Timed out after 1000 ms' });
+    const shownWait = Date.parse(delivery.nextAttemptAt!) - Date.parse(delivery.lastAttemptAt!);
+    // The attempt's 1,000 ms time-out, then the 100 ms delay, as the retry is scheduled.
+    expect(shownWait).toBeGreaterThanOrEqual(1_100);
   });
 
   it('a delivery failing its whole schedule ends every pending delivery of the endpoint; re-enabling starts afresh', async () => {

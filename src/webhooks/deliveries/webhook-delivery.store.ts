@@ -264,7 +264,11 @@ export class WebhookDeliveryStore {
     );
   }
 
-  /** Logs a failed scheduled attempt and schedules the next, or fails the delivery. */
+  /**
+   * Logs a failed scheduled attempt and schedules the next, or fails the delivery. The next is
+   * due a retry delay after now, the attempt's end (a timed-out one ended its time-out after
+   * it began), as the caller queues it.
+   */
   async recordFailedAttempt(
     em: EntityManager,
     target: DeliveryTarget,
@@ -277,7 +281,7 @@ export class WebhookDeliveryStore {
          last_response_status = $3, last_error = $4, response_body_excerpt = $5,
          status = CASE WHEN NOT $6 OR attempts + 1 >= $7 THEN 'failed' ELSE 'pending' END,
          next_attempt_at = CASE WHEN NOT $6 OR attempts + 1 >= $7 THEN NULL
-           ELSE $2::timestamptz + ($8::float8[])[attempts + 1] * interval '1 millisecond' END
+           ELSE now() + ($8::float8[])[attempts + 1] * interval '1 millisecond' END
        WHERE id = $1 RETURNING status, attempts, first_attempt_at`,
       [
         target.deliveryId,
