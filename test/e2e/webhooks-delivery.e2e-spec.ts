@@ -158,6 +158,9 @@ describe('Webhook delivery', () => {
       lastResponseStatus: null,
       lastError: 'Timed out after 1000 ms',
     });
+    // The record dates from the request that made it, not from when the time-out ended.
+    const { createdAt, lastAttemptAt } = res.body.data;
+    expect(Date.parse(createdAt)).toBeLessThanOrEqual(Date.parse(lastAttemptAt));
   });
 
   it('reads at most 64 KB of the answer and keeps that much', async () => {

@@ -80,11 +80,13 @@ export class WebhookDeliveriesService {
   async sendTest(owner: OwnerScope, endpointId: string): Promise<WebhookDelivery> {
     const endpoint = await this.endpoints.get(owner, endpointId);
     const id = randomUUID();
+    // The record dates from the request, before its attempt, as a scheduled delivery's does.
+    const createdAt = new Date();
     const payload = deliveryPayload({
       event: TEST_EVENT,
       eventId: null,
       deliveryId: id,
-      timestamp: new Date().toISOString(),
+      timestamp: createdAt.toISOString(),
       data: { id: endpoint.id, externalId: null, livemode: endpoint.livemode },
     });
     const result = await this.sender.send({
@@ -97,6 +99,7 @@ export class WebhookDeliveriesService {
     return this.store.saveTest(
       {
         id,
+        createdAt,
         endpointId,
         eventId: null,
         event: TEST_EVENT,
