@@ -25,6 +25,7 @@ import { ReorderImagesDto } from './dto/reorder-images.dto';
 import { MAX_UPLOAD_BYTES } from './image-processor';
 import { ImagesService } from './images.service';
 import { imageSourceOf } from './upload-source';
+import { TakesNoBody } from '../common/http/takes-no-body';
 
 @ApiTags('images')
 @ApiBearerAuth()
@@ -73,6 +74,7 @@ export class ImagesController {
   @Post(':imageId/retry')
   @HttpCode(202)
   @Scopes('listings:write')
+  @TakesNoBody()
   retry(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', 'Listing') id: string,
@@ -84,6 +86,7 @@ export class ImagesController {
   @Delete(':imageId')
   @HttpCode(200)
   @Scopes('listings:write')
+  @TakesNoBody()
   remove(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', 'Listing') id: string,

@@ -16,6 +16,7 @@ import { ImportResultsQueryDto } from './dto/import-results.query.dto';
 import { ImportSourceDto } from './dto/import-source.dto';
 import { ListImportsQueryDto } from './dto/list-imports.query.dto';
 import { ImportsService } from './imports.service';
+import { TakesNoBody } from '../common/http/takes-no-body';
 
 const IMPORT = 'Import';
 const NDJSON = 'application/x-ndjson';
@@ -104,6 +105,7 @@ export class ImportsController {
   @Post(':id/cancel')
   @HttpCode(200)
   @Scopes('listings:write')
+  @TakesNoBody()
   cancel(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', IMPORT) id: string,
@@ -115,6 +117,7 @@ export class ImportsController {
   @Post(':id/confirm')
   @HttpCode(200)
   @Scopes('listings:write')
+  @TakesNoBody()
   confirm(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', IMPORT) id: string,

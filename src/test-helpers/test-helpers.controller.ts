@@ -8,6 +8,7 @@ import type { ListingResponse } from '../listings/dto/listing.response';
 import { FavoritedDto, MessageReceivedDto } from '../listings/dto/listing-activity.dto';
 import { TestHelpersService } from './test-helpers.service';
 import { TEST_HELPERS_PATH } from './test-mode-only.middleware';
+import { TakesNoBody } from '../common/http/takes-no-body';
 
 /** Test keys only (a live key gets 404 from TestModeOnlyMiddleware). Each answers the listing. */
 @ApiTags('test-helpers')
@@ -20,6 +21,7 @@ export class TestHelpersController {
   @Post(':id/publish')
   @HttpCode(200)
   @Scopes('listings:write')
+  @TakesNoBody()
   publish(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', 'Listing') id: string,
@@ -31,6 +33,7 @@ export class TestHelpersController {
   @Post(':id/expire')
   @HttpCode(200)
   @Scopes('listings:write')
+  @TakesNoBody()
   expire(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', 'Listing') id: string,

@@ -89,6 +89,34 @@ describe('Envelope and errors', () => {
     expect(after.body.data).toEqual(listing);
   });
 
+  it('refuses fields sent to an action that takes no body, naming them, and changes nothing', async () => {
+    const key = account.liveKey;
+    const listing = (await as(t, key).post('/v1/listings').send(aListing().build()).expect(201))
+      .body.data;
+    const sold = await as(t, key)
+      .post(`/v1/listings/${listing.id}/sold`)
+      .send({ soldAt: '2020-01-01T00:00:00.000Z' });
+    expect(expectError(sold, 400, 'VALIDATION_ERROR')).toMatchObject({
+      message: 'This action takes no body.',
+      details: [{ field: 'soldAt', message: 'soldAt is not an allowed field' }],
+    });
+    const renewed = await as(t, key)
+      .post(`/v1/listings/${listing.id}/renew`)
+      .set('Content-Type', 'application/json')
+      .send('[1,2,3]');
+    expect(expectError(renewed, 400, 'VALIDATION_ERROR').details).toEqual([
+      { field: 'body', message: 'body must be a JSON object' },
+    ]);
+    const removed = await as(t, key).delete(`/v1/listings/${listing.id}`).send({ hard: true });
+    expect(fieldsOf(removed)).toEqual(['hard']);
+    expect((await as(t, key).get(`/v1/listings/${listing.id}`).expect(200)).body.data).toEqual(
+      listing,
+    );
+    // No body at all, or an empty object, is what such an action takes.
+    await as(t, key).post(`/v1/listings/${listing.id}/renew`).send({}).expect(200);
+    await as(t, key).post(`/v1/listings/${listing.id}/sold`).expect(200);
+  });
+
   it('answers a body that does not decode as its Content-Encoding says with 400 naming the body', async () => {
     for (const encoding of ['gzip', 'deflate', 'br']) {
       const res = await admin(t)

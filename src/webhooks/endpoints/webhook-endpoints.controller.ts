@@ -12,6 +12,7 @@ import {
 } from './dto/webhook-endpoint.response';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 import { toCreatedEndpointResponse, toEndpointResponse } from './webhook-endpoints.mapper';
+import { TakesNoBody } from '../../common/http/takes-no-body';
 
 const ENDPOINT = 'Webhook endpoint';
 
@@ -49,6 +50,7 @@ export class WebhookEndpointsController {
 
   /** Answers with the deleted endpoint; its delivery history goes with it. */
   @Delete(':id')
+  @TakesNoBody()
   async remove(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', ENDPOINT) id: string,
