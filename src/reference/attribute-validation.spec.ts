@@ -20,6 +20,14 @@ describe('validateAttributes', () => {
     ]);
   });
 
+  it('counts a maximum length in characters, as the listing fields do: an emoji is one', () => {
+    const valid = { make: 'volvo', modelYear: 2019 };
+    expect(validateAttributes(CAR, { ...valid, model: '😀😀😀😀😀' })).toEqual([]);
+    expect(validateAttributes(CAR, { ...valid, model: '😀😀😀😀😀😀' })).toEqual([
+      { field: 'attributes.model', message: 'model must be at most 5 characters' },
+    ]);
+  });
+
   it('refuses unknown keys, wrong types, values outside the list or bounds', () => {
     const errors = validateAttributes(CAR, {
       make: 'tesla',

@@ -1,3 +1,4 @@
+import { length } from 'class-validator';
 import type { FieldError } from '../common/errors/domain-error';
 import type { AttributeDefinition } from './categories.data';
 
@@ -33,7 +34,8 @@ function checkValue(def: AttributeDefinition, value: unknown): string | undefine
     case 'string':
       if (typeof value !== 'string' || value.trim().length === 0)
         return 'must be a non-empty string';
-      if (def.maxLength !== undefined && value.length > def.maxLength)
+      // Characters as every other text field counts them (class-validator's length), not UTF-16 units.
+      if (def.maxLength !== undefined && !length(value, 0, def.maxLength))
         return `must be at most ${def.maxLength} characters`;
       return undefined;
     case 'integer':
