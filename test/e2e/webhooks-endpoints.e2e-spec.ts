@@ -81,6 +81,10 @@ describe('Webhook endpoints', () => {
     const empty = await create(account, { url: receiver.url(), events: [] }).expect(201);
     expect(omitted.body.data.events).toEqual([]);
     expect(empty.body.data.events).toEqual([]);
+    // null is not an array, here as on PATCH.
+    expect(fieldsOf(await create(account, { url: receiver.url(), events: null }))).toEqual([
+      'events',
+    ]);
   });
 
   it('refuses an unknown event name with 400 on events', async () => {
@@ -158,7 +162,7 @@ describe('Webhook endpoints', () => {
     });
     expectError(await patch({ events: ['nope'] }), 400, 'VALIDATION_ERROR');
     expectError(await patch({ isActive: 'yes' }), 400, 'VALIDATION_ERROR');
-    for (const field of ['url', 'events']) {
+    for (const field of ['url', 'events', 'isActive']) {
       const res = await patch({ [field]: null });
       expectError(res, 400, 'VALIDATION_ERROR');
       expect(fieldsOf(res)).toEqual([field]);

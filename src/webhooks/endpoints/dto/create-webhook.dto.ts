@@ -10,9 +10,13 @@ import {
   IsUrl,
   Length,
   MaxLength,
+  ValidateIf,
 } from 'class-validator';
 import { EVENT_NAMES, EventName } from '../../../events/event-types';
 import { IsPlainText, trimText } from '../../../common/http/plain-text.validator';
+
+/** Absent may be left out; null is validated (and refused) like any other value. */
+export const UnlessAbsent = () => ValidateIf((_: object, value: unknown) => value !== undefined);
 
 /** Syntax only: the scheme and target rules depend on configuration, so the service checks them. */
 export const WebhookUrl = () =>
@@ -46,7 +50,7 @@ export class CreateWebhookDto {
   url: string;
 
   /** the events to receive; empty or omitted means every event */
-  @IsOptional()
+  @UnlessAbsent()
   @WebhookEvents()
   events?: EventName[];
 

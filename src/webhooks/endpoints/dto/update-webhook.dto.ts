@@ -1,9 +1,6 @@
-import { IsBoolean, IsOptional, ValidateIf } from 'class-validator';
+import { IsBoolean, IsOptional } from 'class-validator';
 import type { EventName } from '../../../events/event-types';
-import { WebhookDescription, WebhookEvents, WebhookUrl } from './create-webhook.dto';
-
-/** Absent may be left out; null is validated (and refused) like any other value. */
-const UnlessAbsent = () => ValidateIf((_: object, value: unknown) => value !== undefined);
+import { UnlessAbsent, WebhookDescription, WebhookEvents, WebhookUrl } from './create-webhook.dto';
 
 /** Only the fields to change. `events` replaces the list; `description: null` clears it. */
 export class UpdateWebhookDto {
@@ -21,7 +18,7 @@ export class UpdateWebhookDto {
   description?: string | null;
 
   /** true re-enables the endpoint and resets its failure count; false pauses it */
-  @IsOptional()
+  @UnlessAbsent()
   @IsBoolean()
   isActive?: boolean;
 }
