@@ -112,6 +112,17 @@ describe('Prometheus metrics', () => {
     expect(text).not.toContain(account.id);
   });
 
+  it('counts a path no route answered as unmatched, with a valid key too', async () => {
+    const account = await anAccount(t).build();
+    const labels = { method: 'GET', route: 'unmatched', status: '404' };
+    const unmatched = async () =>
+      sampleValue(await scrape(apiMetrics), 'http_request_duration_seconds_count', labels) ?? 0;
+    const before = await unmatched();
+    expect((await call(account.liveKey, '/v1/no-such-route')).status).toBe(404);
+    expect(await unmatched()).toBe(before + 1);
+    expect(await scrape(apiMetrics)).not.toContain('*path');
+  });
+
   it('shares the API replica’s rate of /v1 requests, which imports give way to', async () => {
     const account = await anAccount(t).build();
     const load = t.app.get(ApiLoad); // reads the replica's counts through the same Redis keys

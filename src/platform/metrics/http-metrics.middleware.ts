@@ -13,7 +13,8 @@ export function httpMetrics(metrics: Metrics) {
       const route = (req.route as { path?: unknown } | undefined)?.path;
       stop({
         method: req.method,
-        route: typeof route === 'string' ? route : NO_ROUTE,
+        // A wildcard template is a middleware's mount (`{*path}`), never a controller's route.
+        route: typeof route === 'string' && !route.includes('*') ? route : NO_ROUTE,
         status: String(res.statusCode),
       });
       if (res.statusCode === 429) metrics.rateLimited.inc();
