@@ -195,6 +195,7 @@ export class OutboxStore {
 /**
  * The statement behind GET /events (OutboxStore.feedPage): the cursor is found only among the
  * scope's positioned events within retention; `hasMore` is a probe one row past the page.
+ * `listingId` matches `data.id` of every event but an import's, whose `data.id` is the import.
  */
 export function feedPageStatement(
   scope: OwnerScope,
@@ -208,7 +209,7 @@ export function feedPageStatement(
            AND feed_position > COALESCE(${after}, 0)
            AND created_at >= now() - $4 * interval '1 millisecond'
            AND ($5::text[] IS NULL OR event = ANY($5))
-           AND ($6::text IS NULL OR data->>'id' = lower($6))
+           AND ($6::text IS NULL OR (data->>'id' = lower($6) AND event NOT LIKE 'import.%'))
          ORDER BY feed_position`;
   return {
     text: `SELECT ($3::uuid IS NULL OR EXISTS ${after}) AS "cursorFound",

@@ -111,6 +111,11 @@ describe('Inventory imports', () => {
     expect((await eventsAbout([a.id])).map((e) => e.event)).toEqual(['listing.created']);
     const finishedEvents = await eventsAbout([res.body.data.id]);
     expect(finishedEvents.map((e) => e.event)).toEqual(['import.finished']);
+    // The feed's listingId filter names listings: an import's id is none.
+    const feedOf = async (listingId: string) =>
+      (await as(t, seller.liveKey).get(`/v1/events?listingId=${listingId}`).expect(200)).body.data;
+    expect(await feedOf(res.body.data.id)).toEqual([]);
+    expect((await feedOf(a.id)).map((e: Body) => e.event)).toEqual(['listing.created']);
   });
 
   it('writes nothing and emits nothing for lines that did not change', async () => {
