@@ -64,6 +64,20 @@ describe('[fault] graceful shutdown', () => {
     expect(events).toBe(listings);
   });
 
+  it('says 503 on readiness as soon as SIGTERM lands, in a process that also runs the workers', async () => {
+    const service = await startServiceProcess({
+      ...t.env,
+      PROCESS_ROLE: 'all',
+      SHUTDOWN_DRAIN_MS: '3000',
+    });
+    expect((await fetch(`${service.baseUrl}/health/ready`)).status).toBe(200);
+    const exitCode = service.stop('SIGTERM');
+    // The workers' own stopping takes seconds; readiness must not wait for it.
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await fetch(`${service.baseUrl}/health/ready`)).status).toBe(503);
+    expect(await exitCode).toEqual({ code: null, signal: 'SIGTERM' });
+  });
+
   it('shuts a worker down cleanly while Redis has never been reachable', async () => {
     // Nothing listens on this port: Bull's connections never come up before the SIGTERM.
     const service = await startServiceProcess({
