@@ -1,4 +1,5 @@
 import type { JobOptions, QueueOptions } from 'bull';
+import { stalledJobSettings } from '../platform/queues/stalled-jobs';
 
 export const IMPORT_QUEUE = 'imports';
 
@@ -19,7 +20,5 @@ export function importJobOptions(importId: string): JobOptions {
  * does: while it sits there, the sweep's re-queue (same job id) is ignored.
  */
 export function importQueueOptions(leaseMs: number): QueueOptions {
-  return {
-    settings: { lockDuration: leaseMs, stalledInterval: leaseMs, retryProcessDelay: 1_000 },
-  };
+  return { settings: stalledJobSettings(leaseMs) };
 }

@@ -1,4 +1,5 @@
 import type { JobOptions, Queue, QueueOptions } from 'bull';
+import { stalledJobSettings } from '../../platform/queues/stalled-jobs';
 
 /** relay → FANOUT (per event, makes first attempts) → DELIVERY (later attempts, retries). */
 export const FANOUT_QUEUE = 'webhook-fanout';
@@ -50,14 +51,12 @@ export function fanoutBackoff(attemptsMade: number): number {
   return Math.min(250 * 2 ** (attemptsMade - 1), FANOUT_MAX_DELAY_MS);
 }
 
-/** Quicker than Bull's 5 s after Redis returns; a dead worker's job returns after ~`jobLockMs`. */
-function settings(jobLockMs: number) {
-  return { retryProcessDelay: 1_000, lockDuration: jobLockMs, stalledInterval: jobLockMs };
-}
-
 export function fanoutQueueOptions(jobLockMs: number): QueueOptions {
   return {
-    settings: { ...settings(jobLockMs), backoffStrategies: { [FANOUT_BACKOFF]: fanoutBackoff } },
+    settings: {
+      ...stalledJobSettings(jobLockMs),
+      backoffStrategies: { [FANOUT_BACKOFF]: fanoutBackoff },
+    },
   };
 }
 
@@ -67,7 +66,7 @@ export function deliveryQueueOptions(
 ): QueueOptions {
   return {
     settings: {
-      ...settings(jobLockMs),
+      ...stalledJobSettings(jobLockMs),
       backoffStrategies: { [DELIVERY_BACKOFF]: webhookBackoff(retryDelaysMs) },
     },
   };
