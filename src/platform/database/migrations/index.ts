@@ -21,6 +21,7 @@ import { StorageDeletions1764400000000 } from './1764400000000-StorageDeletions'
 import { LineHashLookup1764500000000 } from './1764500000000-LineHashLookup';
 import { ImportResultsWithoutForeignKey1764600000000 } from './1764600000000-ImportResultsWithoutForeignKey';
 import { MirrorPlanningSnapshot1764700000000 } from './1764700000000-MirrorPlanningSnapshot';
+import { IdempotentReplayKeyOrder1764800000000 } from './1764800000000-IdempotentReplayKeyOrder';
 
 /** Listed explicitly so ts-node, Jest and the compiled build all load the same set. */
 export const MIGRATIONS = [
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   LineHashLookup1764500000000,
   ImportResultsWithoutForeignKey1764600000000,
   MirrorPlanningSnapshot1764700000000,
+  IdempotentReplayKeyOrder1764800000000,
 ];
