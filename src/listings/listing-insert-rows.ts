@@ -7,8 +7,8 @@ import { IMAGE_COLUMNS, imageJsonSql } from './listing-json.sql';
 export interface NewListing extends ListingContent {
   scope: OwnerScope;
   status: ListingStatus;
-  publishedAt: Date | null;
-  expiresAt: Date | null;
+  /** published at its creation, expiring this long after it; null: not published (a draft) */
+  validityMs: number | null;
   images: { url: string }[];
 }
 
@@ -53,14 +53,19 @@ export function insertCreatedQuery(
            SELECT json_agg(${imageJsonSql('g')} ORDER BY g.position)
            FROM gallery g WHERE g.listing_id = new.id), '[]')`
     : `'[]'::json`;
-  const sql = `WITH new AS (
+  // One instant, to the millisecond the API shows, for createdAt, updatedAt and publishedAt.
+  const sql = `WITH stamp AS (SELECT date_trunc('milliseconds', now()) AS at),
+       new AS (
          INSERT INTO listings (id, account_id, livemode, external_id, title, description, price, condition,
-           category_slug, location_lan, location_kommun, phone, attributes, status, published_at, expires_at)
+           category_slug, location_lan, location_kommun, phone, attributes, status, created_at, updated_at,
+           published_at, expires_at)
          SELECT x.id, x."accountId", x.livemode, x."externalId", x.title, x.description, x.price, x.condition,
-           x."categorySlug", x."locationLan", x."locationKommun", x.phone, x.attributes, x.status, x."publishedAt", x."expiresAt"
-         FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, "accountId" uuid, livemode boolean, "externalId" text,
+           x."categorySlug", x."locationLan", x."locationKommun", x.phone, x.attributes, x.status, stamp.at, stamp.at,
+           CASE WHEN x."validityMs" IS NOT NULL THEN stamp.at END,
+           stamp.at + x."validityMs" * interval '1 millisecond'
+         FROM stamp, jsonb_to_recordset($1::jsonb) AS x(id uuid, "accountId" uuid, livemode boolean, "externalId" text,
            title text, description text, price integer, condition text, "categorySlug" text, "locationLan" text,
-           "locationKommun" text, phone text, attributes jsonb, status text, "publishedAt" timestamptz, "expiresAt" timestamptz)
+           "locationKommun" text, phone text, attributes jsonb, status text, "validityMs" bigint)
          RETURNING ${returning}),
        ${gallery}
        events AS (

@@ -215,13 +215,11 @@ export class ListingsService {
     content: ListingContent,
     images: CreateListingDto['images'],
   ): NewListing {
-    const now = Date.now();
     return {
       ...content,
       scope,
       status: scope.livemode ? 'ACTIVE' : 'DRAFT',
-      publishedAt: scope.livemode ? new Date(now) : null,
-      expiresAt: scope.livemode ? new Date(now + this.validityMs) : null,
+      validityMs: scope.livemode ? this.validityMs : null,
       images: this.imagesFromDto(images) ?? [],
     };
   }

@@ -60,8 +60,10 @@ describe('Listings: create, read, update, delete', () => {
         title: 'Volvo V70 2.4 D5 Momentum',
       });
       expect(l.images.map((i: { order: number }) => i.order)).toEqual([0, 1]);
-      const validityDays = (Date.parse(l.expiresAt) - Date.parse(l.publishedAt)) / 86_400_000;
-      expect(validityDays).toBeCloseTo(30, 3);
+      // Created, last updated and published at one instant; expiring exactly 30 days after it.
+      expect(l.updatedAt).toBe(l.createdAt);
+      expect(l.publishedAt).toBe(l.createdAt);
+      expect(Date.parse(l.expiresAt) - Date.parse(l.publishedAt)).toBe(30 * 86_400_000);
     });
 
     it('creates a DRAFT listing with a test key, which never expires', async () => {
