@@ -10,8 +10,6 @@
 export type Answer =
   /** `{success, data: <schema>, meta}` */
   | { data: string }
-  /** `{success, data: <schema>[], meta}` */
-  | { list: string }
   /** `{success, data: <schema>[], pagination: Pagination, meta}` */
   | { page: string }
   /** `{success, data: <schema>[], pagination: CursorPagination, meta}` */
@@ -40,12 +38,12 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   'get /v1/categories': {
     operationId: 'listCategories',
     summary: "Category tree with each leaf's attributes",
-    success: { 200: { list: 'Category' } },
+    success: { 200: { page: 'Category' } },
   },
   'get /v1/locations': {
     operationId: 'listLocations',
     summary: 'Counties (län) and their municipalities (kommuner)',
-    success: { 200: { list: 'Location' } },
+    success: { 200: { page: 'Location' } },
   },
 
   'post /v1/listings/bulk': {
@@ -151,7 +149,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   'get /v1/webhooks': {
     operationId: 'listWebhookEndpoints',
     summary: 'List webhook endpoints',
-    success: { 200: { list: 'WebhookEndpoint' } },
+    success: { 200: { page: 'WebhookEndpoint' } },
   },
   'patch /v1/webhooks/{id}': {
     operationId: 'updateWebhookEndpoint',

@@ -166,11 +166,7 @@ function envelopeOf(answer: Answer): SchemaObject {
       allOf: [ref('SuccessEnvelope'), { type: 'object', properties: { data: ref(answer.data) } }],
     };
   const [envelope, item] =
-    'list' in answer
-      ? ['SuccessEnvelope', answer.list]
-      : 'page' in answer
-        ? ['PageEnvelope', answer.page]
-        : ['CursorPageEnvelope', answer.cursor];
+    'page' in answer ? ['PageEnvelope', answer.page] : ['CursorPageEnvelope', answer.cursor];
   return {
     allOf: [
       ref(envelope),

@@ -1,5 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { Paginated, wholeList } from '../common/pagination/paginated';
 import { CategoryNode, LocationNode, ReferenceService } from './reference.service';
 
 /** Reference data is readable with any valid key, whatever its scopes. */
@@ -11,13 +12,13 @@ export class ReferenceController {
 
   /** All categories with their sub-categories; leaves carry the attributes a listing may set. */
   @Get('categories')
-  categories(): CategoryNode[] {
-    return this.reference.categories();
+  categories(): Paginated<CategoryNode> {
+    return wholeList(this.reference.categories());
   }
 
   /** Sweden's 21 län with their kommuner (SCB codes and slugs). */
   @Get('locations')
-  locations(): LocationNode[] {
-    return this.reference.locations();
+  locations(): Paginated<LocationNode> {
+    return wholeList(this.reference.locations());
   }
 }

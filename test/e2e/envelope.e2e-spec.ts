@@ -15,10 +15,30 @@ describe('Envelope and errors', () => {
   afterAll(() => t.close());
 
   it('wraps a success in {success, data, meta}', async () => {
-    const res = await as(t, account.liveKey).get('/v1/locations').expect(200);
+    const res = await as(t, account.liveKey).get('/v1/me').expect(200);
+    expect(Object.keys(res.body)).toEqual(['success', 'data', 'meta']);
     expect(res.body.success).toBe(true);
-    expect(Array.isArray(res.body.data)).toBe(true);
     expectMeta(res);
+  });
+
+  it('gives every list pagination, lists answered whole as one page', async () => {
+    for (const [path, total] of [
+      ['/v1/locations', 21],
+      ['/v1/webhooks', 0],
+    ] as const) {
+      const res = await as(t, account.liveKey).get(path).expect(200);
+      expect(Object.keys(res.body)).toEqual(['success', 'data', 'pagination', 'meta']);
+      expect(res.body.data).toHaveLength(total);
+      expect(res.body.pagination).toEqual({
+        page: 1,
+        limit: 100,
+        total,
+        pages: total > 0 ? 1 : 0,
+        hasMore: false,
+      });
+    }
+    const categories = await as(t, account.liveKey).get('/v1/categories').expect(200);
+    expect(categories.body.pagination.total).toBe(categories.body.data.length);
   });
 
   it('gives every request its own id and reuses a safe incoming X-Request-Id', async () => {

@@ -2048,7 +2048,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                    "application/json": components["schemas"]["PageEnvelope"] & {
                         data?: components["schemas"]["Category"][];
                     };
                 };
@@ -2143,7 +2143,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                    "application/json": components["schemas"]["PageEnvelope"] & {
                         data?: components["schemas"]["Location"][];
                     };
                 };
@@ -4083,7 +4083,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                    "application/json": components["schemas"]["PageEnvelope"] & {
                         data?: components["schemas"]["WebhookEndpoint"][];
                     };
                 };

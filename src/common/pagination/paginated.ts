@@ -1,3 +1,4 @@
+import { PAGE_SIZE_MAX } from '../api-limits';
 import type { PaginationMeta } from '../http/envelope';
 import { RawJson } from '../http/raw-json';
 
@@ -24,4 +25,13 @@ export class Paginated<T> {
       this.pagination.total,
     );
   }
+}
+
+/**
+ * A list answered whole (reference data, an account's few webhook endpoints): one page of the
+ * largest size, so it carries `pagination` as every list answer does.
+ */
+export function wholeList<T>(items: T[]): Paginated<T> {
+  if (items.length > PAGE_SIZE_MAX) throw new Error(`A whole list holds at most ${PAGE_SIZE_MAX}`);
+  return new Paginated(items, 1, PAGE_SIZE_MAX, items.length);
 }

@@ -13,6 +13,7 @@ import {
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 import { toCreatedEndpointResponse, toEndpointResponse } from './webhook-endpoints.mapper';
 import { TakesNoBody } from '../../common/http/takes-no-body';
+import { Paginated, wholeList } from '../../common/pagination/paginated';
 
 const ENDPOINT = 'Webhook endpoint';
 
@@ -34,8 +35,10 @@ export class WebhookEndpointsController {
 
   /** The account's endpoints in the key's mode, oldest first, without their secrets. */
   @Get()
-  async list(@CurrentPrincipal() principal: Principal): Promise<WebhookEndpointResponse[]> {
-    return (await this.endpoints.list(principal)).map(toEndpointResponse);
+  async list(
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<Paginated<WebhookEndpointResponse>> {
+    return wholeList((await this.endpoints.list(principal)).map(toEndpointResponse));
   }
 
   /** isActive true re-enables an endpoint and resets its failure count. */
