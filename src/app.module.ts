@@ -98,9 +98,10 @@ export class AppModule {
       providers: http
         ? [
             AuthenticateMiddleware,
-            { provide: APP_GUARD, useClass: ApiKeyGuard },
-            // After ApiKeyGuard: global guards run in the order they are registered.
+            // Global guards run in the order they are registered: a recognised key is counted,
+            // and its answer carries the limit headers, before its status or scopes refuse it.
             { provide: APP_GUARD, useClass: RateLimitGuard },
+            { provide: APP_GUARD, useClass: ApiKeyGuard },
             { provide: APP_PIPE, useFactory: createValidationPipe },
             { provide: APP_FILTER, useClass: AllExceptionsFilter },
             { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },

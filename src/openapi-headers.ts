@@ -44,7 +44,7 @@ const takesIdempotencyKey = (operation: OperationObject) =>
 
 /**
  * Names on each response the headers it may carry: every answer its request id; an
- * authenticated operation's answers past the key check (not 401 or 403) the rate-limit state;
+ * authenticated operation's answers to an accepted key (all but 401) the rate-limit state;
  * the answers an Idempotency-Key keeps (a success, or a 400 reached while executing) whether
  * this one was replayed.
  */
@@ -58,7 +58,7 @@ export function describeResponseHeaders(document: OpenAPIObject): void {
       for (const [status, response] of Object.entries(operation.responses)) {
         const code = Number(status);
         const names = ['X-Request-Id'];
-        if (limited && code !== 401 && code !== 403) names.push(...RATE_LIMIT);
+        if (limited && code !== 401) names.push(...RATE_LIMIT);
         if (takesIdempotencyKey(operation) && (code < 300 || code === 400))
           names.push('Idempotent-Replayed');
         const answer = response as ResponseObject;

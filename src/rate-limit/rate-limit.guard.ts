@@ -6,10 +6,13 @@ import { RateLimitedError } from '../common/errors/domain-error';
 import { rateLimitHeaders } from './rate-limit.headers';
 import type { ThrottlerStorageRecord } from './redis-throttler.storage';
 
-/** After ApiKeyGuard; sets headers before the handler so later errors carry them; fails open. */
+/**
+ * Before ApiKeyGuard, after AuthenticateMiddleware resolved the key; sets headers before the
+ * handler so later errors (a 403 included) carry them; fails open.
+ */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
-  /** No principal: a @Public() or admin route that ApiKeyGuard let through without a key. */
+  /** No principal: no accepted key (ApiKeyGuard answers 401), or a @Public() or admin route. */
   protected override async shouldSkip(context: ExecutionContext): Promise<boolean> {
     return !context.switchToHttp().getRequest<AuthenticatedRequest>().principal;
   }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'supertest';
-import { admin, anAccount, as, TestAccount } from '../support/factories';
+import { admin, anAccount, as, createKey, TestAccount } from '../support/factories';
 import { expectError } from '../support/envelope';
 import { aListing } from '../support/listing-builder';
 import { ProbeModule } from '../support/probe.module';
@@ -128,6 +128,12 @@ describe('Rate limits', () => {
       expect(await remaining(as(t, liveKey).get('/v1/probe/not-a-uuid'), 404)).toBe('297');
       expect(await remaining(as(t, liveKey).get('/v1/me/usage?days=0'), 400)).toBe('296');
       expect(await remaining(as(t, liveKey).get('/v1/probe/errors/unexpected'), 500)).toBe('295');
+      // A recognised key refused by its scopes or its account's status is counted and told so.
+      const account = await anAccount(t).build();
+      const readOnly = await createKey(t, account.id, { kind: 'live', scopes: ['listings:read'] });
+      expect(await remaining(as(t, readOnly).get('/v1/me'), 403)).toBe('299');
+      const { liveKey: pendingKey } = await anAccount(t).pending().build();
+      expect(await remaining(as(t, pendingKey).get('/v1/me'), 403)).toBe('299');
 
       const write = await as(t, liveKey).post('/v1/probe').expect(201);
       expect(write.headers).toMatchObject({
