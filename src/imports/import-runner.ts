@@ -7,7 +7,11 @@ import { DomainError, FieldError, ValidationError } from '../common/errors/domai
 import { ErrorCode } from '../common/errors/error-code';
 import { checkDto, normalizeText } from '../common/http/validation.pipe';
 import { OutboxService } from '../events/outbox.service';
-import { CreateListingDto, EXTERNAL_ID_PATTERN } from '../listings/dto/create-listing.dto';
+import {
+  CreateListingDto,
+  EXTERNAL_ID_PATTERN,
+  EXTERNAL_ID_RULE,
+} from '../listings/dto/create-listing.dto';
 import { ListingsService, UpsertOutcome } from '../listings/listings.service';
 import { ListingsStore } from '../listings/listings.store';
 import { ApiLoad } from '../platform/api-load/api-load';
@@ -408,7 +412,7 @@ export class ImportRunner {
     if (line.body.externalId === undefined || line.body.externalId === null) {
       idErrors.push({
         field: 'externalId',
-        message: 'externalId is required: 1–128 printable characters without whitespace or /',
+        message: `externalId is required: ${EXTERNAL_ID_RULE}`,
       });
     } else if (typeof externalId === 'string' && EXTERNAL_ID_PATTERN.test(externalId)) {
       const first = firstLines.duplicateOf(externalId, line.line);

@@ -23,7 +23,7 @@ import { orderPayloadImages } from './gallery/gallery-order';
 import { GalleryStore } from './gallery/gallery.store';
 import { ImageFileCleanup } from '../storage/image-file-cleanup';
 import type { CreateListingDto } from './dto/create-listing.dto';
-import { EXTERNAL_ID_PATTERN } from './dto/create-listing.dto';
+import { EXTERNAL_ID_PATTERN, EXTERNAL_ID_RULE } from './dto/create-listing.dto';
 import type { ListListingsQueryDto } from './dto/list-listings.query.dto';
 import type { ListingResponse } from './dto/listing.response';
 import type { UpdateListingDto } from './dto/update-listing.dto';
@@ -85,8 +85,7 @@ function externalIdPathErrors(
   skip: ReadonlySet<string> = NOTHING_SKIPPED,
 ): FieldError[] {
   if (!EXTERNAL_ID_PATTERN.test(externalId)) {
-    const message = 'externalId must be 1–128 printable characters without whitespace or /';
-    return [{ field: 'externalId', message }];
+    return [{ field: 'externalId', message: `externalId must be ${EXTERNAL_ID_RULE}` }];
   }
   if (!skip.has('externalId') && dto.externalId != null && dto.externalId !== externalId) {
     return [

@@ -114,6 +114,25 @@ describe('PUT /v1/listings/by-external-id/:externalId', () => {
     ]);
   });
 
+  it('refuses . and .. as externalIds: URL parsers drop them from a PUT path, even as %2E', async () => {
+    for (const externalId of ['.', '..']) {
+      const created = await as(t, seller.liveKey)
+        .post('/v1/listings')
+        .send(aListing().withExternalId(externalId).build());
+      expect(expectError(created, 400, 'VALIDATION_ERROR').details).toEqual([
+        {
+          field: 'externalId',
+          message:
+            'externalId must be 1–128 printable characters without whitespace or /, and not . or ..',
+        },
+      ]);
+    }
+    await as(t, seller.liveKey)
+      .post('/v1/listings')
+      .send(aListing().withExternalId('...').build())
+      .expect(201);
+  });
+
   it('names a shape error, an unknown kommun, a bad attribute and the path in one 400', async () => {
     const body = aListing().build();
     const bad = {

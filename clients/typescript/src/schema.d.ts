@@ -831,7 +831,7 @@ export interface components {
             locationLan?: string;
             /** @description a kommun slug belonging to locationLan */
             locationKommun?: string;
-            /** @description your own id: 1–128 printable characters, no whitespace or `/`; unique per account and mode */
+            /** @description your own id: 1–128 printable characters, no whitespace or `/`, not `.` or `..`; unique per account and mode */
             externalId?: string | null;
             /** @description E.164, e.g. +46701234567 (spaces and dashes are removed first) */
             phone?: string | null;
@@ -898,7 +898,7 @@ export interface components {
             locationLan: string;
             /** @description a kommun slug belonging to locationLan */
             locationKommun: string;
-            /** @description your own id: 1–128 printable characters, no whitespace or `/`; unique per account and mode */
+            /** @description your own id: 1–128 printable characters, no whitespace or `/`, not `.` or `..`; unique per account and mode */
             externalId?: string | null;
             /** @description E.164, e.g. +46701234567 (spaces and dashes are removed first) */
             phone?: string | null;
@@ -1705,7 +1705,7 @@ export interface components {
             locationLan?: string;
             /** @description a kommun slug belonging to locationLan */
             locationKommun?: string;
-            /** @description your own id: 1–128 printable characters, no whitespace or `/`; unique per account and mode */
+            /** @description your own id: 1–128 printable characters, no whitespace or `/`, not `.` or `..`; unique per account and mode */
             externalId?: string | null;
             /** @description E.164, e.g. +46701234567 (spaces and dashes are removed first) */
             phone?: string | null;

@@ -26,7 +26,10 @@ const compactPhone = ({ value }: { value: unknown }) =>
   typeof value === 'string' ? value.replace(/[\p{Zs}\t-]/gu, '') : value;
 const required = () => IsDefined({ message: '$property is required' });
 
-export const EXTERNAL_ID_PATTERN = /^[^\s/\p{C}]{1,128}$/u;
+/** Not `.` or `..`: URL parsers (fetch, browsers) drop such a path segment, so PUT could not reach it. */
+export const EXTERNAL_ID_PATTERN = /^(?!\.\.?$)[^\s/\p{C}]{1,128}$/u;
+export const EXTERNAL_ID_RULE =
+  '1–128 printable characters without whitespace or /, and not . or ..';
 
 /*
  * The global pipe reports the first failing rule per field, and class-validator runs the
@@ -80,9 +83,9 @@ export class CreateListingDto {
   @required()
   locationKommun: string;
 
-  /** your own id: 1–128 printable characters, no whitespace or `/`; unique per account and mode */
+  /** your own id: 1–128 printable characters, no whitespace or `/`, not `.` or `..`; unique per account and mode */
   @Matches(EXTERNAL_ID_PATTERN, {
-    message: 'externalId must be 1–128 printable characters without whitespace or /',
+    message: `externalId must be ${EXTERNAL_ID_RULE}`,
   })
   @IsPlainText()
   @IsString()
