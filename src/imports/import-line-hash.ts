@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
  * Bump when what makes a line valid changes in code (a new rule, a different normalisation):
  * every stored hash then misses once, and those lines are validated and compared again.
  */
-const LINE_RULES_VERSION = '1';
+const LINE_RULES_VERSION = '2';
 
 /** A line hash's length: SHA-256. */
 export const LINE_HASH_BYTES = 32;
