@@ -215,6 +215,21 @@ describe('Listings: states and transitions', () => {
       });
     });
 
+    it('says a text field of the wrong type must be a string, not that its length is wrong', async () => {
+      const l = await create(seller.liveKey);
+      const detailsOf = async (path: string, body: object) =>
+        expectError(await admin(t).post(path).send(body), 400, 'VALIDATION_ERROR').details;
+      expect(await detailsOf(`/v1/admin/listings/${l.id}/messages`, { preview: 5 })).toEqual([
+        { field: 'preview', message: 'preview must be a string' },
+      ]);
+      expect(await detailsOf(`/v1/admin/listings/${l.id}/favorites`, { userRef: 5 })).toEqual([
+        { field: 'userRef', message: 'userRef must be a string' },
+      ]);
+      expect(await detailsOf(`/v1/admin/listings/${l.id}/remove`, { reason: 5 })).toEqual([
+        { field: 'reason', message: 'reason must be a string' },
+      ]);
+    });
+
     it('refuses messages and favourites on a listing buyers cannot see (DRAFT, SOLD, REMOVED), writing no event', async () => {
       const draft = await create(seller.testKey);
       const sold = await create(seller.liveKey);

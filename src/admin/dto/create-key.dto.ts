@@ -4,6 +4,6 @@ import { IsPlainText } from '../../common/http/plain-text.validator';
 
 export class CreateKeyDto {
   @IsIn(API_KEY_KINDS) kind: ApiKeyKind;
-  @IsOptional() @IsString() @IsPlainText() @Length(1, 100) name?: string;
-  @IsOptional() @IsArray() @ArrayMinSize(1) @IsIn(SCOPES, { each: true }) scopes?: Scope[];
+  @Length(1, 100) @IsPlainText() @IsString() @IsOptional() name?: string;
+  @IsIn(SCOPES, { each: true }) @ArrayMinSize(1) @IsArray() @IsOptional() scopes?: Scope[];
 }

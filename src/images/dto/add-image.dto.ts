@@ -20,10 +20,10 @@ export class AddImageDto {
   @IsString()
   base64?: string;
 
-  @IsOptional()
-  @IsString()
-  @IsPlainText()
   @Length(1, 255)
+  @IsPlainText()
+  @IsString()
+  @IsOptional()
   filename?: string;
 
   /** requested position 0–29; the response tells the position it got */

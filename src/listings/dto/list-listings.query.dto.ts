@@ -39,10 +39,10 @@ export class ListListingsQueryDto extends PageQueryDto {
   sort?: ListingSort;
 
   /** exact match on your own id */
-  @IsOptional()
+  @Length(1, 128)
   @IsPlainText()
   @IsString()
-  @Length(1, 128)
+  @IsOptional()
   externalId?: string;
 
   /**
