@@ -203,7 +203,7 @@ describe('Envelope and errors', () => {
     }
   });
 
-  it("answers what Node's HTTP parser refuses in the envelope: 400 on headers", async () => {
+  it("answers what Node's HTTP parser refuses in the envelope: 400 naming the part", async () => {
     const { port } = t.app.getHttpServer().address() as AddressInfo;
     const raw = (request: string) =>
       new Promise<string>((resolve, reject) => {
@@ -213,16 +213,30 @@ describe('Envelope and errors', () => {
         socket.on('end', () => resolve(answer));
         socket.on('error', reject);
       });
-    for (const request of [
-      'GET /v1/me HTTP/1.1\r\nHost: x\r\nIdempotency-Key: a\x01b\r\n\r\n',
-      `GET /v1/me HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`,
+    for (const [request, field, message] of [
+      [
+        'GET /v1/me HTTP/1.1\r\nHost: x\r\nIdempotency-Key: a\x01b\r\n\r\n',
+        'headers',
+        'The request is not valid HTTP: a header holds a character it may not.',
+      ],
+      [
+        `GET /v1/me HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`,
+        'headers',
+        'The request headers are too large.',
+      ],
+      ['GARBAGE\r\n\r\n', 'request', 'The request line is not valid HTTP.'],
+      [
+        'POST /v1/listings HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n',
+        'body',
+        'The body is not framed as HTTP requires (its Content-Length or chunked encoding).',
+      ],
     ]) {
       const answer = await raw(request);
       expect(answer).toMatch(/^HTTP\/1\.1 400 /);
       const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
       expect(body).toMatchObject({
         success: false,
-        error: { code: 'VALIDATION_ERROR', details: [{ field: 'headers' }] },
+        error: { code: 'VALIDATION_ERROR', message, details: [{ field, message }] },
         meta: { requestId: expect.any(String) },
       });
       // As every answer, it carries its request id as a header too.
