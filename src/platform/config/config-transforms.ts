@@ -46,6 +46,32 @@ export function IsDuration(options?: ValidationOptions) {
     });
 }
 
+/** `1m, 10m,1h`: each part a duration (see parseDuration); undefined unless all are. */
+export function parseDurationList(value: string): number[] | undefined {
+  // parseDuration throws on an empty string rather than answering undefined.
+  const parts = value.split(',').map((part) => part.trim());
+  const durations = parts.map((part) => (part === '' ? undefined : parseDuration(part)));
+  return durations.every((d) => d !== undefined) ? (durations as number[]) : undefined;
+}
+
+/** One to `max` durations separated by commas, such as 1m,10m,1h; left as a string. */
+export function IsDurationList(max: number, options?: ValidationOptions) {
+  return (object: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isDurationList',
+      target: object.constructor,
+      propertyName,
+      options: {
+        message: `${propertyName} must be one to ${max} durations separated by commas, such as 1m,10m,1h`,
+        ...options,
+      },
+      validator: {
+        validate: (value: unknown) =>
+          typeof value === 'string' && (parseDurationList(value)?.length ?? max + 1) <= max,
+      },
+    });
+}
+
 /** Express's names for the private ranges, accepted among proxy addresses. */
 const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
 

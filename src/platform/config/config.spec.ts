@@ -64,7 +64,8 @@ describe('config validation', () => {
     ['DB_IDLE_IN_TRANSACTION_TIMEOUT', '0', databaseConfig],
     ['LISTING_VALIDITY', 'forever', listingsConfig],
     ['EXPIRY_SWEEP_EVERY', '-5s', listingsConfig],
-    ['WEBHOOK_RETRY_SCHEDULE', '5m,30m', webhooksConfig],
+    ['WEBHOOK_RETRY_SCHEDULE', '5m,,1h', webhooksConfig],
+    ['WEBHOOK_RETRY_SCHEDULE', 'soon', webhooksConfig],
     ['WEBHOOK_ALLOW_HTTP', 'yes', webhooksConfig],
     ['FETCH_ALLOW_PRIVATE_TARGETS', 'yes', outboundConfig],
     ['STORAGE_DRIVER', 'gcs', storageConfig],
@@ -127,6 +128,10 @@ describe('config validation', () => {
     expect(withEnv({ WEBHOOK_RETRY_SCHEDULE: '100,200' }, webhooksConfig).retryDelaysMs).toEqual([
       100, 200,
     ]);
+    // Durations as every other duration variable takes them; a bare number stays milliseconds.
+    expect(
+      withEnv({ WEBHOOK_RETRY_SCHEDULE: '5m, 2h,1500' }, webhooksConfig).retryDelaysMs,
+    ).toEqual([300_000, 7_200_000, 1_500]);
     expect(webhooksConfig().retryDelaysMs).toHaveLength(9);
     expect(imagesConfig()).toMatchObject({
       concurrency: 2,

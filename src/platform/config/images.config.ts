@@ -1,31 +1,19 @@
 import { registerAs } from '@nestjs/config';
-import { IsInt, Max, Min, Validate, ValidatorConstraint } from 'class-validator';
-import type { ValidatorConstraintInterface } from 'class-validator';
-import { IsDuration, parseDuration, ToInt } from './config-transforms';
+import { IsInt, Max, Min } from 'class-validator';
+import {
+  IsDuration,
+  IsDurationList,
+  parseDuration,
+  parseDurationList,
+  ToInt,
+} from './config-transforms';
 import { validateConfig } from './validate-config';
-
-/** One to five durations, comma-separated: the waits before each retry of an image fetch. */
-@ValidatorConstraint({ name: 'durationList' })
-class DurationList implements ValidatorConstraintInterface {
-  validate(value: unknown): boolean {
-    if (typeof value !== 'string') return false;
-    const parts = value.split(',');
-    // parseDuration throws on an empty string rather than answering undefined.
-    return (
-      parts.length <= 5 &&
-      parts.every((part) => part.trim() !== '' && parseDuration(part.trim()) !== undefined)
-    );
-  }
-
-  defaultMessage(): string {
-    return 'must be one to five durations separated by commas, such as 1m,10m,1h';
-  }
-}
 
 class ImagesEnv {
   /** images processed at once per worker; 0: this worker processes none (nor dispatches them) */
   @ToInt() @IsInt() @Min(0) @Max(32) IMAGE_CONCURRENCY: number = 2;
-  @Validate(DurationList) IMAGE_RETRY_DELAYS: string = '1m,10m,1h';
+  /** the waits before each retry of an image fetch */
+  @IsDurationList(5) IMAGE_RETRY_DELAYS: string = '1m,10m,1h';
   @IsDuration() IMAGE_FETCH_TIMEOUT: string = '15s';
   @IsDuration() IMAGE_DISPATCH_EVERY: string = '1s';
   @ToInt() @IsInt() @Min(1) @Max(1000) IMAGE_DISPATCH_BATCH: number = 20;
@@ -54,7 +42,7 @@ export const imagesConfig = registerAs('images', (): ImagesConfig => {
   const env = validateConfig(process.env, ImagesEnv);
   return {
     concurrency: env.IMAGE_CONCURRENCY,
-    retryDelaysMs: env.IMAGE_RETRY_DELAYS.split(',').map((part) => parseDuration(part.trim())!),
+    retryDelaysMs: parseDurationList(env.IMAGE_RETRY_DELAYS)!,
     fetchTimeoutMs: parseDuration(env.IMAGE_FETCH_TIMEOUT)!,
     dispatchEveryMs: parseDuration(env.IMAGE_DISPATCH_EVERY)!,
     dispatchBatch: env.IMAGE_DISPATCH_BATCH,

@@ -1,6 +1,6 @@
 import { registerAs } from '@nestjs/config';
-import { IsBoolean, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
-import { ToBool, ToInt } from './config-transforms';
+import { IsBoolean, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsDurationList, parseDurationList, ToBool, ToInt } from './config-transforms';
 import { validateConfig } from './validate-config';
 
 /** now, +5 min, +30 min, +2 h, +5 h, then +10 h five times: 10 attempts over about 2.5 days. */
@@ -16,11 +16,13 @@ export const DEFAULT_RETRY_DELAYS_MS = [
   10 * 3_600_000,
 ];
 
+/** A schedule longer than this is a mistake, not a retry policy. */
+const MAX_RETRY_DELAYS = 50;
+
 class WebhooksEnv {
+  /** the waits between attempts (`5m,30m,2h`; a bare number is milliseconds) */
   @IsOptional()
-  @Matches(/^\d+(,\d+)*$/, {
-    message: 'WEBHOOK_RETRY_SCHEDULE must be comma-separated milliseconds',
-  })
+  @IsDurationList(MAX_RETRY_DELAYS)
   WEBHOOK_RETRY_SCHEDULE?: string;
   @ToBool() @IsBoolean() WEBHOOK_ALLOW_HTTP: boolean = false;
   @ToInt() @IsInt() @Min(1) @Max(500) WEBHOOK_WORKER_CONCURRENCY: number = 50;
@@ -45,7 +47,7 @@ export const webhooksConfig = registerAs('webhooks', (): WebhooksConfig => {
   const env = validateConfig(process.env, WebhooksEnv);
   return {
     retryDelaysMs: env.WEBHOOK_RETRY_SCHEDULE
-      ? env.WEBHOOK_RETRY_SCHEDULE.split(',').map(Number)
+      ? parseDurationList(env.WEBHOOK_RETRY_SCHEDULE)!
       : DEFAULT_RETRY_DELAYS_MS,
     allowHttp: env.WEBHOOK_ALLOW_HTTP,
     workerConcurrency: env.WEBHOOK_WORKER_CONCURRENCY,
