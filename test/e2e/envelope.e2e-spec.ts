@@ -109,6 +109,26 @@ describe('Envelope and errors', () => {
     expect(after.body.data).toEqual(listing);
   });
 
+  it('refuses a query parameter a route does not take, naming it, on every route', async () => {
+    const key = account.liveKey;
+    for (const path of ['/v1/me?limt=5', '/v1/webhooks?page=0', '/v1/categories?limt=5']) {
+      const res = await as(t, key).get(path);
+      expect(expectError(res, 400, 'VALIDATION_ERROR').details).toEqual([
+        {
+          field: path.slice(path.indexOf('?') + 1, path.indexOf('=')),
+          message: expect.any(String),
+        },
+      ]);
+    }
+    // Where a route takes parameters, the same rule, in the same words.
+    const listings = await as(t, key).get('/v1/listings?limt=5');
+    const me = await as(t, key).get('/v1/me?limt=5');
+    expect(listings.body.error.details).toEqual(me.body.error.details);
+    expect(me.body.error.details).toEqual([
+      { field: 'limt', message: 'limt is not an allowed field' },
+    ]);
+  });
+
   it('refuses fields sent to an action that takes no body, naming them, and changes nothing', async () => {
     const key = account.liveKey;
     const listing = (await as(t, key).post('/v1/listings').send(aListing().build()).expect(201))

@@ -1,0 +1,36 @@
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
+import type { Request } from 'express';
+import type { Observable } from 'rxjs';
+import { ValidationError } from '../errors/domain-error';
+
+/** Whether a handler reads the query (a `@Query()` parameter): the pipe then checks its keys. */
+function readsQuery(handler: object): boolean {
+  const args: Record<string, unknown> = Reflect.getMetadata(ROUTE_ARGS_METADATA, handler) ?? {};
+  return Object.keys(args).some((key) => key.split(':')[0] === String(RouteParamtypes.QUERY));
+}
+
+/**
+ * A query parameter that a route does not take is refused, naming it, as unknown parameters are
+ * where a route takes some (the validation pipe): a typo such as `?limt=5` never passes unseen.
+ */
+@Injectable()
+export class UnknownQueryInterceptor implements NestInterceptor {
+  private readonly takesQuery = new WeakMap<object, boolean>();
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    if (context.getType() === 'http') {
+      const handler = context.getHandler();
+      let takes = this.takesQuery.get(handler);
+      if (takes === undefined) this.takesQuery.set(handler, (takes = readsQuery(handler)));
+      const sent = Object.keys(context.switchToHttp().getRequest<Request>().query ?? {});
+      if (!takes && sent.length > 0)
+        throw new ValidationError(
+          sent.map((field) => ({ field, message: `${field} is not an allowed field` })),
+          `${sent[0]} is not an allowed field`,
+        );
+    }
+    return next.handle();
+  }
+}
