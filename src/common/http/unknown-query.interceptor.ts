@@ -5,6 +5,8 @@ import type { Request } from 'express';
 import type { Observable } from 'rxjs';
 import { ValidationError } from '../errors/domain-error';
 
+const API_PATH = '/v1/';
+
 /** Whether a handler reads the query (a `@Query()` parameter): the pipe then checks its keys. */
 function readsQuery(handler: object): boolean {
   const args: Record<string, unknown> = Reflect.getMetadata(ROUTE_ARGS_METADATA, handler) ?? {};
@@ -20,11 +22,13 @@ export class UnknownQueryInterceptor implements NestInterceptor {
   private readonly takesQuery = new WeakMap<object, boolean>();
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    if (context.getType() === 'http') {
+    const req = context.switchToHttp().getRequest<Request>();
+    // The API's routes; health probes are the infrastructure's, whatever they append.
+    if (context.getType() === 'http' && req.path.startsWith(API_PATH)) {
       const handler = context.getHandler();
       let takes = this.takesQuery.get(handler);
       if (takes === undefined) this.takesQuery.set(handler, (takes = readsQuery(handler)));
-      const sent = Object.keys(context.switchToHttp().getRequest<Request>().query ?? {});
+      const sent = Object.keys(req.query ?? {});
       if (!takes && sent.length > 0)
         throw new ValidationError(
           sent.map((field) => ({ field, message: `${field} is not an allowed field` })),
