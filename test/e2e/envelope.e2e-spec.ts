@@ -120,6 +120,9 @@ describe('Envelope and errors', () => {
         },
       ]);
     }
+    // A route's own parameters pass, on the routes that take some.
+    await as(t, key).get('/v1/events?limit=5').expect(200);
+    await as(t, key).get('/v1/listings?limit=5&sort=newest').expect(200);
     // Where a route takes parameters, the same rule, in the same words.
     const listings = await as(t, key).get('/v1/listings?limt=5');
     const me = await as(t, key).get('/v1/me?limt=5');

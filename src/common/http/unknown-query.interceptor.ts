@@ -8,8 +8,10 @@ import { ValidationError } from '../errors/domain-error';
 const API_PATH = '/v1/';
 
 /** Whether a handler reads the query (a `@Query()` parameter): the pipe then checks its keys. */
-function readsQuery(handler: object): boolean {
-  const args: Record<string, unknown> = Reflect.getMetadata(ROUTE_ARGS_METADATA, handler) ?? {};
+function readsQuery(controller: object, handler: string): boolean {
+  // Nest keeps a handler's parameters on its controller class, under the method's name.
+  const args: Record<string, unknown> =
+    Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, handler) ?? {};
   return Object.keys(args).some((key) => key.split(':')[0] === String(RouteParamtypes.QUERY));
 }
 
@@ -27,7 +29,8 @@ export class UnknownQueryInterceptor implements NestInterceptor {
     if (context.getType() === 'http' && req.path.startsWith(API_PATH)) {
       const handler = context.getHandler();
       let takes = this.takesQuery.get(handler);
-      if (takes === undefined) this.takesQuery.set(handler, (takes = readsQuery(handler)));
+      if (takes === undefined)
+        this.takesQuery.set(handler, (takes = readsQuery(context.getClass(), handler.name)));
       const sent = Object.keys(req.query ?? {});
       if (!takes && sent.length > 0)
         throw new ValidationError(
