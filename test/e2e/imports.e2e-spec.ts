@@ -10,6 +10,7 @@ import { expectError, fieldsOf } from '../support/envelope';
 import { anAccount, as, TestAccount } from '../support/factories';
 import { aListing } from '../support/listing-builder';
 import { createTestApp, TestApp } from '../support/test-app';
+import { eventually } from '../support/webhook-receiver';
 import { IMPORT_QUEUE } from '../../src/imports/import-queue';
 import { ImportRetention } from '../../src/imports/import-retention';
 import { ImportsStore } from '../../src/imports/imports.store';
@@ -111,11 +112,17 @@ describe('Inventory imports', () => {
     expect((await eventsAbout([a.id])).map((e) => e.event)).toEqual(['listing.created']);
     const finishedEvents = await eventsAbout([res.body.data.id]);
     expect(finishedEvents.map((e) => e.event)).toEqual(['import.finished']);
-    // The feed's listingId filter names listings: an import's id is none.
-    const feedOf = async (listingId: string) =>
-      (await as(t, seller.liveKey).get(`/v1/events?listingId=${listingId}`).expect(200)).body.data;
-    expect(await feedOf(res.body.data.id)).toEqual([]);
-    expect((await feedOf(a.id)).map((e: Body) => e.event)).toEqual(['listing.created']);
+    // The feed's listingId filter names listings: an import's id is none. The feed numbers
+    // events shortly after they commit, so wait until it shows the import's own.
+    const feed = async (query: string) =>
+      (await as(t, seller.liveKey).get(`/v1/events?${query}`).expect(200)).body.data as Body[];
+    await eventually(async () =>
+      (await feed('types=import.finished&limit=100')).some(
+        (e) => (e.data as Body).id === res.body.data.id,
+      ),
+    );
+    expect(await feed(`listingId=${res.body.data.id}`)).toEqual([]);
+    expect((await feed(`listingId=${a.id}`)).map((e) => e.event)).toEqual(['listing.created']);
   });
 
   it('writes nothing and emits nothing for lines that did not change', async () => {
