@@ -6,6 +6,7 @@ import { REQUEST_ID_HEADER } from '../../platform/logging/request-id';
 import { errorEnvelopeWith } from './envelope';
 
 const UNREADABLE = { field: 'headers', message: 'The request is not valid HTTP.' };
+const REQUEST_LINE = { field: 'request', message: 'The request line is not valid HTTP.' };
 const INVALID_FRAMING = {
   field: 'body',
   message: 'The body is not framed as HTTP requires (its Content-Length or chunked encoding).',
@@ -18,10 +19,10 @@ const PARSER_ERRORS: Record<string, { field: string; message: string }> = {
     field: 'headers',
     message: 'The request is not valid HTTP: a header holds a character it may not.',
   },
-  HPE_INVALID_METHOD: { field: 'request', message: 'The request line is not valid HTTP.' },
-  HPE_INVALID_URL: { field: 'request', message: 'The request line is not valid HTTP.' },
-  HPE_INVALID_VERSION: { field: 'request', message: 'The request line is not valid HTTP.' },
-  HPE_INVALID_CONSTANT: { field: 'request', message: 'The request line is not valid HTTP.' },
+  HPE_INVALID_METHOD: REQUEST_LINE,
+  HPE_INVALID_URL: REQUEST_LINE,
+  HPE_INVALID_VERSION: REQUEST_LINE,
+  HPE_INVALID_CONSTANT: REQUEST_LINE,
   HPE_INVALID_CHUNK_SIZE: INVALID_FRAMING,
   HPE_INVALID_CONTENT_LENGTH: INVALID_FRAMING,
   HPE_UNEXPECTED_CONTENT_LENGTH: INVALID_FRAMING,
@@ -31,7 +32,8 @@ const PARSER_ERRORS: Record<string, { field: string; message: string }> = {
 /**
  * Requests Node's HTTP parser refuses before any route sees them (a control character in a
  * header, headers over the size limit, a garbled request line or body framing) are answered in
- * the envelope too, 400 naming the part, instead of Node's bare 400 or 431. Anything else (a timeout, a reset) closes as Node would.
+ * the envelope too, 400 naming the part, instead of Node's bare 400 or 431. Anything else (a
+ * timeout, a reset) closes as Node would.
  */
 export function answerClientErrorsInEnvelope(server: Server): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
