@@ -170,7 +170,7 @@ export class ListingsStore {
 
   /**
    * What a mirror import removes: listings of the scope that existed when it was planned (their
-   * creator is visible in `planned`, the import's snapshot; see existedWhenPlanned), have an
+   * creator is visible in `planned`, the import's snapshot; see EXISTED_WHEN_PLANNED), have an
    * externalId that is not in `keep`, and are DRAFT, ACTIVE or EXPIRED (never SOLD). Locked, in
    * id order after `afterId`, so their state cannot change before the caller removes them.
    */
