@@ -7,7 +7,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * transaction that created it, and each import the snapshot taken when it was planned; a listing
  * existed then if its creator is visible in that snapshot. Listings older than this migration keep
  * `created_xid` null: they existed before any import planned from now on. An import already
- * planned takes the snapshot of now, which sees every listing that `created_at` counted.
+ * planned takes the snapshot of now: it sees every listing that `created_at` counted, and also
+ * those created between its planning and this migration (only a mirror running across the
+ * upgrade can meet them).
  */
 export class MirrorPlanningSnapshot1764700000000 implements MigrationInterface {
   name = 'MirrorPlanningSnapshot1764700000000';
