@@ -42,7 +42,9 @@ describe('feedPageStatement', () => {
 
   it('filters by type and listing only when asked, the listing id case-insensitively', () => {
     expect(text).toContain('($5::text[] IS NULL OR event = ANY($5))');
-    expect(text).toContain("($6::text IS NULL OR (data->>'id' = lower($6) AND event NOT LIKE 'import.%'))");
+    expect(text).toContain(
+      "($6::text IS NULL OR (data->>'id' = lower($6) AND event NOT LIKE 'import.%'))",
+    );
   });
 
   it('answers an empty page as [] and the last id as the next cursor', () => {
