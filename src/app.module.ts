@@ -35,7 +35,7 @@ import { TestHelpersModule } from './test-helpers/test-helpers.module';
 import { UsageModule } from './usage/usage.module';
 import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
-import { UnknownQueryInterceptor } from './common/http/unknown-query.interceptor';
+import { UnreadInputInterceptor } from './common/http/unread-input.interceptor';
 
 /** Everything an API replica or a worker needs: config, logs, database, Redis. */
 @Module({
@@ -106,7 +106,7 @@ export class AppModule {
             { provide: APP_PIPE, useFactory: createValidationPipe },
             { provide: APP_FILTER, useClass: AllExceptionsFilter },
             { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
-            { provide: APP_INTERCEPTOR, useClass: UnknownQueryInterceptor },
+            { provide: APP_INTERCEPTOR, useClass: UnreadInputInterceptor },
           ]
         : [],
     };

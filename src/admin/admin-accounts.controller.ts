@@ -6,7 +6,6 @@ import { UuidParam } from '../common/http/uuid-param.decorator';
 import { AdminApi } from './admin-token.guard';
 import { CreateAccountDto } from './dto/create-account.dto';
 import { CreateKeyDto } from './dto/create-key.dto';
-import { TakesNoBody } from '../common/http/takes-no-body';
 
 /** Stands in for the dashboard: provisions accounts and keys. The CLI calls the same services. */
 @AdminApi()
@@ -24,14 +23,12 @@ export class AdminAccountsController {
 
   @Post('accounts/:id/approve')
   @HttpCode(200)
-  @TakesNoBody()
   async approve(@UuidParam('id', 'Account') id: string) {
     return toAccountSummary(await this.accounts.setStatus(id, 'APPROVED'));
   }
 
   @Post('accounts/:id/suspend')
   @HttpCode(200)
-  @TakesNoBody()
   async suspend(@UuidParam('id', 'Account') id: string) {
     return toAccountSummary(await this.accounts.setStatus(id, 'SUSPENDED'));
   }
@@ -44,7 +41,6 @@ export class AdminAccountsController {
   }
 
   @Delete('keys/:id')
-  @TakesNoBody()
   async revokeKey(@UuidParam('id', 'API key') id: string) {
     const record = await this.apiKeys.revoke(id);
     return { ...toApiKeySummary(record), revokedAt: record.revokedAt!.toISOString() };

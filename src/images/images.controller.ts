@@ -25,7 +25,6 @@ import { ReorderImagesDto } from './dto/reorder-images.dto';
 import { MAX_UPLOAD_BYTES } from './image-processor';
 import { ImagesService } from './images.service';
 import { imageSourceOf } from './upload-source';
-import { TakesNoBody } from '../common/http/takes-no-body';
 
 @ApiTags('images')
 @ApiBearerAuth()
@@ -74,7 +73,6 @@ export class ImagesController {
   @Post(':imageId/retry')
   @HttpCode(202)
   @Scopes('listings:write')
-  @TakesNoBody()
   retry(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', 'Listing') id: string,
@@ -86,7 +84,6 @@ export class ImagesController {
   @Delete(':imageId')
   @HttpCode(200)
   @Scopes('listings:write')
-  @TakesNoBody()
   remove(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', 'Listing') id: string,

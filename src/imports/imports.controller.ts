@@ -16,7 +16,6 @@ import { ImportResultsQueryDto } from './dto/import-results.query.dto';
 import { ImportSourceDto } from './dto/import-source.dto';
 import { ListImportsQueryDto } from './dto/list-imports.query.dto';
 import { ImportsService } from './imports.service';
-import { TakesNoBody } from '../common/http/takes-no-body';
 
 const IMPORT = 'Import';
 const NDJSON = 'application/x-ndjson';
@@ -105,7 +104,6 @@ export class ImportsController {
   @Post(':id/cancel')
   @HttpCode(200)
   @Scopes('listings:write')
-  @TakesNoBody()
   cancel(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', IMPORT) id: string,
@@ -117,7 +115,6 @@ export class ImportsController {
   @Post(':id/confirm')
   @HttpCode(200)
   @Scopes('listings:write')
-  @TakesNoBody()
   confirm(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', IMPORT) id: string,

@@ -27,7 +27,6 @@ import { ListingResponse } from './dto/listing.response';
 import { UpdateListingDto } from './dto/update-listing.dto';
 import { ListingBodyErrors } from './listing-body-errors.interceptor';
 import { ListingsService } from './listings.service';
-import { TakesNoBody } from '../common/http/takes-no-body';
 
 @ApiTags('listings')
 @ApiBearerAuth()
@@ -104,7 +103,6 @@ export class ListingsController {
   /** Soft delete: the listing becomes REMOVED and stays readable by id. */
   @Delete(':id')
   @Scopes('listings:write')
-  @TakesNoBody()
   remove(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', 'Listing') id: string,
@@ -115,7 +113,6 @@ export class ListingsController {
   @Post(':id/sold')
   @HttpCode(200)
   @Scopes('listings:write')
-  @TakesNoBody()
   markSold(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', 'Listing') id: string,
@@ -126,7 +123,6 @@ export class ListingsController {
   @Post(':id/renew')
   @HttpCode(200)
   @Scopes('listings:write')
-  @TakesNoBody()
   renew(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', 'Listing') id: string,

@@ -8,7 +8,6 @@ import type { ListingResponse } from '../listings/dto/listing.response';
 import { FavoritedDto, MessageReceivedDto } from '../listings/dto/listing-activity.dto';
 import { TestHelpersService } from './test-helpers.service';
 import { TEST_HELPERS_PATH } from './test-mode-only.middleware';
-import { TakesNoBody } from '../common/http/takes-no-body';
 
 /** Test keys only (a live key gets 404 from TestModeOnlyMiddleware). Each answers the listing. */
 @ApiTags('test-helpers')
@@ -21,7 +20,6 @@ export class TestHelpersController {
   @Post(':id/publish')
   @HttpCode(200)
   @Scopes('listings:write')
-  @TakesNoBody()
   publish(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', 'Listing') id: string,
@@ -33,7 +31,6 @@ export class TestHelpersController {
   @Post(':id/expire')
   @HttpCode(200)
   @Scopes('listings:write')
-  @TakesNoBody()
   expire(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', 'Listing') id: string,

@@ -155,6 +155,9 @@ describe('Envelope and errors', () => {
     expect((await as(t, key).get(`/v1/listings/${listing.id}`).expect(200)).body.data).toEqual(
       listing,
     );
+    // Any route without a body of its own, the admin API's included.
+    const approve = await admin(t).post(`/v1/admin/accounts/${account.id}/approve`).send({ x: 1 });
+    expect(fieldsOf(approve)).toEqual(['x']);
     // No body at all, or an empty object, is what such an action takes.
     await as(t, key).post(`/v1/listings/${listing.id}/renew`).send({}).expect(200);
     await as(t, key).post(`/v1/listings/${listing.id}/sold`).expect(200);

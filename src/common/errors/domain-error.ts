@@ -5,6 +5,12 @@ export interface FieldError {
   message: string;
 }
 
+/** A field the request may not send (unknown to the route's DTO, or to a route that takes none). */
+export const notAllowedField = (field: string): FieldError => ({
+  field,
+  message: `${field} is not an allowed field`,
+});
+
 /** Services throw these; the exception filter alone turns them into HTTP answers. */
 export class DomainError extends Error {
   constructor(

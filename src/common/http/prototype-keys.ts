@@ -1,4 +1,4 @@
-import type { FieldError } from '../errors/domain-error';
+import { FieldError, notAllowedField } from '../errors/domain-error';
 
 /**
  * `constructor`, `__proto__`, `toString` and the other names Object.prototype holds.
@@ -30,8 +30,7 @@ export function prototypeKeyErrors(
   // Paths are built only for an error or a nested object: this runs on every body and line.
   for (const key of Object.keys(value)) {
     if (PROTOTYPE_KEYS.has(key)) {
-      const field = joinPath(parent, key);
-      errors.push({ field, message: `${field} is not an allowed field` });
+      errors.push(notAllowedField(joinPath(parent, key)));
       continue;
     }
     const child: unknown = (value as Record<string, unknown>)[key];

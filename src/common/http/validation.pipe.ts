@@ -5,7 +5,7 @@ import {
   ValidationError as ClassValidatorError,
   ValidatorOptions,
 } from 'class-validator';
-import { FieldError, ValidationError } from '../errors/domain-error';
+import { FieldError, notAllowedField, ValidationError } from '../errors/domain-error';
 import { joinPath, propertiesValidatedLater, prototypeKeyErrors } from './prototype-keys';
 
 /** One set of rules for every DTO, whether it is a whole body or one part of it (a bulk item). */
@@ -19,10 +19,9 @@ const VALIDATOR_OPTIONS: ValidatorOptions = {
 export function flattenValidationErrors(errors: ClassValidatorError[], parent = ''): FieldError[] {
   return errors.flatMap((error) => {
     const field = joinPath(parent, error.property);
-    const own = Object.entries(error.constraints ?? {}).map(([rule, message]) => ({
-      field,
-      message: rule === 'whitelistValidation' ? `${field} is not an allowed field` : message,
-    }));
+    const own = Object.entries(error.constraints ?? {}).map(([rule, message]) =>
+      rule === 'whitelistValidation' ? notAllowedField(field) : { field, message },
+    );
     return [...own, ...flattenValidationErrors(error.children ?? [], field)];
   });
 }

@@ -13,7 +13,6 @@ import {
 } from './dto/webhook-delivery.response';
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
 import { toDeliveryDetailResponse, toDeliveryResponse } from './webhook-deliveries.mapper';
-import { TakesNoBody } from '../../common/http/takes-no-body';
 
 const ENDPOINT = 'Webhook endpoint';
 const DELIVERY = 'Webhook delivery';
@@ -28,7 +27,6 @@ export class WebhookDeliveriesController {
   /** Sends one signed `webhook.test` delivery now and answers with its record (no retries). */
   @Post(':id/test')
   @HttpCode(200)
-  @TakesNoBody()
   async test(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', ENDPOINT) id: string,
@@ -63,7 +61,6 @@ export class WebhookDeliveriesController {
    */
   @Post(':id/deliveries/:deliveryId/retry')
   @HttpCode(202)
-  @TakesNoBody()
   async retry(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', ENDPOINT) id: string,

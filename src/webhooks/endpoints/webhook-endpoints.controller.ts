@@ -12,7 +12,6 @@ import {
 } from './dto/webhook-endpoint.response';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 import { toCreatedEndpointResponse, toEndpointResponse } from './webhook-endpoints.mapper';
-import { TakesNoBody } from '../../common/http/takes-no-body';
 import { Paginated, wholeList } from '../../common/pagination/paginated';
 
 const ENDPOINT = 'Webhook endpoint';
@@ -53,7 +52,6 @@ export class WebhookEndpointsController {
 
   /** Answers with the deleted endpoint; its delivery history goes with it. */
   @Delete(':id')
-  @TakesNoBody()
   async remove(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', ENDPOINT) id: string,
