@@ -1,8 +1,7 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import type { Request } from 'express';
 import type { Observable } from 'rxjs';
-
-const PLAIN_INTEGER = /^-?\d+$/;
+import { toDecimalInteger } from './integer-query.decorator';
 
 /**
  * Multipart text fields arrive as strings: a whole number in one of `fields` is read as that
@@ -16,11 +15,8 @@ export function MultipartIntegers(...fields: string[]): new () => NestIntercepto
     intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
       const req = context.switchToHttp().getRequest<Request>();
       if (req.is('multipart/form-data') && req.body)
-        for (const field of fields) {
-          const value: unknown = req.body[field];
-          if (typeof value === 'string' && PLAIN_INTEGER.test(value))
-            req.body[field] = Number(value);
-        }
+        for (const field of fields)
+          if (field in req.body) req.body[field] = toDecimalInteger({ value: req.body[field] });
       return next.handle();
     }
   }
