@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
+import { EVENT_FIELDS } from '../../src/events/event-types';
 import { ensureBuiltDist } from '../support/build-dist';
 import { DOCUMENT_FILE } from '../support/contract';
 
@@ -113,6 +114,30 @@ describe('OpenAPI document (openapi/openapi.json)', () => {
     expect(validate(updated)).toBe(true);
     expect(validate({ ...updated, event: 'listing.sold' })).toBe(false);
     expect(Object.keys(doc.components.schemas.Event.discriminator.mapping)).toHaveLength(9);
+  });
+
+  it("describes each event's data as the service sends it: every field, always present, null only where allowed", () => {
+    const schemas = document().components.schemas;
+    const mapping: Record<string, string> = schemas.Event.discriminator.mapping;
+    const byName = (ref: string) => schemas[ref.split('/').pop()!];
+    for (const [event, fields] of Object.entries(EVENT_FIELDS)) {
+      const data = byName(byName(mapping[event]).properties.data.$ref);
+      const kinds = fields as Record<string, string>;
+      expect({ event, fields: Object.keys(data.properties).sort() }).toEqual({
+        event,
+        fields: Object.keys(kinds).sort(),
+      });
+      expect({ event, required: [...data.required].sort() }).toEqual({
+        event,
+        required: Object.keys(kinds).sort(),
+      });
+      for (const [field, kind] of Object.entries(kinds))
+        expect({ event, field, nullable: data.properties[field].nullable === true }).toEqual({
+          event,
+          field,
+          nullable: kind === 'string?',
+        });
+    }
   });
 
   it('describes each webhook delivery with both signature schemes', () => {

@@ -1331,7 +1331,8 @@ export interface components {
             externalId: string | null;
             livemode: boolean;
             favoritedAt: string;
-            userRef?: string | null;
+            /** @description who favorited it, as the marketplace refers to them; null when none was given */
+            userRef: string | null;
         };
         /** @description `listing.favorited` in the event feed */
         ListingFavoritedEvent: {
@@ -1571,7 +1572,8 @@ export interface components {
             livemode: boolean;
             messageId: string;
             receivedAt: string;
-            preview?: string | null;
+            /** @description the start of the message; null when none was given */
+            preview: string | null;
         };
         /** @description `message.received` in the event feed */
         MessageReceivedEvent: {

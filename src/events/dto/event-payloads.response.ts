@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
 import type { EventName } from '../event-types';
 
 /** What every listing event's `data` carries: the listing it is about. */
@@ -58,16 +58,18 @@ export class MessageReceivedData extends ListingRefData {
   messageId: string;
   @ApiProperty({ type: String })
   receivedAt: string;
-  @ApiPropertyOptional({ type: String, nullable: true })
-  preview?: string | null;
+  /** the start of the message; null when none was given */
+  @ApiProperty({ type: String, nullable: true })
+  preview: string | null;
 }
 
 /** `listing.favorited` */
 export class ListingFavoritedData extends ListingRefData {
   @ApiProperty({ type: String })
   favoritedAt: string;
-  @ApiPropertyOptional({ type: String, nullable: true })
-  userRef?: string | null;
+  /** who favorited it, as the marketplace refers to them; null when none was given */
+  @ApiProperty({ type: String, nullable: true })
+  userRef: string | null;
 }
 
 /** An import's tallies; `lines` is null until the file has been read. */
