@@ -189,6 +189,52 @@ describe('Prometheus metrics', () => {
     ).toBe(0);
   });
 
+  it('counts imported lines by outcome, imports by status and the imports queue', async () => {
+    const account = await anAccount(t).build();
+    const before = await scrape(workerMetrics);
+    const lines = (n: string) => sampleValue(before, 'import_lines_total', { outcome: n });
+    const feed = [
+      JSON.stringify(aListing().with({ externalId: 'metrics-imp-1' }).build()),
+      JSON.stringify(aListing().with({ externalId: 'metrics-imp-2' }).build()),
+      JSON.stringify(aListing().with({ externalId: 'metrics-imp-3', price: -1 }).build()),
+    ].join('\n');
+    const res = await fetch(`${api.baseUrl}/v1/imports`, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${account.liveKey}`,
+        'Content-Type': 'application/x-ndjson',
+      },
+      body: feed,
+    });
+    expect(res.status).toBe(202);
+    const { id } = ((await res.json()) as { data: { id: string } }).data;
+    // Polled in the database: this file's read limit is 3 a minute.
+    await eventually(
+      async () =>
+        (
+          await t.dataSource.query(
+            `SELECT 1 FROM imports WHERE id = $1 AND finished_at IS NOT NULL`,
+            [id],
+          )
+        ).length === 1,
+      20_000,
+    );
+    const after = await scrape(workerMetrics);
+    const added = (outcome: string) =>
+      sampleValue(after, 'import_lines_total', { outcome }) - lines(outcome);
+    expect(['created', 'updated', 'unchanged', 'failed', 'removed'].map(added)).toEqual([
+      2, 0, 0, 1, 0,
+    ]);
+    const [{ count }] = await t.dataSource.query(
+      `SELECT count(*)::int AS count FROM imports WHERE status = 'succeeded_with_errors'`,
+    );
+    for (const text of [after, await scrape(apiMetrics)]) {
+      expect(sampleValue(text, 'imports', { status: 'succeeded_with_errors' })).toBe(count);
+      for (const state of ['waiting', 'active', 'delayed', 'completed', 'failed'])
+        expect(text).toContain(`queue_jobs{queue="imports",state="${state}"}`);
+    }
+  });
+
   it('counts listings the worker expired', async () => {
     const account = await anAccount(t).build();
     const before = sampleValue(await scrape(workerMetrics), 'listings_expired_total');
