@@ -191,6 +191,31 @@ describe('Inventory imports', () => {
     expect(await listingByExternalId('gz-cut')).toBeUndefined();
   });
 
+  it("lists imports newest first, paginated, filtered by status, of the key's mode only", async () => {
+    const lister = await anAccount(t).build();
+    const send = async (body: string) => {
+      const res = await upload(body, '', lister.liveKey).expect(202);
+      return finished(res.body.data.id, lister.liveKey);
+    };
+    const first = await send(ndjson([item('list-1')]));
+    const second = await send('not json at all\n');
+    const third = await send(ndjson([item('list-2')]));
+    await upload(ndjson([item('list-test')]), '', lister.testKey).expect(202);
+    const list = async (query: string) =>
+      (await as(t, lister.liveKey).get(`/v1/imports${query}`).expect(200)).body;
+    const all = await list('');
+    expect(all.data.map((i: Body) => i.id)).toEqual([third.id, second.id, first.id]);
+    expect(all.data[0]).toEqual(third);
+    expect(all.pagination).toEqual({ page: 1, limit: 20, total: 3, pages: 1, hasMore: false });
+    const page = await list('?limit=1&page=2');
+    expect(page.data.map((i: Body) => i.id)).toEqual([second.id]);
+    expect(page.pagination).toEqual({ page: 2, limit: 1, total: 3, pages: 3, hasMore: true });
+    const withErrors = await list('?status=succeeded_with_errors');
+    expect(withErrors.data.map((i: Body) => i.id)).toEqual([second.id]);
+    expect((await list('?status=failed')).data).toEqual([]);
+    expectFieldError(await as(t, lister.liveKey).get('/v1/imports?status=done'), 'status');
+  });
+
   it('fails a later line that repeats an externalId, naming the first', async () => {
     const res = await upload(ndjson([item('dup-1'), item('dup-1', { price: 3 })])).expect(202);
     await finished(res.body.data.id);
@@ -410,6 +435,10 @@ describe('Inventory imports', () => {
       const done = await finished(res.body.data.id, owner.liveKey);
       expect(done).toMatchObject({ status: 'succeeded', counts: { updated: 1, removed: 3 } });
       expect(await statusOf('m-two')).toBe('REMOVED');
+      expect((await eventsAbout([res.body.data.id])).map((e) => e.event)).toEqual([
+        'import.held',
+        'import.finished',
+      ]);
     });
 
     it('cancels a held import at once', async () => {
@@ -422,6 +451,10 @@ describe('Inventory imports', () => {
         .expect(200);
       expect(cancelled.body.data.status).toBe('cancelled');
       expect(await statusOf('m-four')).toBe('ACTIVE');
+      expect((await eventsAbout([res.body.data.id])).map((e) => e.event)).toEqual([
+        'import.held',
+        'import.finished',
+      ]);
       const again = await as(t, owner.liveKey).post(`/v1/imports/${res.body.data.id}/cancel`);
       expectFieldError(again, 'status');
       const confirm = await as(t, owner.liveKey).post(`/v1/imports/${res.body.data.id}/confirm`);
@@ -698,7 +731,14 @@ describe('Inventory imports without a worker', () => {
     const [oldest] = (
       await as(t, seller.liveKey).get('/v1/imports?limit=100').expect(200)
     ).body.data.slice(-1);
-    await as(t, seller.liveKey).post(`/v1/imports/${oldest.id}/cancel`).expect(200);
+    const cancelled = await as(t, seller.liveKey).post(`/v1/imports/${oldest.id}/cancel`);
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body.data).toMatchObject({ status: 'cancelled', counts: { processed: 0 } });
+    const events = await t.dataSource.query(
+      `SELECT event, data->>'status' AS status FROM outbox_events WHERE data->>'id' = $1`,
+      [oldest.id],
+    );
+    expect(events).toEqual([{ event: 'import.finished', status: 'cancelled' }]);
     await send(seller.liveKey).set('Idempotency-Key', 'sixth-import').expect(202);
   });
 });
