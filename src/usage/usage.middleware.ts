@@ -1,6 +1,7 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Response } from 'express';
 import type { AuthenticatedRequest } from '../auth/auth.decorators';
+import { routeTemplate } from '../platform/http/route-template';
 import { UsageRecorder } from './usage.recorder';
 
 /**
@@ -13,9 +14,9 @@ export class UsageMiddleware implements NestMiddleware {
 
   use(req: AuthenticatedRequest, res: Response, next: NextFunction): void {
     res.on('finish', () => {
-      if (!req.principal) return;
-      // The template, not the path: /v1/listings/:id, whatever the id.
-      const route = typeof req.route?.path === 'string' ? req.route.path : '*';
+      const route = routeTemplate(req);
+      // A path no route answered is no endpoint of the API: its 404 is not usage of one.
+      if (!req.principal || route === undefined) return;
       this.recorder.record(req.principal.keyId, req.method, route, res.statusCode);
     });
     next();

@@ -46,7 +46,7 @@ describe('Usage statistics', () => {
   });
   afterAll(() => t.close());
 
-  it('counts every answer per day and endpoint, errors and 429s included, for the key in use', async () => {
+  it('counts every answer per day and endpoint, errors and 429s included, for the key in use, not a path no route answers', async () => {
     const account = await anAccount(t).build();
     const key = account.liveKey;
     await as(t, key).get('/v1/me').expect(200);
@@ -59,6 +59,7 @@ describe('Usage statistics', () => {
     await as(t, `svc_live_${'q'.repeat(32)}`)
       .get('/v1/me')
       .expect(401); // no key to charge
+    await as(t, key).get('/v1/no-such-route').expect(404); // no endpoint to charge
 
     const known = 11;
     const usage = await usageWhen(

@@ -1,20 +1,19 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { routeTemplate } from '../http/route-template';
 import type { Metrics } from './metrics';
 
 /** Requests no route answered (the 404 fallback, /media, the dashboard's own router). */
 const NO_ROUTE = 'unmatched';
 
-/** The route label is Express's matched template, never the path, so ids never become labels. */
+/** Every request timed by its route's template (routeTemplate). */
 export function httpMetrics(metrics: Metrics) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const stop = metrics.httpRequestDuration.startTimer();
     res.once('finish', () => {
-      const route = (req.route as { path?: unknown } | undefined)?.path;
       stop({
         method: req.method,
-        // A wildcard template is a middleware's mount (`{*path}`), never a controller's route.
-        route: typeof route === 'string' && !route.includes('*') ? route : NO_ROUTE,
+        route: routeTemplate(req) ?? NO_ROUTE,
         status: String(res.statusCode),
       });
       if (res.statusCode === 429) metrics.rateLimited.inc();
