@@ -32,7 +32,7 @@ export class EventsFeedService {
       throw ValidationError.field(
         'after',
         'after is not an event of this account and mode within the retention period; ' +
-          're-synchronise with GET /listings?updatedSince and continue from the oldest event',
+          're-synchronise with GET /v1/listings?updatedSince and continue from the oldest event',
       );
     }
     const { items, hasMore, nextCursor } = page;

@@ -28,7 +28,7 @@ export class ListingValidator {
       if (!category) {
         errors.push({
           field: 'categorySlug',
-          message: `categorySlug '${content.categorySlug}' is not a category from GET /categories`,
+          message: `categorySlug '${content.categorySlug}' is not a category from GET /v1/categories`,
         });
       } else if (!category.isLeaf) {
         errors.push({
@@ -43,7 +43,7 @@ export class ListingValidator {
     if (!skip.has('locationLan') && !lanKnown) {
       errors.push({
         field: 'locationLan',
-        message: `locationLan '${content.locationLan}' is not a län slug from GET /locations`,
+        message: `locationLan '${content.locationLan}' is not a län slug from GET /v1/locations`,
       });
     }
     if (!skip.has('locationKommun')) {
@@ -51,7 +51,7 @@ export class ListingValidator {
       if (lanOfKommun === undefined) {
         errors.push({
           field: 'locationKommun',
-          message: `locationKommun '${content.locationKommun}' is not a kommun slug from GET /locations`,
+          message: `locationKommun '${content.locationKommun}' is not a kommun slug from GET /v1/locations`,
         });
       } else if (lanKnown && lanOfKommun !== content.locationLan) {
         errors.push({

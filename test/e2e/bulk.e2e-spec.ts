@@ -253,7 +253,7 @@ describe('Bulk: create, update, delete and mark sold', () => {
             { field: 'attributes.modelYear', message: 'modelYear must be an integer' },
             {
               field: 'locationKommun',
-              message: "locationKommun 'atlantis' is not a kommun slug from GET /locations",
+              message: "locationKommun 'atlantis' is not a kommun slug from GET /v1/locations",
             },
           ],
         },

@@ -242,7 +242,7 @@ describe('Inventory imports', () => {
         { field: 'attributes.modelYear', message: 'modelYear must be an integer' },
         {
           field: 'locationKommun',
-          message: "locationKommun 'atlantis' is not a kommun slug from GET /locations",
+          message: "locationKommun 'atlantis' is not a kommun slug from GET /v1/locations",
         },
       ],
     });

@@ -208,7 +208,7 @@ describe('Listings: create, read, update, delete', () => {
         { field: 'attributes.modelYear', message: 'modelYear must be an integer' },
         {
           field: 'locationKommun',
-          message: "locationKommun 'atlantis' is not a kommun slug from GET /locations",
+          message: "locationKommun 'atlantis' is not a kommun slug from GET /v1/locations",
         },
       ]);
       expect(error.message).toBe('price must not be less than 0');

@@ -825,9 +825,9 @@ export interface components {
             price?: number;
             /** @enum {string} */
             condition?: "NEW" | "LIKE_NEW" | "GOOD" | "FAIR" | "POOR";
-            /** @description a leaf category slug from GET /categories */
+            /** @description a leaf category slug from GET /v1/categories */
             categorySlug?: string;
-            /** @description a län slug from GET /locations */
+            /** @description a län slug from GET /v1/locations */
             locationLan?: string;
             /** @description a kommun slug belonging to locationLan */
             locationKommun?: string;
@@ -835,7 +835,7 @@ export interface components {
             externalId?: string | null;
             /** @description E.164, e.g. +46701234567 (spaces and dashes are removed first) */
             phone?: string | null;
-            /** @description values for the category's attributes (see GET /categories) */
+            /** @description values for the category's attributes (see GET /v1/categories) */
             attributes?: {
                 [key: string]: unknown;
             } | null;
@@ -892,9 +892,9 @@ export interface components {
             price: number;
             /** @enum {string} */
             condition: "NEW" | "LIKE_NEW" | "GOOD" | "FAIR" | "POOR";
-            /** @description a leaf category slug from GET /categories */
+            /** @description a leaf category slug from GET /v1/categories */
             categorySlug: string;
-            /** @description a län slug from GET /locations */
+            /** @description a län slug from GET /v1/locations */
             locationLan: string;
             /** @description a kommun slug belonging to locationLan */
             locationKommun: string;
@@ -902,7 +902,7 @@ export interface components {
             externalId?: string | null;
             /** @description E.164, e.g. +46701234567 (spaces and dashes are removed first) */
             phone?: string | null;
-            /** @description values for the category's attributes (see GET /categories) */
+            /** @description values for the category's attributes (see GET /v1/categories) */
             attributes?: {
                 [key: string]: unknown;
             } | null;
@@ -1701,9 +1701,9 @@ export interface components {
             price?: number;
             /** @enum {string} */
             condition?: "NEW" | "LIKE_NEW" | "GOOD" | "FAIR" | "POOR";
-            /** @description a leaf category slug from GET /categories */
+            /** @description a leaf category slug from GET /v1/categories */
             categorySlug?: string;
-            /** @description a län slug from GET /locations */
+            /** @description a län slug from GET /v1/locations */
             locationLan?: string;
             /** @description a kommun slug belonging to locationLan */
             locationKommun?: string;
@@ -1711,7 +1711,7 @@ export interface components {
             externalId?: string | null;
             /** @description E.164, e.g. +46701234567 (spaces and dashes are removed first) */
             phone?: string | null;
-            /** @description values for the category's attributes (see GET /categories) */
+            /** @description values for the category's attributes (see GET /v1/categories) */
             attributes?: {
                 [key: string]: unknown;
             } | null;

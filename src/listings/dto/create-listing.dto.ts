@@ -62,14 +62,14 @@ export class CreateListingDto {
   @required()
   condition: Condition;
 
-  /** a leaf category slug from GET /categories */
+  /** a leaf category slug from GET /v1/categories */
   @Length(1, 100)
   @IsPlainText()
   @IsString()
   @required()
   categorySlug: string;
 
-  /** a län slug from GET /locations */
+  /** a län slug from GET /v1/locations */
   @Length(1, 100)
   @IsPlainText()
   @IsString()
@@ -100,7 +100,7 @@ export class CreateListingDto {
   @IsOptional()
   phone?: string | null;
 
-  /** values for the category's attributes (see GET /categories) */
+  /** values for the category's attributes (see GET /v1/categories) */
   @IsPlainText()
   @IsObject()
   @IsOptional()
