@@ -44,6 +44,18 @@ function pointDown(layers, prefix) {
   }));
 }
 
+/**
+ * A folder outside every layer would escape the rules above: no import from or to one is allowed,
+ * so a new folder is placed in a layer before it is used.
+ */
+function everyFolderInALayer(layers, folders, name) {
+  const outside = { path: folders, pathNot: layers.map((l) => l.path) };
+  return [
+    { name, comment: 'Add the folder to a layer.', severity: 'error', from: outside, to: {} },
+    { name, comment: 'Add the folder to a layer.', severity: 'error', from: {}, to: outside },
+  ];
+}
+
 module.exports = {
   forbidden: [
     {
@@ -69,6 +81,8 @@ module.exports = {
     },
     ...pointDown(LAYERS, 'layer-'),
     ...pointDown(WEBHOOK_LAYERS, 'webhooks-'),
+    ...everyFolderInALayer(LAYERS, '^src/[^/]+/', 'folder-in-a-layer'),
+    ...everyFolderInALayer(WEBHOOK_LAYERS, '^src/webhooks/[^/]+/', 'webhooks-folder-in-a-layer'),
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
