@@ -11,7 +11,6 @@ const ESM_ONLY = [
   '@tokenizer',
   'uint8array-extras',
   '@borewit',
-  'request-filtering-agent',
 ];
 
 const base = {
