@@ -1,7 +1,6 @@
-import { ValidationError } from '../common/errors/domain-error';
 import type { UpdateListingDto } from './dto/update-listing.dto';
 import type { ListingContent } from './listing-row';
-import { mergePatch } from './listings.service';
+import { mergePatchChecked } from './listings.service';
 
 const current: ListingContent = {
   externalId: 'ext-1',
@@ -15,9 +14,15 @@ const current: ListingContent = {
   phone: '+46701234567',
   attributes: { year: 2008 },
 };
-const patch = (dto: Record<string, unknown>) => mergePatch(current, dto as UpdateListingDto);
+const merge = (dto: Record<string, unknown>, skip?: ReadonlySet<string>) =>
+  mergePatchChecked(current, dto as UpdateListingDto, skip);
+const patch = (dto: Record<string, unknown>) => {
+  const { next, errors } = merge(dto);
+  expect(errors).toEqual([]);
+  return next;
+};
 
-describe('mergePatch', () => {
+describe('mergePatchChecked', () => {
   it('an empty body changes nothing, and the current content is not mutated', () => {
     const before = structuredClone(current);
     expect(patch({})).toEqual(current);
@@ -42,18 +47,21 @@ describe('mergePatch', () => {
     });
   });
 
-  it('refuses null for required fields, naming each of them', () => {
-    let error: unknown;
-    try {
-      patch({ title: null, price: null, phone: null });
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(ValidationError);
-    expect((error as ValidationError).details).toEqual([
-      { field: 'title', message: 'title cannot be null' },
-      { field: 'price', message: 'price cannot be null' },
-    ]);
+  it('refuses null for required fields, naming each of them and keeping their values', () => {
+    expect(merge({ title: null, price: null, phone: null })).toEqual({
+      next: { ...current, phone: null },
+      errors: [
+        { field: 'title', message: 'title cannot be null' },
+        { field: 'price', message: 'price cannot be null' },
+      ],
+    });
+  });
+
+  it('keeps the fields it is told were refused already, unnamed', () => {
+    expect(merge({ title: null, price: 5, phone: null }, new Set(['title', 'price']))).toEqual({
+      next: { ...current, phone: null },
+      errors: [],
+    });
   });
 
   it('ignores fields outside the content: images are the gallery’s business', () => {

@@ -47,18 +47,9 @@ type ImageList = { url: string }[];
 const NOTHING_SKIPPED: ReadonlySet<string> = new Set();
 
 /**
- * PATCH merge: absent keeps, sent replaces, null clears an optional field (attributes to {});
- * null for a required field is refused, each named. Images are not merged here.
- */
-export function mergePatch(current: ListingContent, dto: UpdateListingDto): ListingContent {
-  const { next, errors } = mergePatchChecked(current, dto);
-  if (errors.length > 0) throw new ValidationError(errors);
-  return next;
-}
-
-/**
- * The PATCH merge, answering its refusals instead of throwing them: a required field sent as
- * null is named in `errors` and keeps its value, as does every field in `skip` (refused already).
+ * The PATCH merge: absent keeps, sent replaces, null clears an optional field (attributes to {}).
+ * A required field sent as null is named in `errors` and keeps its value, as does every field in
+ * `skip` (refused already). Images are not merged here.
  */
 export function mergePatchChecked(
   current: ListingContent,
@@ -95,15 +86,15 @@ function externalIdPathErrors(
   return [];
 }
 
-/**
- * The listing lifecycle, every change with its event. Methods taking `em` first join the
- * caller's transaction and return rows; the others open their own and return API responses.
- */
 /** What a PUT by externalId did to one listing of a batch. */
 export type UpsertOutcome =
   | { outcome: 'created' | 'updated' | 'unchanged'; row: ListingRow }
   | { outcome: 'failed'; error: DomainError };
 
+/**
+ * The listing lifecycle, every change with its event. Methods taking `em` first join the
+ * caller's transaction and return rows; the others open their own and return API responses.
+ */
 @Injectable()
 export class ListingsService {
   private readonly validityMs: number;
@@ -293,7 +284,7 @@ export class ListingsService {
    * PATCH /listings/:id refused for its shape (`checked.errors` not empty), with the checks of
    * the listing it would make, merged from the well-formed fields: every field error in one
    * ValidationError. When the listing is not found or cannot be edited, the shape errors alone:
-   * the request is refused for them first, as it always was.
+   * a malformed request is refused as malformed, whether or not its listing exists.
    */
   patchErrorOne(
     scope: OwnerScope,
