@@ -15,6 +15,11 @@ import { requestFingerprint } from '../idempotency/fingerprint';
 import { IdempotencyService, IdempotentOutcome } from '../idempotency/idempotency.service';
 import type { AllConfig } from '../platform/config';
 import type { ImportsConfig } from '../platform/config/imports.config';
+import {
+  assertPublicLiteral,
+  BlockedTargetError,
+  hostOf,
+} from '../platform/outbound/address-guard';
 import { STORAGE_DRIVER, StorageDriver } from '../storage/storage-driver';
 import type { CreateImportQueryDto } from './dto/create-import.query.dto';
 import type { ImportResponse, ImportResultResponse } from './dto/import.response';
@@ -46,6 +51,7 @@ export interface ImportUpload {
 export class ImportsService {
   private readonly logger = new Logger(ImportsService.name);
   private readonly config: ImportsConfig;
+  private readonly allowPrivateTargets: boolean;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -57,6 +63,7 @@ export class ImportsService {
     config: ConfigService<AllConfig, true>,
   ) {
     this.config = config.get('imports', { infer: true });
+    this.allowPrivateTargets = config.get('outbound.allowPrivateTargets', { infer: true });
   }
 
   async create(
@@ -161,7 +168,19 @@ export class ImportsService {
     return { draft, digest: hash.digest('hex') };
   }
 
+  /**
+   * A feed URL naming a private address is refused here; a name is resolved when the worker
+   * fetches, through the outbound guard, which fails the import if it leads somewhere private.
+   */
   private fromUrl(source: ImportSourceDto) {
+    if (!this.allowPrivateTargets) {
+      try {
+        assertPublicLiteral(hostOf(new URL(source.sourceUrl)));
+      } catch (error) {
+        if (!(error instanceof BlockedTargetError)) throw error;
+        throw ValidationError.field('sourceUrl', 'sourceUrl must be a public address.');
+      }
+    }
     const draft = {
       format: source.format,
       source: 'url' as const,
