@@ -3,6 +3,7 @@ import { createServer, request, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { expectError, fieldsOf } from '../support/envelope';
 import { anAccount, as, TestAccount } from '../support/factories';
 import { aListing } from '../support/listing-builder';
@@ -122,6 +123,27 @@ describe('Inventory imports: operator limits, retention and the outbound guard',
       status: 'failed',
       error: { message: expect.stringContaining('more than 3 lines') },
       counts: { processed: 0, created: 0 },
+    });
+    expect(await listingsOf(t, seller.id)).toBe(0);
+  });
+
+  it('fails a gzip body that inflates past ten times IMPORT_MAX_BYTES, or holds more blank lines than IMPORT_MAX_LINES', async () => {
+    const send = async (body: Buffer | string, gzip: boolean) => {
+      const req = as(t, seller.liveKey)
+        .post('/v1/imports')
+        .set('Content-Type', 'application/x-ndjson');
+      if (gzip) req.set('Content-Encoding', 'gzip');
+      const res = await req.send(body).expect(202);
+      return ended(t, seller.liveKey, res.body.data.id);
+    };
+    const bomb = gzipSync(Buffer.alloc(16 * 1024 * 1024, ' ')); // 16 KB as sent
+    expect(await send(bomb, true)).toMatchObject({
+      status: 'failed',
+      error: { message: expect.stringContaining('inflates to more than 200000 bytes') },
+    });
+    expect(await send('\n'.repeat(4) + ndjson(['blank-1']), false)).toMatchObject({
+      status: 'failed',
+      error: { message: 'line 4: the file has more than 3 blank lines' },
     });
     expect(await listingsOf(t, seller.id)).toBe(0);
   });

@@ -248,6 +248,17 @@ describe('readFeed, CSV', () => {
       code: 'too_many_lines',
       line: 5,
     });
+    // Blank lines: as many as data lines at most.
+    expect(
+      await read([`externalId\n${'\n'.repeat(3)}a\n`], { limits: { maxLines: 3 } }),
+    ).toHaveLength(1);
+    expect(
+      await feedFailure(read([`externalId\n${'\r\n'.repeat(4)}a\n`], { limits: { maxLines: 3 } })),
+    ).toMatchObject({
+      code: 'too_many_lines',
+      line: 5,
+      message: 'line 5: the file has more than 3 blank lines',
+    });
     const long = `externalId,title\na,"${'x'.repeat(100)}"\n`;
     expect(await feedFailure(read([long], { limits: { maxLineBytes: 64 } }))).toMatchObject({
       code: 'line_too_long',

@@ -1,6 +1,7 @@
 import { parse } from 'csv-parse';
 import { FeedError } from './feed-error';
 import type { AttributeTypeOf, FeedLimits, FeedLine, FeedRecord } from './feed.types';
+import { LineCount } from './line-count';
 import { REQUIRED_LISTING_FIELDS } from '../../listings/listing.constants';
 
 export interface CsvOptions {
@@ -165,22 +166,24 @@ type Column = (body: Record<string, unknown>, value: string) => void;
 
 class RowReader {
   private nextLine = 1;
-  private dataLines = 0;
   private columns: Column[] | undefined;
   /** the header's externalId column, -1 when it has none */
   private externalIdColumn = -1;
   /** the header ends with its delimiter: an unnamed last column, to be left empty */
   private trailingDelimiter = false;
+  private readonly count: LineCount;
 
   constructor(
     private readonly limits: FeedLimits,
     private readonly attributeType: AttributeTypeOf,
-  ) {}
+  ) {
+    this.count = new LineCount(limits.maxLines);
+  }
 
   read(record: string[]): FeedLine | undefined {
     const line = this.nextLine;
     this.nextLine += 1 + lineBreaks(record);
-    if (record.length === 1 && record[0].trim() === '') return undefined;
+    if (record.length === 1 && record[0].trim() === '') return void this.count.blank(line);
     if (record.reduce((n, cell) => n + Buffer.byteLength(cell), 0) > this.limits.maxLineBytes)
       throw tooLong(line, this.limits.maxLineBytes);
     if (this.columns === undefined) {
@@ -191,12 +194,7 @@ class RowReader {
       this.externalIdColumn = record.findIndex((name) => name.trim() === 'externalId');
       return undefined;
     }
-    if (++this.dataLines > this.limits.maxLines)
-      throw new FeedError(
-        'too_many_lines',
-        `line ${line}: the file has more than ${this.limits.maxLines} lines`,
-        line,
-      );
+    this.count.data(line);
     const named = this.columns.length;
     // Under a header that ends in its delimiter, a row may end in one too (an empty last cell).
     const width = this.trailingDelimiter && record.length === named + 1 ? named + 1 : named;

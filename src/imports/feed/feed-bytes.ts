@@ -7,6 +7,12 @@ export type FeedChunk = Buffer | Uint8Array | string;
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 /**
+ * A gzip body may inflate to this many times IMPORT_MAX_BYTES: a real feed compresses 5 to 10
+ * times, a bomb a thousand, and reading what it inflates to would hold a worker for hours.
+ */
+export const MAX_INFLATION = 10;
+
+/**
  * The feed's bytes as the parsers read them: counted as sent (so compressed when gzip),
  * gunzipped, without a leading UTF-8 BOM.
  */
@@ -16,7 +22,7 @@ export function feedBytes(
   maxBytes: number,
 ): AsyncGenerator<Buffer> {
   const sent = countBytes(source, maxBytes);
-  return stripBom(gzip ? gunzip(sent) : sent);
+  return stripBom(gzip ? gunzip(sent, MAX_INFLATION * maxBytes) : sent);
 }
 
 async function* countBytes(source: AsyncIterable<FeedChunk>, maxBytes: number) {
@@ -37,12 +43,22 @@ function asBuffer(chunk: Uint8Array): Buffer {
     : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
 }
 
-async function* gunzip(input: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+async function* gunzip(input: AsyncIterable<Buffer>, maxInflated: number): AsyncGenerator<Buffer> {
   // pipeline destroys every stream with the first error, so the loop below rethrows it
   const inflated = pipeline(Readable.from(input), createGunzip(), () => undefined);
+  let total = 0;
   try {
-    for await (const chunk of inflated) yield chunk as Buffer;
+    for await (const chunk of inflated) {
+      total += (chunk as Buffer).length;
+      if (total > maxInflated)
+        throw new FeedError(
+          'too_large',
+          `the file inflates to more than ${maxInflated} bytes (${MAX_INFLATION} times the limit on what is sent)`,
+        );
+      yield chunk as Buffer;
+    }
   } catch (err) {
+    if (err instanceof FeedError) throw err;
     const code = (err as NodeJS.ErrnoException | null)?.code;
     // zlib's codes; not `instanceof Error`, which fails across realms (Jest's sandbox)
     if (typeof code === 'string' && code.startsWith('Z_'))

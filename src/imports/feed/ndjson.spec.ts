@@ -188,6 +188,29 @@ describe('readFeed, NDJSON', () => {
     expect(err.message).toContain('more than 3 lines');
   });
 
+  it('fails past maxLines blank lines with too_many_lines: they cost reading though they import nothing', async () => {
+    const limits = { maxLines: 3 };
+    expect(await read(['\n\n \n\t\n{"a":1}\n{"a":2}\n'], { limits: { maxLines: 4 } })).toHaveLength(
+      2,
+    );
+    const err = await feedFailure(read(['{"a":1}\n\n\r\n \n\n{"a":2}\n'], { limits }));
+    expect(err).toMatchObject({ code: 'too_many_lines', line: 5 });
+    expect(err.message).toBe('line 5: the file has more than 3 blank lines');
+  });
+
+  it('fails a gzip body that inflates past ten times maxBytes with too_large, reading no further', async () => {
+    const bomb = gzipSync(Buffer.alloc(2_000_000, '\n'));
+    const limits = { maxBytes: 100_000, maxLines: 10_000_000 };
+    expect(bomb.length).toBeLessThan(limits.maxBytes);
+    const err = await feedFailure(read([bomb], { gzip: true, limits }));
+    expect(err.code).toBe('too_large');
+    expect(err.message).toBe(
+      'the file inflates to more than 1000000 bytes (10 times the limit on what is sent)',
+    );
+    const fits = gzipSync(Buffer.from('{"a":1}\n'.repeat(100_000))); // 800 KB inflated
+    expect(await read([fits], { gzip: true, limits })).toHaveLength(100_000);
+  });
+
   it('fails a line over maxLineBytes with line_too_long before holding it whole', async () => {
     const limits = { maxLineBytes: 16 };
     const fits = '{"a":"123456789"}';

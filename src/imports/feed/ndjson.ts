@@ -2,6 +2,7 @@ import { firstWideObject, MAX_JSON_KEYS } from '../../common/http/json-body.veri
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../../common/http/json-depth.middleware';
 import { FeedError } from './feed-error';
 import type { FeedLimits, FeedLine, FeedRecord } from './feed.types';
+import { LineCount } from './line-count';
 
 const NEWLINE = 0x0a;
 const CR = 0x0d;
@@ -43,9 +44,11 @@ export async function* ndjsonLines(
 
 class LineReader {
   private lineNo = 0;
-  private dataLines = 0;
+  private readonly count: LineCount;
 
-  constructor(private readonly limits: FeedLimits) {}
+  constructor(private readonly limits: FeedLimits) {
+    this.count = new LineCount(limits.maxLines);
+  }
 
   /** the line after the last one read: the one being split */
   tooLong(): FeedError {
@@ -61,13 +64,8 @@ class LineReader {
     const bytes = raw.length > 0 && raw[raw.length - 1] === CR ? raw.subarray(0, -1) : raw;
     if (bytes.length > this.limits.maxLineBytes) throw this.tooLong();
     const line = ++this.lineNo;
-    if (!startsPlainly(bytes) && isBlank(bytes)) return undefined;
-    if (++this.dataLines > this.limits.maxLines)
-      throw new FeedError(
-        'too_many_lines',
-        `line ${line}: the file has more than ${this.limits.maxLines} lines`,
-        line,
-      );
+    if (!startsPlainly(bytes) && isBlank(bytes)) return void this.count.blank(line);
+    this.count.data(line);
     return new NdjsonRecord(line, bytes);
   }
 }
