@@ -43,8 +43,8 @@ import type { FeedLine, FeedRecord } from './feed/feed.types';
  * progress counts as the first) before the import is failed instead of resumed.
  */
 const MAX_ATTEMPTS = 3;
-/** The read pass renews its lease this often (in lines), as chunks do when they commit. */
-const RENEW_EVERY_LINES = 5_000;
+/** The read pass renews its lease at this share of it, as chunks do when they commit. */
+const RENEW_AT_LEASE_SHARE = 1 / 3;
 /** The read pass's hash lookups running while it reads on: the database probes, the worker reads. */
 const LOOKUPS_IN_FLIGHT = 3;
 
@@ -170,6 +170,8 @@ export class ImportRunner {
     let lines = 0;
     let lastLine = 0;
     let batch: FeedRecord[] = [];
+    const renewEveryMs = this.config.leaseMs * RENEW_AT_LEASE_SHARE;
+    let renewAt = performance.now() + renewEveryMs;
     for await (const record of await this.feeds.open(row)) {
       lines++;
       lastLine = record.line;
@@ -179,8 +181,11 @@ export class ImportRunner {
         lookUp(batch);
         batch = [];
       }
-      if (lines % RENEW_EVERY_LINES === 0 && !(await this.store.renew(claim, this.config.leaseMs)))
-        throw new LostClaimError(claim.id);
+      if (performance.now() >= renewAt) {
+        if (!(await this.store.renew(claim, this.config.leaseMs)))
+          throw new LostClaimError(claim.id);
+        renewAt = performance.now() + renewEveryMs;
+      }
     }
     if (batch.length > 0) lookUp(batch);
     while (lookups.length > 0) await noteFirst();
