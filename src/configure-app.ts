@@ -14,7 +14,6 @@ import { errorEnvelope } from './common/http/envelope';
 import { Logger } from 'nestjs-pino';
 import { AuthenticateMiddleware } from './auth/authenticate.middleware';
 import { contentTypeMiddleware } from './common/http/content-type.middleware';
-import { jsonDepthMiddleware } from './common/http/json-depth.middleware';
 import { verifyJsonBody } from './common/http/json-body.verify';
 import { answerClientErrorsInEnvelope } from './common/http/client-errors';
 import { requestIdMiddleware } from './platform/logging/request-id';
@@ -67,13 +66,13 @@ export async function configureApp(app: NestExpressApplication): Promise<NestExp
   // Bodies are read only under the API prefix, after authentication. Nothing outside it takes a
   // body but the queue dashboard, whose router parses its own behind the admin-token check.
   app.use(`/${API_PREFIX}`, contentTypeMiddleware);
-  // An image sent as base64 is a third larger than its 10 MB; only that route takes such bodies.
-  app.use(
-    `/${API_PREFIX}/listings/:id/images`,
-    json({ limit: IMAGE_JSON_BODY_LIMIT, verify: verifyJsonBody }),
+  // An image sent as base64 is a third larger than its 10 MB; only its upload takes such bodies
+  // (not the routes under it: reorder, retry). Express mounts by prefix, so the path is checked.
+  const imageJson = json({ limit: IMAGE_JSON_BODY_LIMIT, verify: verifyJsonBody });
+  app.use(`/${API_PREFIX}/listings/:id/images`, (req: Request, res: Response, next: () => void) =>
+    req.method === 'POST' && req.path === '/' ? imageJson(req, res, next) : next(),
   );
   app.use(`/${API_PREFIX}`, json({ limit: JSON_BODY_LIMIT, verify: verifyJsonBody }));
-  app.use(`/${API_PREFIX}`, jsonDepthMiddleware);
   setGlobalPrefix(app);
   app.enableShutdownHooks();
   SwaggerModule.setup('docs', app, buildOpenApiDocument(app), { jsonDocumentUrl: 'docs-json' });

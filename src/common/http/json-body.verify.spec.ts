@@ -1,9 +1,15 @@
 import { DomainError } from '../errors/domain-error';
-import { firstWideObject, MAX_JSON_KEYS, verifyJsonBody } from './json-body.verify';
+import { jsonShapeFault, MAX_JSON_DEPTH, verifyJsonBody } from './json-body.verify';
 
 const keys = (n: number, value: unknown = 1) =>
   Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, value]));
-const wide = (value: unknown) => firstWideObject(JSON.stringify(value), MAX_JSON_KEYS);
+const fault = (text: string, limits?: { keys: number; items: number }) =>
+  jsonShapeFault(text, limits);
+/** The path of the first object wider than 200 keys, if that is the fault. */
+const wide = (value: unknown) => {
+  const found = fault(JSON.stringify(value));
+  return found?.kind === 'keys' ? found.path : found && `${found.kind} at ${found.path}`;
+};
 
 function refusal(body: string | Buffer, encoding = 'utf-8'): DomainError | undefined {
   try {
@@ -14,7 +20,7 @@ function refusal(body: string | Buffer, encoding = 'utf-8'): DomainError | undef
   }
 }
 
-describe('firstWideObject', () => {
+describe('jsonShapeFault', () => {
   it('lets 200 keys through and names the first object with 201', () => {
     expect(wide(keys(200))).toBeUndefined();
     expect(wide(keys(201))).toBe('body');
@@ -29,7 +35,7 @@ describe('firstWideObject', () => {
   });
 
   it('counts keys, not strings: values, array elements and escaped quotes do not count', () => {
-    expect(wide({ a: Array.from({ length: 5000 }, (_, i) => `v${i}`) })).toBeUndefined();
+    expect(wide({ a: Array.from({ length: 100 }, (_, i) => `v${i}, {"k": 1}`) })).toBeUndefined();
     expect(wide(keys(200, 'say "hi", {b: 1}, \\'))).toBeUndefined();
     expect(wide({ [`a"b{,`]: keys(201) })).toBe('a"b{,');
     // keys spread over several sibling objects are counted per object
@@ -40,14 +46,45 @@ describe('firstWideObject', () => {
     expect(wide({ ['x'.repeat(65)]: keys(201), b: keys(300) })).toBe('…');
   });
 
-  it('leaves text nested deeper than MAX_JSON_DEPTH to the depth check', () => {
-    expect(firstWideObject('['.repeat(100_000) + ']'.repeat(100_000), 1)).toBeUndefined();
-    expect(firstWideObject('[[{"a":1,"b":2}]]', 1)).toBe('[0][0]');
+  it('names the first array longer than 100 items, counting items, not commas in strings', () => {
+    const items = (n: number) => Array.from({ length: n }, (_, i) => i);
+    expect(fault(JSON.stringify({ ids: items(100) }))).toBeUndefined();
+    expect(fault(JSON.stringify({ ids: items(101) }))).toEqual({ kind: 'items', path: 'ids' });
+    expect(fault(JSON.stringify({ items: [{}, { images: items(101) }] }))).toEqual({
+      kind: 'items',
+      path: 'items[1].images',
+    });
+    expect(fault(JSON.stringify(items(101)))).toEqual({ kind: 'items', path: 'body' });
+    expect(fault(JSON.stringify({ a: ['x,y,z'.repeat(100)], b: [[], [], {}] }))).toBeUndefined();
+    expect(fault('[1,2,3]', { keys: 200, items: 3 })).toBeUndefined();
+    expect(fault('[1,2,3,4]', { keys: 200, items: 3 })).toEqual({ kind: 'items', path: 'body' });
+  });
+
+  it('stops at the first fault: a 10 MB array costs a scan of its first items only', () => {
+    const huge = `{"imageIds":[${'0,'.repeat(5_000_000)}0]}`;
+    expect(fault(huge)).toEqual({ kind: 'items', path: 'imageIds' });
+  });
+
+  it('refuses containers nested deeper than MAX_JSON_DEPTH, at body', () => {
+    const nested = (n: number) => '['.repeat(n) + ']'.repeat(n);
+    expect(fault(nested(MAX_JSON_DEPTH))).toBeUndefined();
+    expect(fault(nested(MAX_JSON_DEPTH + 1))).toEqual({ kind: 'depth', path: 'body' });
+    expect(fault('['.repeat(100_000) + ']'.repeat(100_000))).toEqual({
+      kind: 'depth',
+      path: 'body',
+    });
+    expect(fault(`{"a":${'{"b":'.repeat(40)}1${'}'.repeat(41)}`)?.kind).toBe('depth');
+    // brackets inside strings do not nest
+    expect(fault(JSON.stringify({ a: '['.repeat(100) }))).toBeUndefined();
+    expect(fault('[[{"a":1,"b":2}]]', { keys: 1, items: 100 })).toEqual({
+      kind: 'keys',
+      path: '[0][0]',
+    });
   });
 
   it('gives no answer on text that is not JSON', () => {
-    expect(firstWideObject('{"a": "unterminated', 1)).toBeUndefined();
-    expect(firstWideObject('}}]]', 1)).toBeUndefined();
+    expect(fault('{"a": "unterminated', { keys: 1, items: 1 })).toBeUndefined();
+    expect(fault('}}]]', { keys: 1, items: 1 })).toBeUndefined();
   });
 });
 
@@ -73,5 +110,15 @@ describe('verifyJsonBody', () => {
       { field: 'attributes', message: 'attributes has more than 200 keys.' },
     ]);
     expect(refusal(JSON.stringify(keys(201)))?.message).toBe('The body has more than 200 keys.');
+  });
+
+  it('refuses a long array and a deep body, each with one detail', () => {
+    const ids = Array.from({ length: 101 }, () => 'x');
+    expect(refusal(JSON.stringify({ imageIds: ids }))?.details).toEqual([
+      { field: 'imageIds', message: 'imageIds has more than 100 items.' },
+    ]);
+    expect(refusal('['.repeat(33) + ']'.repeat(33))?.details).toEqual([
+      { field: 'body', message: 'The body is nested more than 32 levels deep.' },
+    ]);
   });
 });

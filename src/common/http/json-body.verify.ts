@@ -2,23 +2,44 @@ import type { IncomingMessage } from 'node:http';
 import { isUtf8 } from 'node:buffer';
 import { TextDecoder } from 'node:util';
 import { ValidationError } from '../errors/domain-error';
-import { MAX_JSON_DEPTH } from './json-depth.middleware';
 
 /** More keys than any object of this API has; validating wider objects costs seconds. */
 export const MAX_JSON_KEYS = 200;
+/** Twice the longest array any route takes (a bulk's 50 items); longer ones are refused unread. */
+export const MAX_JSON_ITEMS = 100;
+/** Deeper than any body of this API; far below what recursive validators can walk safely. */
+export const MAX_JSON_DEPTH = 32;
 
 /** A key longer than this is shown as `…` in a path: the answer stays small. */
 const MAX_KEY_IN_PATH = 64;
 
 /**
- * The path (`body`, `attributes`, `items[3].attributes`) of the first object in the JSON text with
- * more than `limit` keys, or undefined. It scans the text without parsing it, so a hostile body
- * costs one pass over its characters and no objects; text that is not JSON gives no answer here
- * and is refused by the parser.
+ * What makes a JSON text too costly to parse and validate, and where: an object with more than
+ * MAX_JSON_KEYS keys, an array with more than MAX_JSON_ITEMS items (each at its path: `body`,
+ * `attributes`, `items[3].attributes`), or containers nested deeper than MAX_JSON_DEPTH (`body`).
  */
-export function firstWideObject(text: string, limit: number): string | undefined {
-  // One entry per open object or array, innermost last. Deeper text is refused after parsing
-  // (jsonDepthMiddleware), so the scan stops there.
+export interface JsonShapeFault {
+  kind: 'keys' | 'items' | 'depth';
+  path: string;
+}
+
+/** The fault as a sentence about `what` holds it ("The body", "attributes", "the line"). */
+export function describeShapeFault(what: string, fault: JsonShapeFault): string {
+  if (fault.kind === 'keys') return `${what} has more than ${MAX_JSON_KEYS} keys`;
+  if (fault.kind === 'items') return `${what} has more than ${MAX_JSON_ITEMS} items`;
+  return `${what} is nested more than ${MAX_JSON_DEPTH} levels deep`;
+}
+
+/**
+ * The first shape fault of the JSON text, or undefined. It scans the text without parsing it, so a
+ * hostile body costs one pass over its characters (stopping at the fault) and no objects; text
+ * that is not JSON gives no answer here and is refused by the parser.
+ */
+export function jsonShapeFault(
+  text: string,
+  limits = { keys: MAX_JSON_KEYS, items: MAX_JSON_ITEMS },
+): JsonShapeFault | undefined {
+  // One entry per open object or array, innermost last.
   const isObject = new Uint8Array(MAX_JSON_DEPTH);
   const count = new Int32Array(MAX_JSON_DEPTH); // keys so far (object) or the current index (array)
   const keyStart = new Int32Array(MAX_JSON_DEPTH); // the key the container is the value of
@@ -27,6 +48,10 @@ export function firstWideObject(text: string, limit: number): string | undefined
   let expectKey = false;
   let lastKeyStart = -1;
   let lastKeyEnd = -1;
+  const at = (kind: JsonShapeFault['kind']) => ({
+    kind,
+    path: pathOf(text, depth, isObject, count, keyStart, keyEnd),
+  });
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22 /* " */) {
@@ -35,12 +60,11 @@ export function firstWideObject(text: string, limit: number): string | undefined
         expectKey = false;
         lastKeyStart = i;
         lastKeyEnd = j + 1;
-        if (++count[depth - 1] > limit)
-          return pathOf(text, depth, isObject, count, keyStart, keyEnd);
+        if (++count[depth - 1] > limits.keys) return at('keys');
       }
       i = j;
     } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
-      if (depth === MAX_JSON_DEPTH) return undefined;
+      if (depth === MAX_JSON_DEPTH) return { kind: 'depth', path: 'body' };
       isObject[depth] = c === 0x7b ? 1 : 0;
       count[depth] = 0;
       keyStart[depth] = lastKeyStart;
@@ -52,7 +76,8 @@ export function firstWideObject(text: string, limit: number): string | undefined
       expectKey = false;
     } else if (c === 0x2c /* , */ && depth > 0) {
       if (isObject[depth - 1]) expectKey = true;
-      else count[depth - 1]++;
+      // the index of the item that follows: past the limit, the array has too many
+      else if (++count[depth - 1] >= limits.items) return at('items');
     }
   }
   return undefined;
@@ -116,8 +141,9 @@ function decodeBody(buf: Buffer, encoding: string): string | undefined {
 
 /**
  * The JSON parser's `verify` hook, run on the raw bytes before they are parsed: bytes that are not
- * valid in the body's charset are refused rather than replaced with U+FFFD, and so is an object
- * wider than MAX_JSON_KEYS, before any parsing or validation work is spent on it.
+ * valid in the body's charset are refused rather than replaced with U+FFFD, and so is a body with
+ * a shape fault (too wide, too long or too deep), before any parsing or validation work is spent
+ * on it.
  */
 export function verifyJsonBody(
   _req: IncomingMessage,
@@ -129,9 +155,9 @@ export function verifyJsonBody(
   if (text === undefined) {
     throw ValidationError.field('body', `The body is not valid ${encoding.toUpperCase()}.`);
   }
-  const wide = firstWideObject(text, MAX_JSON_KEYS);
-  if (wide !== undefined) {
-    const what = wide === 'body' ? 'The body' : wide;
-    throw ValidationError.field(wide, `${what} has more than ${MAX_JSON_KEYS} keys.`);
+  const fault = jsonShapeFault(text);
+  if (fault !== undefined) {
+    const what = fault.path === 'body' ? 'The body' : fault.path;
+    throw ValidationError.field(fault.path, `${describeShapeFault(what, fault)}.`);
   }
 }

@@ -130,7 +130,12 @@ describe('readFeed, NDJSON', () => {
         field: 'body',
         externalId: 'w-2',
       },
-      { line: 3, error: 'line 3: nested more than 32 levels deep', externalId: 'w-3' },
+      {
+        line: 3,
+        error: 'line 3: the line is nested more than 32 levels deep',
+        field: 'body',
+        externalId: 'w-3',
+      },
     ]);
   });
 

@@ -1,5 +1,4 @@
-import { firstWideObject, MAX_JSON_KEYS } from '../../common/http/json-body.verify';
-import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../../common/http/json-depth.middleware';
+import { describeShapeFault, jsonShapeFault } from '../../common/http/json-body.verify';
 import { FeedError } from './feed-error';
 import type { FeedLimits, FeedLine, FeedRecord } from './feed.types';
 import { LineCount } from './line-count';
@@ -86,10 +85,11 @@ class NdjsonRecord implements FeedRecord {
       return { line, error: `line ${line}: not valid UTF-8` };
     }
     // Refused before parsing, as the PUT refuses such a body, with the PUT's field.
-    const wide = firstWideObject(text, MAX_JSON_KEYS);
-    if (wide !== undefined) {
-      const error = `line ${line}: ${wide === 'body' ? 'the line' : wide} has more than ${MAX_JSON_KEYS} keys`;
-      return withExternalId({ line, error, field: wide }, externalIdIn(text));
+    const fault = jsonShapeFault(text);
+    if (fault !== undefined) {
+      const what = fault.path === 'body' ? 'the line' : fault.path;
+      const error = `line ${line}: ${describeShapeFault(what, fault)}`;
+      return withExternalId({ line, error, field: fault.path }, externalIdIn(text));
     }
     let value: unknown;
     try {
@@ -100,10 +100,6 @@ class NdjsonRecord implements FeedRecord {
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value))
       return { line, error: `line ${line}: not a JSON object (${kindOf(value)})` };
-    if (jsonDepthExceeds(value, MAX_JSON_DEPTH)) {
-      const error = `line ${line}: nested more than ${MAX_JSON_DEPTH} levels deep`;
-      return withExternalId({ line, error }, externalIdIn(text));
-    }
     return { line, body: value as Record<string, unknown> };
   }
 }
