@@ -1,22 +1,28 @@
 import { inBatches } from './in-batches';
 
 describe('inBatches', () => {
+  afterEach(() => jest.restoreAllMocks());
+
   it('runs batches until one comes back short, resting after each full one as long as it took', async () => {
     const removed = [5, 5, 2];
+    // Each batch takes the time the clock is moved on by while it runs: 40 ms, then 70 ms.
+    const took = [40, 70, 10];
+    let now = 1_000;
+    jest.spyOn(performance, 'now').mockImplementation(() => now);
     const calls: string[] = [];
     const total = await inBatches(
       async (size) => {
         calls.push(`batch ${size}`);
+        now += took.shift()!;
         return removed.shift()!;
       },
       5,
       async (ms) => {
-        expect(ms).toBeGreaterThanOrEqual(0);
-        calls.push('rest');
+        calls.push(`rest ${ms}`);
       },
     );
     expect(total).toBe(12);
-    expect(calls).toEqual(['batch 5', 'rest', 'batch 5', 'rest', 'batch 5']);
+    expect(calls).toEqual(['batch 5', 'rest 40', 'batch 5', 'rest 70', 'batch 5']);
   });
 
   it('does not rest when nothing more is due', async () => {
