@@ -4,7 +4,9 @@ import { HealthController } from './health.controller';
 import { ShutdownDrain } from './shutdown-drain.service';
 
 @Module({
-  imports: [TerminusModule],
+  // Terminus would log every failed probe at error, a deploy's drain included; the controller
+  // logs a dependency's failure itself, at warn, and the drain is logged once when it starts.
+  imports: [TerminusModule.forRoot({ logger: false })],
   controllers: [HealthController],
   providers: [ShutdownDrain],
 })
