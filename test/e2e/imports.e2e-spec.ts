@@ -12,9 +12,6 @@ import { aListing } from '../support/listing-builder';
 import { createTestApp, TestApp } from '../support/test-app';
 import { eventually } from '../support/webhook-receiver';
 import { IMPORT_QUEUE } from '../../src/imports/import-queue';
-import { ImportRetention } from '../../src/imports/import-retention';
-import { ImportsStore } from '../../src/imports/imports.store';
-import { STORAGE_DRIVER, StorageDriver } from '../../src/storage/storage-driver';
 
 type Body = Record<string, unknown>;
 const expectFieldError = (res: Parameters<typeof expectError>[0], field: string) => {
@@ -772,67 +769,6 @@ describe('Inventory imports: the database is the truth', () => {
     } finally {
       await worker.close();
       await api.close();
-    }
-  });
-
-  it('purges finished imports past retention with their results and file, the file first', async () => {
-    const t = await createTestApp();
-    try {
-      const seller = await anAccount(t).build();
-      const res = await as(t, seller.liveKey)
-        .post('/v1/imports')
-        .set('Content-Type', 'application/x-ndjson')
-        .send(ndjson([item('purge-1')]))
-        .expect(202);
-      const id = res.body.data.id;
-      const deadline = Date.now() + 20_000;
-      while (
-        (
-          await t.dataSource.query(
-            `SELECT 1 FROM imports WHERE id = $1 AND finished_at IS NOT NULL`,
-            [id],
-          )
-        ).length === 0
-      ) {
-        if (Date.now() > deadline) throw new Error('import did not finish');
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      const [{ file_key: fileKey }] = await t.dataSource.query(
-        `SELECT file_key FROM imports WHERE id = $1`,
-        [id],
-      );
-      const storage = t.app.get<StorageDriver>(STORAGE_DRIVER);
-      await t.dataSource.query(
-        `UPDATE imports SET finished_at = now() - interval '8 days' WHERE id = $1`,
-        [id],
-      );
-      const retention = t.app.get(ImportRetention);
-      const stillThere = async () =>
-        (await t.dataSource.query(`SELECT 1 FROM imports WHERE id = $1`, [id])).length === 1;
-      // a file that cannot be deleted keeps its record, so a later purge tries it again
-      const failingFile = jest
-        .spyOn(storage, 'deletePrivate')
-        .mockRejectedValueOnce(new Error('storage unavailable'));
-      expect(await retention.purgeBatch(100)).toBe(0);
-      failingFile.mockRestore();
-      expect(await stillThere()).toBe(true);
-      await expect(storage.readPrivate(fileKey)).resolves.toBeDefined();
-      // stopped after the file went: the record is left for the next purge, no file behind
-      const failingRecord = jest
-        .spyOn(t.app.get(ImportsStore), 'deleteImports')
-        .mockRejectedValueOnce(new Error('database unavailable'));
-      await expect(retention.purgeBatch(100)).rejects.toThrow('database unavailable');
-      failingRecord.mockRestore();
-      expect(await stillThere()).toBe(true);
-      await expect(storage.readPrivate(fileKey)).rejects.toThrow();
-      expect(await retention.purgeBatch(100)).toBe(1);
-      expect(await stillThere()).toBe(false);
-      expect(
-        await t.dataSource.query(`SELECT 1 FROM import_results WHERE import_id = $1`, [id]),
-      ).toEqual([]);
-      expect(await retention.purgeBatch(100)).toBe(0);
-    } finally {
-      await t.close();
     }
   });
 });

@@ -2,6 +2,7 @@ import { anAccount, admin, as, TestAccount } from '../support/factories';
 import { expectError, fieldsOf } from '../support/envelope';
 import { aListing } from '../support/listing-builder';
 import { createTestApp, TestApp } from '../support/test-app';
+import { eventually } from '../support/webhook-receiver';
 import { ExpiryService } from '../../src/listings/expiry/expiry.service';
 
 describe('Listings: states and transitions', () => {
@@ -75,7 +76,17 @@ describe('Listings: states and transitions', () => {
         const sold = live()
           .post(`/v1/listings/${l.id}/sold`)
           .then((r) => r);
-        await new Promise((r) => setTimeout(r, 300));
+        // The sale is blocked on that lock before the change commits.
+        const [{ pid }] = await runner.query(`SELECT pg_backend_pid() AS pid`);
+        await eventually(
+          async () =>
+            (
+              await t.dataSource.query(
+                `SELECT 1 FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))`,
+                [pid],
+              )
+            ).length > 0,
+        );
         await runner.commitTransaction();
         const res = await sold;
         expect(res.status).toBe(200);
