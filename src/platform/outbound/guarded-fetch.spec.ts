@@ -99,6 +99,16 @@ describe('GuardedFetch', () => {
     );
   });
 
+  it('tells a refused connection by its call and code, never the address or port behind it', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const error = await failure(open.get(`http://localhost:${port}/feed`, LIMITS));
+    expect(error).toMatchObject({ reason: 'unreachable' });
+    expect(error.message).toBe('The URL could not be reached (connect ECONNREFUSED).');
+  });
+
   it('fetches only http and https', async () => {
     expect((await failure(open.get('ftp://127.0.0.1/feed', LIMITS))).reason).toBe('unreachable');
   });

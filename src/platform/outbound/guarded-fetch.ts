@@ -3,6 +3,7 @@ import https from 'node:https';
 import { Readable, Transform } from 'node:stream';
 import { assertPublicLiteral, BlockedTargetError, publicOnlyLookup } from './address-guard';
 import type { LookupFunction } from './dns-lookup';
+import { networkErrorText } from './network-error';
 
 export type FetchFailure =
   'unreachable' | 'http_error' | 'timeout' | 'too_large' | 'blocked_address' | 'too_many_redirects';
@@ -126,7 +127,7 @@ function failureOf(error: unknown, deadline: AbortSignal): Error {
   if (error instanceof BlockedTargetError) return blockedOr(error);
   return new FetchError(
     'unreachable',
-    `The URL could not be reached (${(error as Error).message}).`,
+    `The URL could not be reached (${networkErrorText(error)}).`,
   );
 }
 

@@ -12,6 +12,7 @@ import {
   publicOnlyLookup,
 } from '../../platform/outbound/address-guard';
 import { OutboundDns } from '../../platform/outbound/outbound-dns';
+import { networkErrorText } from '../../platform/outbound/network-error';
 import {
   bodyExcerpt,
   deliveryHeaders,
@@ -202,21 +203,10 @@ export class WebhookSender {
    * the integrator must not learn (a DNS oracle): it is said without it, as `connect ECONNREFUSED`.
    */
   private describeError(error: unknown): string {
-    const e = error as {
-      name?: string;
-      message?: string;
-      cause?: { name?: string };
-      code?: string;
-      syscall?: string;
-      address?: string;
-      errors?: unknown[];
-    };
+    const e = error as { name?: string; cause?: { name?: string } };
     if (e.name === 'AbortError' && e.cause?.name === 'TimeoutError') {
       return `Timed out after ${this.timeoutMs} ms`;
     }
-    // Every address of the name failed (happy eyeballs): the first one's reason is the story.
-    if (Array.isArray(e.errors) && e.errors.length > 0) return this.describeError(e.errors[0]);
-    if (e.address !== undefined && e.code) return `${e.syscall ?? 'connect'} ${e.code}`;
-    return e.message || String(error);
+    return networkErrorText(error);
   }
 }
