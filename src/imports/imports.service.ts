@@ -14,6 +14,7 @@ import { OutboxService } from '../events/outbox.service';
 import { requestFingerprint } from '../idempotency/fingerprint';
 import { IdempotencyService, IdempotentOutcome } from '../idempotency/idempotency.service';
 import type { AllConfig } from '../platform/config';
+import { withTimeout } from '../platform/queues/with-timeout';
 import type { ImportsConfig } from '../platform/config/imports.config';
 import {
   assertPublicLiteral,
@@ -32,6 +33,12 @@ import { ImportFormat, ImportResultRow, ImportRow, ImportsStore, NewImport } fro
 
 /** Unfinished (queued, running, held) imports an account may have per mode. */
 export const MAX_UNFINISHED_IMPORTS = 5;
+/** A refused 6th import's Retry-After: imports take minutes, so a sooner retry would mostly be refused. */
+const UNFINISHED_RETRY_AFTER_SECONDS = 60;
+/** Results read per query of the NDJSON download: one page of rows held at a time. */
+const DOWNLOAD_PAGE_ROWS = 1_000;
+/** The request waits this long for Redis at most; the sweep queues an import the enqueue lost. */
+const ENQUEUE_TIMEOUT_MS = 2_000;
 
 const FEED_TYPES: Record<string, ImportFormat> = {
   'application/x-ndjson': 'ndjson',
@@ -113,7 +120,7 @@ export class ImportsService {
     const row = await this.store.insertWithinLimit(em, scope, draft, MAX_UNFINISHED_IMPORTS);
     if (!row)
       throw new RateLimitedError(
-        60,
+        UNFINISHED_RETRY_AFTER_SECONDS,
         `${MAX_UNFINISHED_IMPORTS} imports of this mode are unfinished (queued, running or held): ` +
           'wait for one to end, or confirm or cancel a held one.',
       );
@@ -234,9 +241,10 @@ export class ImportsService {
     async function* lines() {
       let afterSeq = Number(query.after ?? 0);
       for (;;) {
-        const rows: ImportResultRow[] = await store.results(id, { afterSeq, limit: 1000, outcome });
+        const limit = DOWNLOAD_PAGE_ROWS;
+        const rows: ImportResultRow[] = await store.results(id, { afterSeq, limit, outcome });
         for (const row of rows) yield `${JSON.stringify(toImportResultResponse(row))}\n`;
-        if (rows.length < 1000) return;
+        if (rows.length < limit) return;
         afterSeq = rows[rows.length - 1].seq;
       }
     }
@@ -286,10 +294,10 @@ export class ImportsService {
   /** A lost enqueue is not an error: the sweep queues what should be running. */
   async enqueue(importId: string): Promise<void> {
     try {
-      await Promise.race([
+      await withTimeout(
         this.queue.add({ importId }, importJobOptions(importId)),
-        new Promise((_, reject) => setTimeout(() => reject(new Error('timed out')), 2_000).unref()),
-      ]);
+        ENQUEUE_TIMEOUT_MS,
+      );
     } catch (error) {
       this.logger.warn({ err: error, importId }, 'Queueing the import failed; the sweep will');
     }

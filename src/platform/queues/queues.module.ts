@@ -2,6 +2,7 @@ import { BullModule } from '@nestjs/bull';
 import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { AllConfig } from '../config';
+import { reconnectWithin2s } from '../redis/reconnect';
 import { QueueGauges } from './queue-gauges';
 
 /**
@@ -19,8 +20,7 @@ import { QueueGauges } from './queue-gauges';
           // Per deployment and per test run, like every other key.
           prefix: keyPrefix,
           redis: {
-            // Back within 2 s of Redis returning (Bull's default waits up to 20 s).
-            retryStrategy: (times: number) => Math.min(times * 200, 2_000),
+            retryStrategy: reconnectWithin2s,
             ...(url.startsWith('rediss://') ? { tls: {} } : {}),
           },
         };

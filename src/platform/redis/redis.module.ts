@@ -2,6 +2,7 @@ import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } fro
 import { ConfigService } from '@nestjs/config';
 import Redis from 'ioredis';
 import type { AllConfig } from '../config';
+import { reconnectWithin2s } from './reconnect';
 
 export const REDIS = Symbol('REDIS');
 
@@ -29,7 +30,7 @@ class RedisLifecycle implements OnApplicationShutdown {
           connectTimeout: 2_000,
           // A Redis that accepts connections but stops answering must not hold requests either.
           commandTimeout: 500,
-          retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+          retryStrategy: reconnectWithin2s,
         });
         let down = false;
         redis.on('error', (error: Error) => {

@@ -3,6 +3,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@ne
 import type { Queue } from 'bull';
 import { DataSource } from 'typeorm';
 import { PollingLoop } from '../../platform/scheduling/polling-loop';
+import { withTimeout } from '../../platform/queues/with-timeout';
 import { FANOUT_QUEUE, FanoutJob, fanoutJobOptions } from './webhook-queues';
 import { OutboxStore } from '../../events/outbox.store';
 import { OutboxWake } from '../../events/outbox-wake';
@@ -77,12 +78,4 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
       return rows.length;
     });
   }
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Queue did not answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
