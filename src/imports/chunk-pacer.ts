@@ -1,7 +1,7 @@
 /**
- * How much the fastest cost per line drifts up per chunk: a 100,000-line import's cost per line grows
- * about 0.3% a chunk as its indexes grow. So a lasting slowdown becomes the new normal and the
- * import stops waiting: after about 57 chunks of one that doubles the cost, 36 of one of 1.8×.
+ * How much the fastest cost per line drifts up per chunk: faster than a large import's own cost
+ * grows with its indexes (figures under IMPORT_YIELD_SLOWDOWN in docs/operations.md), so that a
+ * lasting slowdown becomes the new normal and the import stops waiting.
  */
 const DRIFT = 1.005;
 /** How long a slowed import waits, in chunk times: the others get two thirds of the time. */

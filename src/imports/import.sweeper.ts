@@ -5,6 +5,9 @@ import { PollingLoop } from '../platform/scheduling/polling-loop';
 import { ImportsService } from './imports.service';
 import { ImportsStore } from './imports.store';
 
+/** Imports queued again per sweep: more than any number of workers takes up in one interval. */
+const SWEEP_BATCH = 100;
+
 /**
  * The database is the truth: queues again every import that should be running and may have lost
  * its job (Redis restarted empty) or its runner (a worker died; its lease ran out).
@@ -37,6 +40,6 @@ export class ImportSweeper implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   async sweep(): Promise<void> {
-    for (const id of await this.store.runnable(100)) await this.imports.enqueue(id);
+    for (const id of await this.store.runnable(SWEEP_BATCH)) await this.imports.enqueue(id);
   }
 }

@@ -1,4 +1,4 @@
-/** JSON text rendered by PostgreSQL, sent as is: re-serialising was most of a large page's CPU. */
+/** JSON text rendered by PostgreSQL, sent as is: parsing and serialising it again costs CPU for nothing. */
 export class RawJson {
   constructor(readonly text: string) {}
 }
