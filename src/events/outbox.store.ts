@@ -19,14 +19,6 @@ export interface FeedPage {
   nextCursor: string | null;
 }
 
-export interface StoredEvent {
-  id: string;
-  accountId: string;
-  event: EventName;
-  data: { livemode: boolean } & Record<string, unknown>;
-  createdAt: Date;
-}
-
 export interface FeedFilter {
   /** the event id to continue after; undefined = from the oldest kept event */
   after?: string;
@@ -36,15 +28,10 @@ export interface FeedFilter {
   retentionMs: number;
 }
 
-/** An outbox row the relay holds: whether its account has an active webhook endpoint. */
-export interface ClaimedEvent {
-  id: string;
-  subscribed: boolean;
-}
-
 /**
- * The one owner of `outbox_events`' SQL, but for two statements that write a change and its events
- * together on purpose: ListingsStore.insertCreated and ListingsStore.expireDue.
+ * The owner of `outbox_events`: its writes, the feed and the purge. Two statements write a change
+ * and its events together on purpose (ListingsStore.insertCreated and expireDue), and the webhook
+ * dispatch keeps its own bookkeeping columns (`relayed_at`, `fanned_out_at`: DispatchStore).
  */
 @Injectable()
 export class OutboxStore {
@@ -118,60 +105,6 @@ export class OutboxStore {
        FROM outbox_events WHERE relayed_at IS NULL`,
     );
     return row;
-  }
-
-  /** Whether any event waits for the relay: one cheap read on the pending index. */
-  async hasUnrelayed(): Promise<boolean> {
-    const [{ pending }] = await this.dataSource.query(
-      `SELECT EXISTS (SELECT 1 FROM outbox_events WHERE relayed_at IS NULL) AS pending`,
-    );
-    return pending;
-  }
-
-  /** Locks up to `limit` unrelayed events, oldest first; `subscribed`: account has an endpoint. */
-  claimUnrelayed(em: EntityManager, limit: number): Promise<ClaimedEvent[]> {
-    return em.query(
-      `SELECT o.id, EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.account_id = o.account_id AND e.is_active) AS subscribed
-       FROM outbox_events o WHERE o.relayed_at IS NULL
-       ORDER BY o.seq LIMIT $1 FOR UPDATE OF o SKIP LOCKED`,
-      [limit],
-    );
-  }
-
-  /** Marks claimed events relayed; those not in `fanningOut` are fanned out (to nobody) too. */
-  async markRelayed(em: EntityManager, ids: string[], fanningOut: string[]): Promise<void> {
-    await em.query(
-      `UPDATE outbox_events SET relayed_at = now(), fanned_out_at = CASE WHEN id = ANY($2) THEN NULL ELSE now() END
-       WHERE id = ANY($1)`,
-      [ids, fanningOut],
-    );
-  }
-
-  async find(eventId: string): Promise<StoredEvent | undefined> {
-    const [row] = await this.dataSource.query<StoredEvent[]>(
-      `SELECT id, account_id AS "accountId", event, data, created_at AS "createdAt"
-       FROM outbox_events WHERE id = $1`,
-      [eventId],
-    );
-    return row;
-  }
-
-  async markFannedOut(eventId: string): Promise<void> {
-    await this.dataSource.query(
-      'UPDATE outbox_events SET fanned_out_at = now() WHERE id = $1 AND fanned_out_at IS NULL',
-      [eventId],
-    );
-  }
-
-  /** Events relayed more than `graceMs` ago whose fan-out never ran: their job was lost. */
-  async unfannedEvents(graceMs: number, limit: number): Promise<string[]> {
-    const rows: { id: string }[] = await this.dataSource.query(
-      `SELECT id FROM outbox_events
-       WHERE fanned_out_at IS NULL AND relayed_at < now() - $1 * interval '1 millisecond'
-       ORDER BY relayed_at LIMIT $2`,
-      [graceMs, limit],
-    );
-    return rows.map((row) => row.id);
   }
 
   /**

@@ -1,6 +1,7 @@
 import { InjectQueue } from '@nestjs/bull';
 import { BeforeApplicationShutdown, Module } from '@nestjs/common';
 import type { Queue } from 'bull';
+import { DispatchStore } from './dispatch/dispatch.store';
 import { OutboxRelay } from './dispatch/outbox-relay';
 import { RedeliveryRelay } from './dispatch/redelivery-relay';
 import { WebhookAttemptRunner } from './dispatch/webhook-attempt-runner';
@@ -18,6 +19,7 @@ import { WebhooksModule } from './webhooks.module';
 @Module({
   imports: [WebhooksModule, WebhookQueuesModule],
   providers: [
+    DispatchStore,
     WebhookAttemptsService,
     WebhookAttemptRunner,
     WebhookFanoutService,

@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { PollingLoop } from '../../platform/scheduling/polling-loop';
 import { withTimeout } from '../../platform/queues/with-timeout';
 import { FANOUT_QUEUE, FanoutJob, fanoutJobOptions } from './webhook-queues';
-import { OutboxStore } from '../../events/outbox.store';
+import { DispatchStore } from './dispatch.store';
 import { OutboxWake } from '../../events/outbox-wake';
 
 /**
@@ -37,7 +37,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly outbox: OutboxStore,
+    private readonly dispatch: DispatchStore,
     private readonly wake: OutboxWake,
     @InjectQueue(FANOUT_QUEUE) private readonly queue: Queue<FanoutJob>,
   ) {}
@@ -54,11 +54,11 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async relayBatch(): Promise<number> {
     // The idle case, most polls: one cheap read on the pending index instead of a transaction.
-    if (!(await this.outbox.hasUnrelayed())) return 0;
+    if (!(await this.dispatch.hasUnrelayed())) return 0;
     return this.dataSource.transaction(async (em) => {
       // Events of accounts with no active endpoint have nobody to tell: they are settled here,
       // without a fan-out job. An endpoint hears of events relayed after it exists.
-      const rows = await this.outbox.claimUnrelayed(em, BATCH_SIZE);
+      const rows = await this.dispatch.claimUnrelayed(em, BATCH_SIZE);
       if (rows.length === 0) return 0;
       const toFanOut = rows.filter((row) => row.subscribed).map((row) => row.id);
       if (toFanOut.length > 0) {
@@ -70,7 +70,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
           ENQUEUE_TIMEOUT_MS,
         );
       }
-      await this.outbox.markRelayed(
+      await this.dispatch.markRelayed(
         em,
         rows.map((row) => row.id),
         toFanOut,

@@ -2,7 +2,7 @@ import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { PollingLoop } from '../../platform/scheduling/polling-loop';
-import { OutboxStore } from '../../events/outbox.store';
+import { DispatchStore } from './dispatch.store';
 import { WebhookAttemptsService } from './webhook-attempts.service';
 import { WebhookDeliveryStore } from '../deliveries/webhook-delivery.store';
 import {
@@ -42,7 +42,7 @@ export class WebhookDeliverySweeper implements OnApplicationBootstrap, OnModuleD
     @InjectQueue(FANOUT_QUEUE) private readonly fanoutQueue: Queue<FanoutJob>,
     private readonly deliveries: WebhookDeliveryStore,
     private readonly attempts: WebhookAttemptsService,
-    private readonly outbox: OutboxStore,
+    private readonly dispatch: DispatchStore,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -60,7 +60,7 @@ export class WebhookDeliverySweeper implements OnApplicationBootstrap, OnModuleD
       await job.retry().catch(() => undefined);
     }
     // A relayed event never fanned out lost its job: the same job id queues it again, once.
-    for (const eventId of await this.outbox.unfannedEvents(graceMs, SWEEP_BATCH)) {
+    for (const eventId of await this.dispatch.unfannedEvents(graceMs, SWEEP_BATCH)) {
       await this.fanoutQueue.add({ eventId }, fanoutJobOptions(eventId));
     }
     let requeued = 0;

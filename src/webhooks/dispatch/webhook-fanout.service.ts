@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { OutboxStore } from '../../events/outbox.store';
+import { DispatchStore } from './dispatch.store';
 import { newEventDelivery } from '../deliveries/delivery-payload';
 import { PendingDelivery, WebhookDeliveryStore } from '../deliveries/webhook-delivery.store';
 import { WebhookEndpointStore } from '../endpoints/webhook-endpoint.store';
@@ -8,7 +8,7 @@ import { WebhookEndpointStore } from '../endpoints/webhook-endpoint.store';
 @Injectable()
 export class WebhookFanoutService {
   constructor(
-    private readonly outbox: OutboxStore,
+    private readonly dispatch: DispatchStore,
     private readonly endpoints: WebhookEndpointStore,
     private readonly store: WebhookDeliveryStore,
     private readonly dataSource: DataSource,
@@ -21,7 +21,7 @@ export class WebhookFanoutService {
   async createForEvent(
     eventId: string,
   ): Promise<{ created: string[]; resumed: PendingDelivery[] }> {
-    const event = await this.outbox.find(eventId);
+    const event = await this.dispatch.find(eventId);
     if (!event) return { created: [], resumed: [] };
     const subscribers = await this.endpoints.activeSubscribers(
       event.accountId,
@@ -32,7 +32,7 @@ export class WebhookFanoutService {
       this.dataSource.manager,
       subscribers.map((endpointId) => newEventDelivery(endpointId, event)),
     );
-    await this.outbox.markFannedOut(eventId);
+    await this.dispatch.markFannedOut(eventId);
     const fresh = new Set(created);
     const pending = await this.store.pendingOfEvent(eventId);
     return { created, resumed: pending.filter(({ id }) => !fresh.has(id)) };

@@ -26,7 +26,7 @@ export interface EndpointChanges {
  * The one owner of `webhook_endpoints`' SQL, with three exceptions on purpose, each saving a
  * round trip on a worker's path: the delivery worker's target lookup joins it
  * (WebhookDeliveryStore.loadTarget), the outbox relay's claim asks whether an account has an
- * active endpoint (OutboxStore.claimUnrelayed), and a successful attempt ends the endpoint's
+ * active endpoint (DispatchStore.claimUnrelayed), and a successful attempt ends the endpoint's
  * failure streak in the statement that records it (WebhookDeliveryStore.recordSuccess: one
  * atomic statement, no transaction).
  */
