@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { WrongStateError } from '../common/errors/domain-error';
 import type { DomainEvent } from '../events/event-types';
 import type { FavoritedDto, MessageReceivedDto } from './dto/listing-activity.dto';
 import type { ListingRow } from './listing-row';
+import { WrongStateError } from './listings.errors';
 
 /** The listing's part of every listing event's data. */
 export const listingRef = (row: ListingRow) => ({

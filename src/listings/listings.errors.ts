@@ -14,3 +14,16 @@ export class ExternalIdTakenError extends ValidationError {
     );
   }
 }
+
+/**
+ * An action the listing's state does not allow: the spec has no code of its own for it, so it is
+ * a validation error on `status`.
+ */
+export class WrongStateError extends ValidationError {
+  constructor(currentStatus: string, action: string) {
+    super(
+      [{ field: 'status', message: `Cannot ${action} a listing in state ${currentStatus}.` }],
+      `Cannot ${action} a listing in state ${currentStatus}.`,
+    );
+  }
+}

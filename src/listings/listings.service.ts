@@ -11,7 +11,6 @@ import {
   FieldError,
   NotFoundError,
   ValidationError,
-  WrongStateError,
 } from '../common/errors/domain-error';
 import type { CheckedDto } from '../common/http/validation.pipe';
 import { Paginated } from '../common/pagination/paginated';
@@ -33,7 +32,7 @@ import { contentOf, ListingContent, ListingRow } from './listing-row';
 import { listingRef, listingUpdated } from './listing-activity';
 import { EDITABLE_STATUSES, REQUIRED_LISTING_FIELDS } from './listing.constants';
 import { toListingResponse } from './listing.mapper';
-import { ExternalIdTakenError } from './listings.errors';
+import { ExternalIdTakenError, WrongStateError } from './listings.errors';
 import type { NewListing } from './listing-insert-rows';
 import { ListingsStore } from './listings.store';
 import { ListingValidator } from './listing-validator';

@@ -82,13 +82,3 @@ export class RateLimitedError extends DomainError {
     super(ErrorCode.RATE_LIMITED, message);
   }
 }
-
-/** A wrong-state action: the spec's codes have none of its own, so it is a validation error on `status`. */
-export class WrongStateError extends ValidationError {
-  constructor(currentStatus: string, action: string) {
-    super(
-      [{ field: 'status', message: `Cannot ${action} a listing in state ${currentStatus}.` }],
-      `Cannot ${action} a listing in state ${currentStatus}.`,
-    );
-  }
-}
