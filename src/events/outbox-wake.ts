@@ -2,14 +2,8 @@ import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
-import type {
-  DataSource,
-  EntityManager,
-  EntitySubscriberInterface,
-  QueryRunner,
-  TransactionCommitEvent,
-  TransactionRollbackEvent,
-} from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import { AfterCommit } from '../common/db/after-commit';
 import type { AllConfig } from '../platform/config';
 import { REDIS } from '../platform/redis/redis.module';
 
@@ -18,10 +12,10 @@ const MIN_GAP_MS = 5;
 
 /** Redis PUBLISH after commit, so relays skip the poll wait; a lost wake waits for the poll. */
 @Injectable()
-export class OutboxWake implements EntitySubscriberInterface, OnModuleDestroy {
+export class OutboxWake implements OnModuleDestroy {
   private readonly logger = new Logger(OutboxWake.name);
   private readonly channel: string;
-  private readonly writers = new WeakSet<QueryRunner>();
+  private readonly committed: AfterCommit<true>;
   private lastAt = 0;
   private trailing: NodeJS.Timeout | undefined;
   private subscriber: Redis | undefined;
@@ -32,26 +26,15 @@ export class OutboxWake implements EntitySubscriberInterface, OnModuleDestroy {
     config: ConfigService<AllConfig, true>,
   ) {
     this.channel = `${config.get('redis.keyPrefix', { infer: true })}:outbox-wake`;
-    dataSource.subscribers.push(this);
+    this.committed = new AfterCommit(dataSource, () => this.announce());
   }
 
   /** Call after writing events through `em`: the relays are woken once its transaction commits. */
   written(em: EntityManager): void {
     const runner = em.queryRunner;
-    if (runner?.isTransactionActive) this.writers.add(runner);
+    if (runner?.isTransactionActive) this.committed.add(runner, true);
     // A statement of its own has committed by the time it returns.
     else this.announce();
-  }
-
-  afterTransactionCommit({ queryRunner }: TransactionCommitEvent): void {
-    // Still active: an inner savepoint was released, the transaction goes on.
-    if (queryRunner.isTransactionActive || !this.writers.has(queryRunner)) return;
-    this.writers.delete(queryRunner);
-    this.announce();
-  }
-
-  afterTransactionRollback({ queryRunner }: TransactionRollbackEvent): void {
-    if (!queryRunner.isTransactionActive) this.writers.delete(queryRunner);
   }
 
   /** Subscribes on its own connection (a subscriber can do nothing else), again on reconnect. */

@@ -1,13 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type {
-  DataSource,
-  EntityManager,
-  EntitySubscriberInterface,
-  QueryRunner,
-  TransactionCommitEvent,
-  TransactionRollbackEvent,
-} from 'typeorm';
+import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
+import { AfterCommit } from '../common/db/after-commit';
 import { deleteEach } from './delete-each';
 import { STORAGE_DRIVER, StorageDriver } from './storage-driver';
 import { Sql, StorageDeletionsStore } from './storage-deletions.store';
@@ -25,16 +19,16 @@ export const SWEEP_GRACE_MS = 60_000;
  * failed storage call leaves undone is finished by the worker's sweep.
  */
 @Injectable()
-export class ImageFileCleanup implements EntitySubscriberInterface {
+export class ImageFileCleanup {
   private readonly logger = new Logger(ImageFileCleanup.name);
-  private readonly pending = new WeakMap<QueryRunner, string[]>();
+  private readonly committed: AfterCommit<string>;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(STORAGE_DRIVER) private readonly storage: StorageDriver,
     private readonly requests: StorageDeletionsStore,
   ) {
-    dataSource.subscribers.push(this);
+    this.committed = new AfterCommit(dataSource, (runner, keys) => this.afterCommit(runner, keys));
   }
 
   /** Requests the deletes in `em`'s transaction; they are done after its commit, else swept. */
@@ -44,15 +38,10 @@ export class ImageFileCleanup implements EntitySubscriberInterface {
     if (!runner?.isTransactionActive) throw new Error('deleteAfterCommit needs a transaction');
     const unique = [...new Set(keys)];
     await this.requests.request(em, unique);
-    this.pending.set(runner, [...(this.pending.get(runner) ?? []), ...unique]);
+    this.committed.add(runner, ...unique);
   }
 
-  async afterTransactionCommit({ queryRunner }: TransactionCommitEvent): Promise<void> {
-    // Still active: an inner savepoint was released, the transaction goes on.
-    if (queryRunner.isTransactionActive) return;
-    const keys = this.pending.get(queryRunner);
-    if (!keys) return;
-    this.pending.delete(queryRunner);
+  private async afterCommit(queryRunner: QueryRunner, keys: string[]): Promise<void> {
     // Committed already: failures are logged and their requests left to the sweep. Queries use
     // the still-held connection: waiting for another from the pool while holding this one could
     // starve the pool.
@@ -64,10 +53,6 @@ export class ImageFileCleanup implements EntitySubscriberInterface {
         'Could not delete the files of dropped images; the storage-deletion sweep retries them',
       );
     }
-  }
-
-  afterTransactionRollback({ queryRunner }: TransactionRollbackEvent): void {
-    if (!queryRunner.isTransactionActive) this.pending.delete(queryRunner);
   }
 
   /**
