@@ -112,6 +112,15 @@ describe('verifyJsonBody', () => {
     expect(refusal(JSON.stringify(keys(201)))?.message).toBe('The body has more than 200 keys.');
   });
 
+  it('scans the text the parser reads: UTF-16 big-endian without a byte order mark included', () => {
+    const deep = '['.repeat(40) + ']'.repeat(40);
+    const bigEndian = Buffer.from(deep, 'utf16le').swap16();
+    expect(refusal(bigEndian, 'utf-16')?.details).toEqual([
+      { field: 'body', message: 'The body is nested more than 32 levels deep.' },
+    ]);
+    expect(refusal(Buffer.from(deep, 'utf16le'), 'utf-16le')?.details?.[0].field).toBe('body');
+  });
+
   it('refuses a long array and a deep body, each with one detail', () => {
     const ids = Array.from({ length: 101 }, () => 'x');
     expect(refusal(JSON.stringify({ imageIds: ids }))?.details).toEqual([

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { isUtf8 } from 'node:buffer';
 import { TextDecoder } from 'node:util';
+import iconv from 'iconv-lite';
 import { ValidationError } from '../errors/domain-error';
 
 /** More keys than any object of this API has; validating wider objects costs seconds. */
@@ -121,7 +122,11 @@ function pathOf(
   return path || 'body';
 }
 
-/** The body's text in its declared charset, or undefined when its bytes are not that charset. */
+/**
+ * The body's text in its declared charset, or undefined when its bytes are not that charset. The
+ * text is decoded as the JSON parser will decode it (iconv-lite, as body-parser does), so the scan
+ * reads what is parsed: a decoder of its own read `utf-16` without a byte order mark otherwise.
+ */
 function decodeBody(buf: Buffer, encoding: string): string | undefined {
   if (encoding === 'utf-8' || encoding === 'utf8') {
     return isUtf8(buf) ? buf.toString('utf8') : undefined;
@@ -133,10 +138,11 @@ function decodeBody(buf: Buffer, encoding: string): string | undefined {
     throw ValidationError.field('Content-Type', 'The body charset is not supported; use UTF-8.');
   }
   try {
-    return decoder.decode(buf);
+    decoder.decode(buf); // refuses what is not valid in the charset; iconv-lite would replace it
   } catch {
     return undefined;
   }
+  return iconv.decode(buf, encoding);
 }
 
 /**
