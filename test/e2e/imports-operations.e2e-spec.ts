@@ -205,13 +205,22 @@ describe('Inventory imports: operator limits, retention and the outbound guard',
 
     it('naming a private address is refused with 400 on sourceUrl, never fetched', async () => {
       const port = (server.address() as AddressInfo).port;
-      for (const host of ['127.0.0.1', '[::1]', '2130706433', '10.0.0.5', '[::ffff:127.0.0.1]']) {
+      for (const host of ['127.0.0.1', '[::1]', '10.0.0.5', '[::ffff:127.0.0.1]', '[fc00::1]']) {
         const res = await as(t, seller.liveKey)
           .post('/v1/imports')
           .send({ sourceUrl: `http://${host}:${port}/feed.ndjson`, format: 'ndjson' });
-        expectError(res, 400, 'VALIDATION_ERROR');
-        expect({ host, fields: fieldsOf(res) }).toEqual({ host, fields: ['sourceUrl'] });
+        expect({ host, details: expectError(res, 400, 'VALIDATION_ERROR').details }).toEqual({
+          host,
+          details: [{ field: 'sourceUrl', message: 'sourceUrl must be a public address.' }],
+        });
       }
+      // An IPv6 zone id: a URL Node cannot request, refused as one.
+      const zoned = await as(t, seller.liveKey)
+        .post('/v1/imports')
+        .send({ sourceUrl: 'http://[fe80::1%25eth0]/feed.ndjson', format: 'ndjson' });
+      expect(expectError(zoned, 400, 'VALIDATION_ERROR').details).toEqual([
+        { field: 'sourceUrl', message: 'sourceUrl must be an http or https URL' },
+      ]);
       expect(requests).toBe(0);
     });
 

@@ -128,6 +128,11 @@ describe('Webhook endpoints', () => {
     const account = await anAccount(t).build();
     expect(fieldsOf(await create(account, { url: 'not a url' }))).toEqual(['url']);
     expect(fieldsOf(await create(account, { url: 'ftp://example.com/x' }))).toEqual(['url']);
+    // An IPv6 zone id passes validator.js but no request can be made to it: 400, not a 500.
+    const zoned = await create(account, { url: 'https://[fe80::1%25eth0]/hook' });
+    expect(expectError(zoned, 400, 'VALIDATION_ERROR').details).toEqual([
+      { field: 'url', message: 'url must be an absolute http(s) URL' },
+    ]);
     expect(fieldsOf(await create(account, {}))).toEqual(['url']);
     const res = await create(account, { url: receiver.url(), secret: 'whsec_mine' });
     expectError(res, 400, 'VALIDATION_ERROR');

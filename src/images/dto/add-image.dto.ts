@@ -1,4 +1,5 @@
 import { IsInt, IsOptional, IsString, IsUrl, Length, Max, MaxLength, Min } from 'class-validator';
+import { IsRequestableUrl } from '../../common/http/http-url.validator';
 import { IsPlainText } from '../../common/http/plain-text.validator';
 
 /**
@@ -11,6 +12,7 @@ export class AddImageDto {
     { protocols: ['http', 'https'], require_protocol: true, require_tld: false },
     { message: 'url must be an http(s) URL' },
   )
+  @IsRequestableUrl('url must be an http(s) URL')
   @MaxLength(2048)
   @IsPlainText()
   @IsString({ message: 'url must be an http(s) URL' })

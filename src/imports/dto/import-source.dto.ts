@@ -1,4 +1,5 @@
 import { IsDefined, IsIn, IsString, IsUrl, MaxLength } from 'class-validator';
+import { IsRequestableUrl } from '../../common/http/http-url.validator';
 import { IsPlainText } from '../../common/http/plain-text.validator';
 import type { ImportFormat } from '../imports.store';
 
@@ -9,6 +10,7 @@ export class ImportSourceDto {
     { protocols: ['http', 'https'], require_protocol: true, require_tld: false },
     { message: 'sourceUrl must be an http or https URL' },
   )
+  @IsRequestableUrl('sourceUrl must be an http or https URL')
   @MaxLength(2048)
   @IsPlainText()
   @IsString({ message: 'sourceUrl must be an http or https URL' })

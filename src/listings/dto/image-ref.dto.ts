@@ -1,4 +1,5 @@
 import { IsInt, IsOptional, IsUrl, Max, MaxLength, Min } from 'class-validator';
+import { IsRequestableUrl } from '../../common/http/http-url.validator';
 import { IsPlainText } from '../../common/http/plain-text.validator';
 
 /** An image referenced by URL inside a listing body. */
@@ -8,6 +9,7 @@ export class ImageRefDto {
     { protocols: ['http', 'https'], require_protocol: true, require_tld: false },
     { message: 'url must be an http(s) URL' },
   )
+  @IsRequestableUrl('url must be an http(s) URL')
   @MaxLength(2048)
   @IsPlainText()
   url: string;

@@ -12,6 +12,7 @@ import {
   MaxLength,
   ValidateIf,
 } from 'class-validator';
+import { IsRequestableUrl } from '../../../common/http/http-url.validator';
 import { EVENT_NAMES, EventName } from '../../../events/event-types';
 import { IsPlainText, trimText } from '../../../common/http/plain-text.validator';
 
@@ -29,6 +30,7 @@ export const WebhookUrl = () =>
       { require_tld: false, require_protocol: true, protocols: ['http', 'https'] },
       { message: 'url must be an absolute http(s) URL' },
     ),
+    IsRequestableUrl('url must be an absolute http(s) URL'),
   );
 
 export const WebhookEvents = () =>
