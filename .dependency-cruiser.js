@@ -45,13 +45,19 @@ function pointDown(layers, prefix) {
 }
 
 /**
- * A folder outside every layer would escape the rules above: no import from or to one is allowed,
- * so a new folder is placed in a layer before it is used.
+ * A folder outside every layer would escape the rules above: it may import nothing of the service
+ * and nothing may import it, so a new folder is placed in a layer before it is used.
  */
 function everyFolderInALayer(layers, folders, name) {
   const outside = { path: folders, pathNot: layers.map((l) => l.path) };
   return [
-    { name, comment: 'Add the folder to a layer.', severity: 'error', from: outside, to: {} },
+    {
+      name,
+      comment: 'Add the folder to a layer.',
+      severity: 'error',
+      from: outside,
+      to: { path: '^src/' },
+    },
     { name, comment: 'Add the folder to a layer.', severity: 'error', from: {}, to: outside },
   ];
 }
