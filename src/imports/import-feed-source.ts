@@ -45,7 +45,13 @@ export class ImportFeedSource {
     });
     const fileKey = `imports/${randomUUID()}`;
     await this.storage.putPrivate(fileKey, fetched.body);
-    return store.setFile(claim, fileKey, isGzip(fetched));
+    try {
+      return await store.setFile(claim, fileKey, isGzip(fetched));
+    } catch (error) {
+      // The claim was lost meanwhile: the runner that holds it fetches its own copy.
+      await this.storage.deletePrivate(fileKey).catch(() => undefined);
+      throw error;
+    }
   }
 
   async open(row: ImportRow): Promise<AsyncIterable<FeedRecord>> {

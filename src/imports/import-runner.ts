@@ -43,7 +43,7 @@ import type { FeedLine, FeedRecord } from './feed/feed.types';
  * progress counts as the first) before the import is failed instead of resumed.
  */
 const MAX_ATTEMPTS = 3;
-/** The read pass renews its lease at this share of it, as chunks do when they commit. */
+/** Work that commits nothing renews its lease at this share of it, as chunks do when they commit. */
 const RENEW_AT_LEASE_SHARE = 1 / 3;
 /** The read pass's hash lookups running while it reads on: the database probes, the worker reads. */
 const LOOKUPS_IN_FLIGHT = 3;
@@ -97,7 +97,7 @@ export class ImportRunner {
     try {
       if (row.cancel_requested) throw new Cancelled();
       if (row.source === 'url' && !row.file_key)
-        row = await this.feeds.download(row, claim, this.store);
+        row = await this.keepingLease(claim, () => this.feeds.download(row, claim, this.store));
       const { lines, lastLine, firstLines, known } = await this.readAll(row, claim);
       const planned = await this.store.markPlanned(claim, lines);
       if (!planned) throw new LostClaimError(claim.id);
@@ -170,26 +170,48 @@ export class ImportRunner {
     let lines = 0;
     let lastLine = 0;
     let batch: FeedRecord[] = [];
-    const renewEveryMs = this.config.leaseMs * RENEW_AT_LEASE_SHARE;
-    let renewAt = performance.now() + renewEveryMs;
-    for await (const record of await this.feeds.open(row)) {
-      lines++;
-      lastLine = record.line;
-      batch.push(record);
-      if (batch.length >= this.config.chunkLines) {
-        if (lookups.length >= LOOKUPS_IN_FLIGHT) await noteFirst();
-        lookUp(batch);
-        batch = [];
+    return this.keepingLease(claim, async (stillHeld) => {
+      for await (const record of await this.feeds.open(row)) {
+        stillHeld();
+        lines++;
+        lastLine = record.line;
+        batch.push(record);
+        if (batch.length >= this.config.chunkLines) {
+          if (lookups.length >= LOOKUPS_IN_FLIGHT) await noteFirst();
+          lookUp(batch);
+          batch = [];
+        }
       }
-      if (performance.now() >= renewAt) {
-        if (!(await this.store.renew(claim, this.config.leaseMs)))
-          throw new LostClaimError(claim.id);
-        renewAt = performance.now() + renewEveryMs;
-      }
+      if (batch.length > 0) lookUp(batch);
+      while (lookups.length > 0) await noteFirst();
+      stillHeld();
+      return { lines, lastLine, firstLines, known };
+    });
+  }
+
+  /**
+   * Runs work that commits nothing for a while (the download, the read pass) while a timer renews
+   * the claim's lease every third of it: no await within the work, however long, lets the lease
+   * lapse. `stillHeld` throws once a renewal found the claim lost.
+   */
+  private async keepingLease<T>(
+    claim: Claim,
+    work: (stillHeld: () => void) => Promise<T>,
+  ): Promise<T> {
+    let lost = false;
+    const renewal = setInterval(() => {
+      this.store.renew(claim, this.config.leaseMs).then(
+        (held) => (lost ||= !held),
+        () => undefined, // the database is away: the next tick tries again, the lease still runs
+      );
+    }, this.config.leaseMs * RENEW_AT_LEASE_SHARE);
+    try {
+      return await work(() => {
+        if (lost) throw new LostClaimError(claim.id);
+      });
+    } finally {
+      clearInterval(renewal);
     }
-    if (batch.length > 0) lookUp(batch);
-    while (lookups.length > 0) await noteFirst();
-    return { lines, lastLine, firstLines, known };
   }
 
   /** A mirror import that would remove more than its limit waits, held, for confirm or cancel. */

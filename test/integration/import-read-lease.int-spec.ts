@@ -1,4 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ImportFeedSource } from '../../src/imports/import-feed-source';
@@ -22,10 +24,11 @@ async function* slowly(records: AsyncIterable<FeedRecord>): AsyncGenerator<FeedR
 }
 
 /**
- * A runner keeps its claim while it reads: the read pass renews the lease on time, however few
- * lines it has read, so a live runner is never taken for a dead one.
+ * A runner keeps its claim while it works without committing (a feed's download, the read pass):
+ * a timer renews the lease on time, whatever the work awaits, so a live runner is never taken for
+ * a dead one.
  */
-describe('ImportRunner: the lease during a slow read pass', () => {
+describe('ImportRunner: the lease during slow work', () => {
   let ctx: IntegrationContext;
   let storageDir: string;
 
@@ -33,8 +36,13 @@ describe('ImportRunner: the lease during a slow read pass', () => {
     storageDir = mkdtempSync(join(tmpdir(), 'lsvc-import-lease-'));
     ctx = await createIntegrationContext(
       { imports: [ImportsWorkerModule] },
-      // The read pass below takes 800 ms: more than twice the lease.
-      { STORAGE_DIR: storageDir, IMPORT_LEASE: '300ms', IMPORT_SWEEP_EVERY: '1h' },
+      // The read pass and the download below take 800 ms: more than twice the lease.
+      {
+        STORAGE_DIR: storageDir,
+        IMPORT_LEASE: '300ms',
+        IMPORT_SWEEP_EVERY: '1h',
+        FETCH_ALLOW_PRIVATE_TARGETS: 'true',
+      },
     );
   });
   afterAll(async () => {
@@ -42,6 +50,13 @@ describe('ImportRunner: the lease during a slow read pass', () => {
     await ctx?.close();
     rmSync(storageDir, { recursive: true, force: true });
   });
+
+  const leaseLive = async (id: string): Promise<boolean> =>
+    (
+      await ctx.dataSource.query(`SELECT lease_until > now() AS live FROM imports WHERE id = $1`, [
+        id,
+      ])
+    )[0].live;
 
   it('is still live when the read pass ends', async () => {
     const owner = await ctx.newOwner();
@@ -56,22 +71,70 @@ describe('ImportRunner: the lease during a slow read pass', () => {
     jest.spyOn(feeds, 'open').mockImplementationOnce(async (row) => slowly(await open(row)));
     const store = ctx.get(ImportsStore);
     const markPlanned = store.markPlanned.bind(store);
-    const leaseLive: boolean[] = [];
-    jest.spyOn(store, 'markPlanned').mockImplementation(async (claim, count) => {
-      const [{ live }] = await ctx.dataSource.query(
-        `SELECT lease_until > now() AS live FROM imports WHERE id = $1`,
-        [id],
-      );
-      leaseLive.push(live);
+    const live: boolean[] = [];
+    jest.spyOn(store, 'markPlanned').mockImplementationOnce(async (claim, count) => {
+      live.push(await leaseLive(id));
       return markPlanned(claim, count);
     });
 
     await ctx.get(ImportRunner).run(id);
 
-    expect(leaseLive).toEqual([true]);
+    expect(live).toEqual([true]);
     const [row] = await ctx.dataSource.query(`SELECT status, created FROM imports WHERE id = $1`, [
       id,
     ]);
     expect(row).toEqual({ status: 'succeeded', created: LINES });
+  });
+
+  it('is still live when a slow feed URL has been downloaded, and stores one file', async () => {
+    // The feed's first line at once, the rest 800 ms later.
+    const server = createServer((_req, res) => {
+      res.write(JSON.stringify(aListing().with({ externalId: 'slow-url-1' }).build()) + '\n');
+      setTimeout(
+        () => res.end(JSON.stringify(aListing().with({ externalId: 'slow-url-2' }).build()) + '\n'),
+        800,
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const owner = await ctx.newOwner();
+      const store = ctx.get(ImportsStore);
+      const row = await ctx.dataSource.transaction((em) =>
+        store.insertWithinLimit(
+          em,
+          owner,
+          {
+            mode: 'upsert',
+            dryRun: false,
+            format: 'ndjson',
+            source: 'url',
+            sourceUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/feed.ndjson`,
+            gzip: false,
+            fileKey: null,
+            maxRemovals: null,
+          },
+          5,
+        ),
+      );
+      const setFile = store.setFile.bind(store);
+      const live: boolean[] = [];
+      jest.spyOn(store, 'setFile').mockImplementationOnce(async (claim, key, gzip) => {
+        live.push(await leaseLive(row!.id));
+        return setFile(claim, key, gzip);
+      });
+      const filesBefore = readdirSync(join(storageDir, '.private', 'imports')).length;
+
+      await ctx.get(ImportRunner).run(row!.id);
+
+      expect(live).toEqual([true]);
+      const [done] = await ctx.dataSource.query(
+        `SELECT status, created FROM imports WHERE id = $1`,
+        [row!.id],
+      );
+      expect(done).toEqual({ status: 'succeeded', created: 2 });
+      expect(readdirSync(join(storageDir, '.private', 'imports'))).toHaveLength(filesBefore + 1);
+    } finally {
+      server.close();
+    }
   });
 });
