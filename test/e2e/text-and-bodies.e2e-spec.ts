@@ -364,6 +364,19 @@ describe('Text is valid Unicode, stored in NFC; bodies are bounded', () => {
       );
     });
 
+    it('a body of more than 20,000 values is refused whole, on the image upload too', async () => {
+      const row = `[${Array.from({ length: 99 }, () => '{}').join(',')}]`;
+      const grid = `[${Array.from({ length: 99 }, () => row).join(',')}]`;
+      const listing = await create();
+      for (const path of ['/v1/listings', `/v1/listings/${listing.id}/images`]) {
+        const res = await sendRaw(path, `{"x":[${grid},${grid},${grid}]}`);
+        expect({ path, details: expectError(res, 400, 'VALIDATION_ERROR').details }).toEqual({
+          path,
+          details: [{ field: 'body', message: 'The body holds more than 20000 values.' }],
+        });
+      }
+    });
+
     it('details hold at most 50 entries, the message counts the rest', async () => {
       const body = { ...aListing().build(), ...wideObject(190) };
       const res = await api().post('/v1/listings').send(body);

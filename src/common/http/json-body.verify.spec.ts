@@ -1,10 +1,11 @@
 import { DomainError } from '../errors/domain-error';
+import { aListing } from '../../../test/support/listing-builder';
 import { jsonShapeFault, MAX_JSON_DEPTH, verifyJsonBody } from './json-body.verify';
 
 const keys = (n: number, value: unknown = 1) =>
   Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, value]));
-const fault = (text: string, limits?: { keys: number; items: number }) =>
-  jsonShapeFault(text, limits);
+const fault = (text: string, limits?: { keys: number; items: number; values?: number }) =>
+  jsonShapeFault(text, limits && { values: 20_000, ...limits });
 /** The path of the first object wider than 200 keys, if that is the fault. */
 const wide = (value: unknown) => {
   const found = fault(JSON.stringify(value));
@@ -63,6 +64,33 @@ describe('jsonShapeFault', () => {
   it('stops at the first fault: a 10 MB array costs a scan of its first items only', () => {
     const huge = `{"imageIds":[${'0,'.repeat(5_000_000)}0]}`;
     expect(fault(huge)).toEqual({ kind: 'items', path: 'imageIds' });
+  });
+
+  it('refuses a body of more than 20,000 values in all, each container within the other limits', () => {
+    // 99 arrays of 99 empty objects each, nested in 3 levels: every count small but the total.
+    const row = `[${Array.from({ length: 99 }, () => '{}').join(',')}]`;
+    const grid = `[${Array.from({ length: 99 }, () => row).join(',')}]`;
+    expect(fault(`{"x":[${grid},${grid},${grid}]}`)).toEqual({ kind: 'values', path: 'body' });
+    expect(fault(`{"x":${grid}}`)).toBeUndefined();
+    expect(fault('[1,2,3,4,5]', { keys: 200, items: 100, values: 5 })).toBeUndefined();
+    expect(fault('[1,2,3,4,5,6]', { keys: 200, items: 100, values: 5 })).toEqual({
+      kind: 'values',
+      path: 'body',
+    });
+  });
+
+  it('lets the largest valid body through: a bulk of 50 listings with 30 images each', () => {
+    const item = aListing()
+      .with({
+        images: Array.from({ length: 30 }, (_, order) => ({
+          url: `https://img.example.com/${order}.jpg`,
+          order,
+        })),
+      })
+      .build();
+    expect(
+      fault(JSON.stringify({ items: Array.from({ length: 50 }, () => item) })),
+    ).toBeUndefined();
   });
 
   it('refuses containers nested deeper than MAX_JSON_DEPTH, at body', () => {

@@ -10,6 +10,12 @@ export const MAX_JSON_KEYS = 200;
 export const MAX_JSON_ITEMS = 100;
 /** Deeper than any body of this API; far below what recursive validators can walk safely. */
 export const MAX_JSON_DEPTH = 32;
+/**
+ * Values (objects, arrays and what they hold) in one body: over three times the largest valid
+ * one, a bulk of 50 listings with 30 images each (about 6,000). Validation walks every value
+ * several times, and its cost grows faster than their number.
+ */
+export const MAX_JSON_VALUES = 20_000;
 
 /** A key longer than this is shown as `…` in a path: the answer stays small. */
 const MAX_KEY_IN_PATH = 64;
@@ -17,10 +23,11 @@ const MAX_KEY_IN_PATH = 64;
 /**
  * What makes a JSON text too costly to parse and validate, and where: an object with more than
  * MAX_JSON_KEYS keys, an array with more than MAX_JSON_ITEMS items (each at its path: `body`,
- * `attributes`, `items[3].attributes`), or containers nested deeper than MAX_JSON_DEPTH (`body`).
+ * `attributes`, `items[3].attributes`), containers nested deeper than MAX_JSON_DEPTH, or more
+ * than MAX_JSON_VALUES values in all (both at `body`).
  */
 export interface JsonShapeFault {
-  kind: 'keys' | 'items' | 'depth';
+  kind: 'keys' | 'items' | 'depth' | 'values';
   path: string;
 }
 
@@ -28,6 +35,7 @@ export interface JsonShapeFault {
 export function describeShapeFault(what: string, fault: JsonShapeFault): string {
   if (fault.kind === 'keys') return `${what} has more than ${MAX_JSON_KEYS} keys`;
   if (fault.kind === 'items') return `${what} has more than ${MAX_JSON_ITEMS} items`;
+  if (fault.kind === 'values') return `${what} holds more than ${MAX_JSON_VALUES} values`;
   return `${what} is nested more than ${MAX_JSON_DEPTH} levels deep`;
 }
 
@@ -38,7 +46,7 @@ export function describeShapeFault(what: string, fault: JsonShapeFault): string 
  */
 export function jsonShapeFault(
   text: string,
-  limits = { keys: MAX_JSON_KEYS, items: MAX_JSON_ITEMS },
+  limits = { keys: MAX_JSON_KEYS, items: MAX_JSON_ITEMS, values: MAX_JSON_VALUES },
 ): JsonShapeFault | undefined {
   // One entry per open object or array, innermost last.
   const isObject = new Uint8Array(MAX_JSON_DEPTH);
@@ -46,6 +54,9 @@ export function jsonShapeFault(
   const keyStart = new Int32Array(MAX_JSON_DEPTH); // the key the container is the value of
   const keyEnd = new Int32Array(MAX_JSON_DEPTH);
   let depth = 0;
+  // Counted as the body, each container in it and each comma: every value but the first of each
+  // container, a close enough measure of the work validation does.
+  let values = 1;
   let expectKey = false;
   let lastKeyStart = -1;
   let lastKeyEnd = -1;
@@ -66,6 +77,7 @@ export function jsonShapeFault(
       i = j;
     } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
       if (depth === MAX_JSON_DEPTH) return { kind: 'depth', path: 'body' };
+      if (depth > 0 && ++values > limits.values) return { kind: 'values', path: 'body' };
       isObject[depth] = c === 0x7b ? 1 : 0;
       count[depth] = 0;
       keyStart[depth] = lastKeyStart;
@@ -76,6 +88,7 @@ export function jsonShapeFault(
       if (depth > 0) depth--;
       expectKey = false;
     } else if (c === 0x2c /* , */ && depth > 0) {
+      if (++values > limits.values) return { kind: 'values', path: 'body' };
       if (isObject[depth - 1]) expectKey = true;
       // the index of the item that follows: past the limit, the array has too many
       else if (++count[depth - 1] >= limits.items) return at('items');
