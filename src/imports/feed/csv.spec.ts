@@ -156,6 +156,22 @@ describe('readFeed, CSV', () => {
     ]);
   });
 
+  it('reads at most 31 images of a cell: enough for the listing to refuse more than 30', async () => {
+    const urls = (n: number) => Array.from({ length: n }, (_, i) => `https://x/${i}.jpg`);
+    const imagesOf = async (cell: string) => {
+      const [line] = await read([`externalId,images\na,${cell}\n`]);
+      return 'body' in line ? (line.body.images as { url: string }[]) : [];
+    };
+    expect(await imagesOf(urls(30).join('|'))).toHaveLength(30);
+    // Empty parts do not count towards it: the 31st URL is still read after them.
+    const sparse = await imagesOf(
+      `${urls(30).join('|')}${'|'.repeat(50)}|https://x/last.jpg|https://x/more.jpg`,
+    );
+    expect(sparse).toHaveLength(31);
+    expect(sparse[30]).toEqual({ url: 'https://x/last.jpg' });
+    expect(await imagesOf('h|'.repeat(100_000))).toHaveLength(31);
+  });
+
   it('finds the delimiter on the header line after blank lines, spaces-only ones included', async () => {
     expect(await read(['\n  \r\n externalId;title\na;t\n'])).toEqual([
       { line: 4, body: { externalId: 'a', title: 't' } },

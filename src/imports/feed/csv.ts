@@ -2,6 +2,7 @@ import { parse } from 'csv-parse';
 import { FeedError } from './feed-error';
 import type { AttributeTypeOf, FeedLimits, FeedLine, FeedRecord } from './feed.types';
 import { LineCount } from './line-count';
+import { MAX_IMAGES } from '../../common/api-limits';
 import { REQUIRED_LISTING_FIELDS } from '../../listings/listing.constants';
 
 export interface CsvOptions {
@@ -272,13 +273,7 @@ function columnsOf(header: string[], attributeType: AttributeTypeOf, line: numbe
 
 function columnFor(name: string, attributeType: AttributeTypeOf): Column | undefined {
   if (name === 'price') return (body, value) => (body.price = integerOrText(value));
-  if (name === 'images')
-    return (body, value) =>
-      (body.images = value
-        .split(IMAGE_SEPARATOR)
-        .map((url) => url.trim())
-        .filter((url) => url !== '')
-        .map((url) => ({ url })));
+  if (name === 'images') return (body, value) => (body.images = imageRefs(value));
   if (CSV_FIELDS.includes(name)) return (body, value) => (body[name] = value);
   if (!name.startsWith(ATTRIBUTE_PREFIX)) return undefined;
   const key = name.slice(ATTRIBUTE_PREFIX.length);
@@ -289,6 +284,22 @@ function columnFor(name: string, attributeType: AttributeTypeOf): Column | undef
     const attributes = (body.attributes ??= {}) as Record<string, unknown>;
     attributes[key] = convert(value);
   };
+}
+
+/**
+ * The cell's image URLs, one more at most than a listing takes: a longer cell fails its line as
+ * too many images, without the thousands of objects a 256 KB cell could otherwise become.
+ */
+function imageRefs(cell: string): { url: string }[] {
+  const refs: { url: string }[] = [];
+  for (let start = 0; start <= cell.length && refs.length <= MAX_IMAGES;) {
+    const end = cell.indexOf(IMAGE_SEPARATOR, start);
+    const url = cell.slice(start, end === -1 ? cell.length : end).trim();
+    if (url !== '') refs.push({ url });
+    if (end === -1) break;
+    start = end + IMAGE_SEPARATOR.length;
+  }
+  return refs;
 }
 
 /** A cell the type cannot read stays text, so the listing's validation names the field. */
