@@ -18,6 +18,7 @@ import { ApiLoad } from '../platform/api-load/api-load';
 import type { AllConfig } from '../platform/config';
 import type { ImportsConfig } from '../platform/config/imports.config';
 import { Metrics } from '../platform/metrics/metrics';
+import { EventLoopTurns } from '../platform/scheduling/event-loop-turns';
 import { ReferenceService } from '../reference/reference.service';
 import { STORAGE_DRIVER, StorageDriver } from '../storage/storage-driver';
 import { ImportFeedSource } from './import-feed-source';
@@ -47,6 +48,8 @@ const MAX_ATTEMPTS = 3;
 const RENEW_AT_LEASE_SHARE = 1 / 3;
 /** The read pass's hash lookups running while it reads on: the database probes, the worker reads. */
 const LOOKUPS_IN_FLIGHT = 3;
+/** Lines are read and validated in turns of at most this long, then the event loop has one. */
+const TURN_MS = 10;
 
 class Cancelled extends Error {}
 
@@ -155,17 +158,19 @@ export class ImportRunner {
       found.catch(() => undefined); // awaited in `noteFirst`; a read error surfaces first
       lookups.push({ records, found });
     };
+    const turns = new EventLoopTurns(TURN_MS);
     // Lines are noted in file order: the first line of an externalId is the one that counts.
     const noteFirst = async () => {
       const { records, found } = lookups.shift()!;
       const hits = await found;
-      records.forEach((record, i) => {
+      for (const [i, record] of records.entries()) {
         const hit = hits.get(i);
         // Lines a resumed run has applied already are noted, not kept.
         if (hit && record.line > row.next_line) known.set(record.line, hit);
         const externalId = hit ? hit.externalId : externalIdOf(record.read());
         firstLines.note(externalId, record.line);
-      });
+        await turns.maybeYield();
+      }
     };
     let lines = 0;
     let lastLine = 0;
@@ -300,6 +305,7 @@ export class ImportRunner {
     const digest = this.reference.digest();
     const results: NewResult[] = [];
     const admitted: Admitted[] = [];
+    const turns = new EventLoopTurns(TURN_MS);
     for (const record of chunk) {
       const hit = known.get(record.line);
       known.delete(record.line); // each line is prepared once; a 100k-line file's map empties
@@ -313,6 +319,7 @@ export class ImportRunner {
       if (outcome instanceof DomainError) results.push(failedResult(line, outcome));
       // Hashed again rather than kept from the read pass: a hash a line would cost more memory.
       else admitted.push({ ...outcome, hash: lineHash(digest, record.content) });
+      await turns.maybeYield();
     }
     return {
       scope,
