@@ -7,8 +7,31 @@ describe('image sources', () => {
     expect(decodeBase64(`data:image/jpeg;base64,${bytes.toString('base64')}`)).toEqual(bytes);
   });
 
-  it.each(['', 'not base64!', 'abcde', 'data:image/png;base64,'])('refuses %j', (value) => {
+  it('skips whitespace anywhere, as the base64 of MIME lines has it', () => {
+    const bytes = Buffer.from('image bytes of some length');
+    const spaced = bytes.toString('base64').replace(/(.{4})/g, '$1 \r\n\t');
+    expect(decodeBase64(spaced)).toEqual(bytes);
+    expect(decodeBase64(`DATA:image/png;charset=x;BASE64,${spaced}`)).toEqual(bytes);
+  });
+
+  it.each([
+    '',
+    '   ',
+    'not base64!',
+    'abcde',
+    'AAAA=A==',
+    'AA===',
+    'data:image/png;base64,',
+    'data:image/png,AAAA',
+    `data:${';x'.repeat(200)};base64,AAAA`,
+    'data:image/png;base64',
+  ])('refuses %j', (value) => {
     expect(() => decodeBase64(value)).toThrow(/base64/);
+  });
+
+  it('refuses a long data: head in one pass, where a regular expression overflowed the stack', () => {
+    const hostile = `data:${';x'.repeat(4_000_000)}`;
+    expect(() => decodeBase64(hostile)).toThrow(/base64/);
   });
 
   it('needs exactly one source', () => {

@@ -4,19 +4,56 @@ import type { AddImageDto } from './dto/add-image.dto';
 export type ImageSource =
   { kind: 'url'; url: string } | { kind: 'upload'; data: Buffer; field: 'file' | 'base64' };
 
-const DATA_URL = /^data:[^;,]*(;[^;,]*)*;base64,/i;
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+/** A data: URL's head (`data:image/jpeg;base64,`) is short; a longer one is no image's. */
+const MAX_DATA_URL_HEAD = 256;
 
-/** Decodes raw base64 or a data: URL; refuses anything that is not strict base64. */
+/**
+ * Decodes raw base64 or a data: URL; refuses anything that is not strict base64 (whitespace
+ * aside). One pass over the characters, no regular expression: a value is up to 15 MB.
+ */
 export function decodeBase64(value: string): Buffer {
-  const payload = value.replace(DATA_URL, '').replace(/\s+/g, '');
-  if (payload.length === 0 || payload.length % 4 === 1 || !BASE64.test(payload)) {
+  const start = payloadStart(value);
+  if (start === undefined || !isStrictBase64(value, start)) {
     throw ValidationError.field(
       'base64',
       'base64 must be base64-encoded image bytes, raw or as a data: URL.',
     );
   }
-  return Buffer.from(payload, 'base64');
+  // Node's decoder skips the whitespace the check let through.
+  return Buffer.from(start === 0 ? value : value.slice(start), 'base64');
+}
+
+/** Where the base64 starts: after a data: URL's `;base64,` head, or at 0; undefined if malformed. */
+function payloadStart(value: string): number | undefined {
+  if (!/^data:/i.test(value)) return 0;
+  const comma = value.indexOf(',');
+  if (comma === -1 || comma > MAX_DATA_URL_HEAD) return undefined;
+  return /;base64$/i.test(value.slice(0, comma)) ? comma + 1 : undefined;
+}
+
+/** `[A-Za-z0-9+/]`, at most two `=` at the end, ASCII whitespace anywhere; not one character long. */
+function isStrictBase64(value: string, start: number): boolean {
+  let length = 0;
+  let padding = 0;
+  for (let i = start; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c === 0x20 || (c >= 0x09 && c <= 0x0d)) continue;
+    if (c === 0x3d /* = */) {
+      if (++padding > 2) return false;
+    } else if (padding > 0 || !isBase64Digit(c)) return false;
+    length++;
+  }
+  return length > 0 && length % 4 !== 1;
+}
+
+function isBase64Digit(c: number): boolean {
+  return (
+    (c >= 0x41 && c <= 0x5a) || // A-Z
+    (c >= 0x61 && c <= 0x7a) || // a-z
+    (c >= 0x30 && c <= 0x39) || // 0-9
+    c === 0x2b || // +
+    c === 0x2f // /
+  );
 }
 
 /**
