@@ -1,5 +1,6 @@
 import type { OwnerScope } from '../../src/auth/scope';
 import { OutboxService } from '../../src/events/outbox.service';
+import { DispatchStore } from '../../src/webhooks/dispatch/dispatch.store';
 import { WebhookAttemptsService } from '../../src/webhooks/dispatch/webhook-attempts.service';
 import { WebhookEndpointsService } from '../../src/webhooks/endpoints/webhook-endpoints.service';
 import { WebhookFanoutService } from '../../src/webhooks/dispatch/webhook-fanout.service';
@@ -19,7 +20,10 @@ describe('WebhookAttemptsService bookkeeping', () => {
 
   beforeAll(async () => {
     ctx = await createIntegrationContext(
-      { imports: [WebhooksModule], providers: [WebhookAttemptsService, WebhookFanoutService] },
+      {
+        imports: [WebhooksModule],
+        providers: [WebhookAttemptsService, WebhookFanoutService, DispatchStore],
+      },
       { WEBHOOK_RETRY_SCHEDULE: '1000,2000' },
     );
     attempts = ctx.get(WebhookAttemptsService);
