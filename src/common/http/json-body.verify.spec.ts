@@ -72,8 +72,10 @@ describe('jsonShapeFault', () => {
     const grid = `[${Array.from({ length: 99 }, () => row).join(',')}]`;
     expect(fault(`{"x":[${grid},${grid},${grid}]}`)).toEqual({ kind: 'values', path: 'body' });
     expect(fault(`{"x":${grid}}`)).toBeUndefined();
-    expect(fault('[1,2,3,4,5]', { keys: 200, items: 100, values: 5 })).toBeUndefined();
-    expect(fault('[1,2,3,4,5,6]', { keys: 200, items: 100, values: 5 })).toEqual({
+    // The array and its five numbers: six values; empty containers hold none.
+    expect(fault('[1,2,3,4,5]', { keys: 200, items: 100, values: 6 })).toBeUndefined();
+    expect(fault('[ {}, [ ], {"a": [1]} ]', { keys: 200, items: 100, values: 6 })).toBeUndefined();
+    expect(fault('[1,2,3,4,5]', { keys: 200, items: 100, values: 5 })).toEqual({
       kind: 'values',
       path: 'body',
     });

@@ -54,8 +54,7 @@ export function jsonShapeFault(
   const keyStart = new Int32Array(MAX_JSON_DEPTH); // the key the container is the value of
   const keyEnd = new Int32Array(MAX_JSON_DEPTH);
   let depth = 0;
-  // Counted as the body, each container in it and each comma: every value but the first of each
-  // container, a close enough measure of the work validation does.
+  // The body, then each container's first value and each comma (one more value each).
   let values = 1;
   let expectKey = false;
   let lastKeyStart = -1;
@@ -77,7 +76,8 @@ export function jsonShapeFault(
       i = j;
     } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
       if (depth === MAX_JSON_DEPTH) return { kind: 'depth', path: 'body' };
-      if (depth > 0 && ++values > limits.values) return { kind: 'values', path: 'body' };
+      if (!closesAt(text, i + 1) && ++values > limits.values)
+        return { kind: 'values', path: 'body' };
       isObject[depth] = c === 0x7b ? 1 : 0;
       count[depth] = 0;
       keyStart[depth] = lastKeyStart;
@@ -96,6 +96,16 @@ export function jsonShapeFault(
   }
   return undefined;
 }
+
+/** Whether a container closes at `from`, whitespace aside: an empty one holds no first value. */
+function closesAt(text: string, from: number): boolean {
+  let at = from;
+  while (at < text.length && JSON_WHITESPACE.has(text.charCodeAt(at))) at++;
+  const c = text.charCodeAt(at);
+  return c === 0x7d /* } */ || c === 0x5d; /* ] */
+}
+
+const JSON_WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
 
 /** Where the string opened at `open` ends (the text's length when it never does). */
 function closingQuote(text: string, open: number): number {

@@ -139,6 +139,21 @@ describe('readFeed, NDJSON', () => {
     ]);
   });
 
+  it('fails a line of more than 20,000 values alone, as the PUT refuses such a body', async () => {
+    const row = `[${Array.from({ length: 99 }, () => '{}').join(',')}]`;
+    const grid = `[${Array.from({ length: 99 }, () => row).join(',')}]`;
+    const heavy = `{"externalId":"v-1","x":[${grid},${grid},${grid}]}`;
+    expect(await read([`${heavy}\n{"a":1}\n`])).toEqual([
+      {
+        line: 1,
+        error: 'line 1: the line holds more than 20000 values',
+        field: 'body',
+        externalId: 'v-1',
+      },
+      { line: 2, body: { a: 1 } },
+    ]);
+  });
+
   it('skips lines of any whitespace, and reads a line that starts with whitespace', async () => {
     const text = '\u3000\u00a0\n\t{"a":1}\n \n\u00a0{"b":2}\n\u00e4\n';
     expect(await read([text])).toEqual([
