@@ -10,7 +10,7 @@ import { STORAGE_DRIVER, StorageDriver } from '../storage/storage-driver';
 import { attributeTypesOf } from './feed/attribute-types';
 import type { FeedRecord } from './feed/feed.types';
 import { readFeed } from './feed/read-feed';
-import type { Claim, ImportRow, ImportsStore } from './imports.store';
+import { Claim, ImportRow, ImportsStore, LostClaimError } from './imports.store';
 
 /** A feed URL gets a minute to answer in full; redirects at most 3, each hop checked again. */
 const FEED_FETCH = { timeoutMs: 60_000, maxRedirects: 3 };
@@ -48,8 +48,10 @@ export class ImportFeedSource {
     try {
       return await store.setFile(claim, fileKey, isGzip(fetched));
     } catch (error) {
-      // The claim was lost meanwhile: the runner that holds it fetches its own copy.
-      await this.storage.deletePrivate(fileKey).catch(() => undefined);
+      // The claim was lost meanwhile: the runner that holds it fetches its own copy. Any other
+      // error may come after the update committed: the file stays, the import may name it.
+      if (error instanceof LostClaimError)
+        await this.storage.deletePrivate(fileKey).catch(() => undefined);
       throw error;
     }
   }

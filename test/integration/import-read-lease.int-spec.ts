@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ImportFeedSource } from '../../src/imports/import-feed-source';
 import { ImportRunner } from '../../src/imports/import-runner';
-import { ImportsStore } from '../../src/imports/imports.store';
+import { ImportsStore, LostClaimError } from '../../src/imports/imports.store';
 import { ImportsWorkerModule } from '../../src/imports/imports-worker.module';
 import type { FeedRecord } from '../../src/imports/feed/feed.types';
 import { createIntegrationContext, IntegrationContext } from '../support/integration';
@@ -133,6 +133,48 @@ describe('ImportRunner: the lease during slow work', () => {
       );
       expect(done).toEqual({ status: 'succeeded', created: 2 });
       expect(readdirSync(join(storageDir, '.private', 'imports'))).toHaveLength(filesBefore + 1);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('deletes a downloaded feed when the claim was lost meanwhile', async () => {
+    const server = createServer((_req, res) =>
+      res.end(JSON.stringify(aListing().with({ externalId: 'lost-1' }).build()) + '\n'),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const owner = await ctx.newOwner();
+      const store = ctx.get(ImportsStore);
+      const row = await ctx.dataSource.transaction((em) =>
+        store.insertWithinLimit(
+          em,
+          owner,
+          {
+            mode: 'upsert',
+            dryRun: false,
+            format: 'ndjson',
+            source: 'url',
+            sourceUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/feed.ndjson`,
+            gzip: false,
+            fileKey: null,
+            maxRemovals: null,
+          },
+          5,
+        ),
+      );
+      // Another runner took the import while this one downloaded: its setFile finds no claim.
+      jest.spyOn(store, 'setFile').mockRejectedValueOnce(new LostClaimError(row!.id));
+      const filesBefore = readdirSync(join(storageDir, '.private', 'imports')).length;
+
+      await ctx.get(ImportRunner).run(row!.id);
+
+      expect(readdirSync(join(storageDir, '.private', 'imports'))).toHaveLength(filesBefore);
+      const [after] = await ctx.dataSource.query(
+        `SELECT status, file_key FROM imports WHERE id = $1`,
+        [row!.id],
+      );
+      expect(after).toEqual({ status: 'running', file_key: null });
     } finally {
       server.close();
     }
