@@ -48,7 +48,10 @@ const MAX_ATTEMPTS = 3;
 const RENEW_AT_LEASE_SHARE = 1 / 3;
 /** The read pass's hash lookups running while it reads on: the database probes, the worker reads. */
 const LOOKUPS_IN_FLIGHT = 3;
-/** Lines are read and validated in turns of at most this long, then the event loop has one. */
+/**
+ * Lines are read and validated in turns of this long (a turn ends after the line that passes it),
+ * then the event loop has one.
+ */
 const TURN_MS = 10;
 
 class Cancelled extends Error {}
