@@ -1,8 +1,9 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { OwnerScope } from '../../src/auth/scope';
 import { ImportFeedSource } from '../../src/imports/import-feed-source';
 import { ImportRunner } from '../../src/imports/import-runner';
 import { ImportsStore, LostClaimError } from '../../src/imports/imports.store';
@@ -50,6 +51,26 @@ describe('ImportRunner: the lease during slow work', () => {
     await ctx?.close();
     rmSync(storageDir, { recursive: true, force: true });
   });
+
+  /** A `sourceUrl` import of `server`'s feed, queued as POST /v1/imports leaves it (no job). */
+  const queueUrlImport = (owner: OwnerScope, server: Server) =>
+    ctx.dataSource.transaction((em) =>
+      ctx.get(ImportsStore).insertWithinLimit(
+        em,
+        owner,
+        {
+          mode: 'upsert',
+          dryRun: false,
+          format: 'ndjson',
+          source: 'url',
+          sourceUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/feed.ndjson`,
+          gzip: false,
+          fileKey: null,
+          maxRemovals: null,
+        },
+        5,
+      ),
+    );
 
   const leaseLive = async (id: string): Promise<boolean> =>
     (
@@ -99,23 +120,7 @@ describe('ImportRunner: the lease during slow work', () => {
     try {
       const owner = await ctx.newOwner();
       const store = ctx.get(ImportsStore);
-      const row = await ctx.dataSource.transaction((em) =>
-        store.insertWithinLimit(
-          em,
-          owner,
-          {
-            mode: 'upsert',
-            dryRun: false,
-            format: 'ndjson',
-            source: 'url',
-            sourceUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/feed.ndjson`,
-            gzip: false,
-            fileKey: null,
-            maxRemovals: null,
-          },
-          5,
-        ),
-      );
+      const row = await queueUrlImport(owner, server);
       const setFile = store.setFile.bind(store);
       const live: boolean[] = [];
       jest.spyOn(store, 'setFile').mockImplementationOnce(async (claim, key, gzip) => {
@@ -146,23 +151,7 @@ describe('ImportRunner: the lease during slow work', () => {
     try {
       const owner = await ctx.newOwner();
       const store = ctx.get(ImportsStore);
-      const row = await ctx.dataSource.transaction((em) =>
-        store.insertWithinLimit(
-          em,
-          owner,
-          {
-            mode: 'upsert',
-            dryRun: false,
-            format: 'ndjson',
-            source: 'url',
-            sourceUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/feed.ndjson`,
-            gzip: false,
-            fileKey: null,
-            maxRemovals: null,
-          },
-          5,
-        ),
-      );
+      const row = await queueUrlImport(owner, server);
       // Another runner took the import while this one downloaded: its setFile finds no claim.
       jest.spyOn(store, 'setFile').mockRejectedValueOnce(new LostClaimError(row!.id));
       const filesBefore = readdirSync(join(storageDir, '.private', 'imports')).length;
