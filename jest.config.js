@@ -25,6 +25,10 @@ const base = {
 
 module.exports = {
   testTimeout: 60_000,
+  // In CI a run ends when its tests do: a suite whose app failed to build leaves its connections
+  // open, and Jest would wait for them forever instead of reporting the failure. Locally Jest
+  // still waits, and says what it waits for.
+  forceExit: process.env.CI === 'true',
   projects: [
     // Unit specs need neither PostgreSQL nor Redis, so the database set-up belongs to e2e alone
     // (Jest runs a project's global set-up only when that project has tests to run).
