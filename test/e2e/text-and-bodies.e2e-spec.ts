@@ -271,6 +271,18 @@ describe('Text is valid Unicode, stored in NFC; bodies are bounded', () => {
     expect(put.body.data).toMatchObject({ id: listing.id, title: 'Càfé ny titel' });
   });
 
+  it('reads a UTF-16 body in the byte order it comes in, as declared by its charset', async () => {
+    const body = aListing().with({ title: 'Straße Übung Ø' }).build();
+    const bigEndian = Buffer.from(JSON.stringify(body), 'utf16le').swap16();
+    const res = await api()
+      .post('/v1/listings')
+      .set('Content-Type', 'application/json; charset=utf-16')
+      .serialize((b: unknown) => b as string)
+      .send(bigEndian)
+      .expect(201);
+    expect(res.body.data.title).toBe('Straße Übung Ø');
+  });
+
   describe('bounded work per request', () => {
     /** Sends the request and, while it is processed, a liveness probe; both timed. */
     /** Sends the body and, once it is on its way, probes liveness. */

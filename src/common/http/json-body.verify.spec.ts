@@ -151,6 +151,19 @@ describe('verifyJsonBody', () => {
     expect(refusal(Buffer.from(deep, 'utf16le'), 'utf-16le')?.details?.[0].field).toBe('body');
   });
 
+  it('takes valid UTF-16 in either byte order, and refuses an unpaired surrogate in it', () => {
+    const text = '{"title":"Straße Übung Ø 💺"}';
+    const bigEndian = Buffer.from(text, 'utf16le').swap16();
+    expect(refusal(bigEndian, 'utf-16')).toBeUndefined();
+    expect(refusal(bigEndian, 'utf-16be')).toBeUndefined();
+    expect(refusal(Buffer.from(text, 'utf16le'), 'utf-16')).toBeUndefined();
+    const lone = Buffer.from('{"title":"a\ud800b"}', 'utf16le');
+    expect(refusal(lone, 'utf-16le')?.details).toEqual([
+      { field: 'body', message: 'The body is not valid UTF-16LE.' },
+    ]);
+    expect(refusal(Buffer.from(lone).swap16(), 'utf-16be')?.details?.[0].field).toBe('body');
+  });
+
   it('refuses a long array and a deep body, each with one detail', () => {
     const ids = Array.from({ length: 101 }, () => 'x');
     expect(refusal(JSON.stringify({ imageIds: ids }))?.details).toEqual([

@@ -160,12 +160,17 @@ function decodeBody(buf: Buffer, encoding: string): string | undefined {
   } catch {
     throw ValidationError.field('Content-Type', 'The body charset is not supported; use UTF-8.');
   }
+  const text = iconv.decode(buf, encoding);
+  // UTF-16's only invalid text is an unpaired surrogate, which iconv-lite keeps: the text tells,
+  // whichever byte order iconv-lite read (a fatal decoder of its own would assume one).
+  if (decoder.encoding === 'utf-16le' || decoder.encoding === 'utf-16be')
+    return text.isWellFormed() ? text : undefined;
   try {
     decoder.decode(buf); // refuses what is not valid in the charset; iconv-lite would replace it
   } catch {
     return undefined;
   }
-  return iconv.decode(buf, encoding);
+  return text;
 }
 
 /**
