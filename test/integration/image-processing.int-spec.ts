@@ -1,8 +1,6 @@
 import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
-import { mkdtempSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import type { OwnerScope } from '../../src/auth/scope';
@@ -48,7 +46,6 @@ const RETRY_DELAYS = [60_000, 600_000, 3_600_000];
  */
 describe('Image processing', () => {
   const server = new ImageServer();
-  const storageDir = mkdtempSync(join(tmpdir(), 'lsvc-renditions-'));
   let ctx: IntegrationContext;
   let owner: OwnerScope;
   let processor: ImageJobProcessor;
@@ -58,7 +55,6 @@ describe('Image processing', () => {
     ctx = await createIntegrationContext(
       { imports: [ImagesModule, ImagesWorkerModule] },
       {
-        STORAGE_DIR: storageDir,
         IMAGE_FETCH_TIMEOUT: '1s',
         IMAGE_DISPATCH_BATCH: '1000',
         IMAGE_BACKFILL_BATCH: '2',
@@ -107,7 +103,7 @@ describe('Image processing', () => {
       [listingId, listingId],
     );
   const filesOf = async (id: string) =>
-    (await readdir(storageDir)).filter((name) => name.startsWith(id)).sort();
+    (await readdir(ctx.storageDir)).filter((name) => name.startsWith(id)).sort();
 
   it('renders a URL image: ready with its oriented size and three WebP renditions, served by key', async () => {
     const listing = await newListing([`${server.base}/photo.jpg`, `${server.base}/wide.png`]);
@@ -132,7 +128,7 @@ describe('Image processing', () => {
     });
     const sizes = await Promise.all(
       ready.rendition_keys!.map(async (key) => {
-        const meta = await sharp(join(storageDir, key)).metadata();
+        const meta = await sharp(join(ctx.storageDir, key)).metadata();
         return [meta.format, meta.width, meta.height];
       }),
     );

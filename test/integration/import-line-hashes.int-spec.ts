@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { OwnerScope } from '../../src/auth/scope';
 import { ImportFeedSource } from '../../src/imports/import-feed-source';
 import { ImportRunner } from '../../src/imports/import-runner';
@@ -26,13 +23,11 @@ describe('Import line hashes', () => {
   let store: ImportsStore;
   let listings: ListingsService;
   let owner: OwnerScope;
-  let storageDir: string;
 
   beforeAll(async () => {
-    storageDir = mkdtempSync(join(tmpdir(), 'lsvc-import-hashes-'));
     ctx = await createIntegrationContext(
       { imports: [ImportsWorkerModule] },
-      { STORAGE_DIR: storageDir, IMPORT_LEASE: '10m', IMPORT_SWEEP_EVERY: '1h' },
+      { IMPORT_LEASE: '10m', IMPORT_SWEEP_EVERY: '1h' },
     );
     runner = ctx.get(ImportRunner);
     store = ctx.get(ImportsStore);
@@ -44,7 +39,6 @@ describe('Import line hashes', () => {
   afterEach(() => jest.restoreAllMocks());
   afterAll(async () => {
     await ctx?.close();
-    rmSync(storageDir, { recursive: true, force: true });
   });
 
   const line = (externalId: string) => aListing().with({ externalId }).withImages(2).build();

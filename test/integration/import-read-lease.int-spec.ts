@@ -1,7 +1,6 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { OwnerScope } from '../../src/auth/scope';
 import { ImportFeedSource } from '../../src/imports/import-feed-source';
@@ -31,15 +30,12 @@ async function* slowly(records: AsyncIterable<FeedRecord>): AsyncGenerator<FeedR
  */
 describe('ImportRunner: the lease during slow work', () => {
   let ctx: IntegrationContext;
-  let storageDir: string;
 
   beforeAll(async () => {
-    storageDir = mkdtempSync(join(tmpdir(), 'lsvc-import-lease-'));
     ctx = await createIntegrationContext(
       { imports: [ImportsWorkerModule] },
       // The read pass and the download below take 800 ms: more than twice the lease.
       {
-        STORAGE_DIR: storageDir,
         IMPORT_LEASE: '300ms',
         IMPORT_SWEEP_EVERY: '1h',
         FETCH_ALLOW_PRIVATE_TARGETS: 'true',
@@ -49,7 +45,6 @@ describe('ImportRunner: the lease during slow work', () => {
   afterAll(async () => {
     jest.restoreAllMocks();
     await ctx?.close();
-    rmSync(storageDir, { recursive: true, force: true });
   });
 
   /** A `sourceUrl` import of `server`'s feed, queued as POST /v1/imports leaves it (no job). */
@@ -127,7 +122,7 @@ describe('ImportRunner: the lease during slow work', () => {
         live.push(await leaseLive(row!.id));
         return setFile(claim, key, gzip);
       });
-      const filesBefore = readdirSync(join(storageDir, '.private', 'imports')).length;
+      const filesBefore = readdirSync(join(ctx.storageDir, '.private', 'imports')).length;
 
       await ctx.get(ImportRunner).run(row!.id);
 
@@ -137,7 +132,9 @@ describe('ImportRunner: the lease during slow work', () => {
         [row!.id],
       );
       expect(done).toEqual({ status: 'succeeded', created: 2 });
-      expect(readdirSync(join(storageDir, '.private', 'imports'))).toHaveLength(filesBefore + 1);
+      expect(readdirSync(join(ctx.storageDir, '.private', 'imports'))).toHaveLength(
+        filesBefore + 1,
+      );
     } finally {
       server.close();
     }
@@ -154,11 +151,11 @@ describe('ImportRunner: the lease during slow work', () => {
       const row = await queueUrlImport(owner, server);
       // Another runner took the import while this one downloaded: its setFile finds no claim.
       jest.spyOn(store, 'setFile').mockRejectedValueOnce(new LostClaimError(row!.id));
-      const filesBefore = readdirSync(join(storageDir, '.private', 'imports')).length;
+      const filesBefore = readdirSync(join(ctx.storageDir, '.private', 'imports')).length;
 
       await ctx.get(ImportRunner).run(row!.id);
 
-      expect(readdirSync(join(storageDir, '.private', 'imports'))).toHaveLength(filesBefore);
+      expect(readdirSync(join(ctx.storageDir, '.private', 'imports'))).toHaveLength(filesBefore);
       const [after] = await ctx.dataSource.query(
         `SELECT status, file_key FROM imports WHERE id = $1`,
         [row!.id],

@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ImportRetention } from '../../src/imports/import-retention';
 import { ImportsModule } from '../../src/imports/imports.module';
 import { ImportsStore } from '../../src/imports/imports.store';
@@ -17,16 +14,13 @@ import { queueImport } from '../support/queued-import';
  */
 describe('ImportRetention when a step fails', () => {
   let ctx: IntegrationContext;
-  let storageDir: string;
 
   beforeAll(async () => {
-    storageDir = mkdtempSync(join(tmpdir(), 'lsvc-import-retention-'));
-    ctx = await createIntegrationContext({ imports: [ImportsModule] }, { STORAGE_DIR: storageDir });
+    ctx = await createIntegrationContext({ imports: [ImportsModule] });
   });
   afterAll(async () => {
     jest.restoreAllMocks();
     await ctx?.close();
-    rmSync(storageDir, { recursive: true, force: true });
   });
 
   it('purges a finished import, its results and its file, the file first', async () => {

@@ -1,7 +1,4 @@
 import { Logger } from '@nestjs/common';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { OwnerScope } from '../../src/auth/scope';
 import { ImportRunner } from '../../src/imports/import-runner';
 import { ImportsStore, LostClaimError } from '../../src/imports/imports.store';
@@ -31,14 +28,11 @@ describe('ImportRunner resume after a crash between chunks', () => {
   let runner: ImportRunner;
   let store: ImportsStore;
   let owner: OwnerScope;
-  let storageDir: string;
 
   beforeAll(async () => {
-    storageDir = mkdtempSync(join(tmpdir(), 'lsvc-import-runner-'));
     ctx = await createIntegrationContext(
       { imports: [ImportsWorkerModule] },
       {
-        STORAGE_DIR: storageDir,
         IMPORT_CHUNK_LINES: String(CHUNK),
         // Long enough that the lease taken by the crashed run is live until the test expires it.
         IMPORT_LEASE: '10m',
@@ -60,7 +54,6 @@ describe('ImportRunner resume after a crash between chunks', () => {
   afterAll(async () => {
     jest.restoreAllMocks();
     await ctx?.close();
-    rmSync(storageDir, { recursive: true, force: true });
   });
 
   const externalId = (line: number) => `int-imp-${line}`;

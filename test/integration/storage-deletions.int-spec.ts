@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
@@ -21,14 +20,13 @@ import { aListing } from '../support/listing-builder';
  * transaction, settled after its commit, and finished by the sweep when that did not happen.
  */
 describe('Storage deletions', () => {
-  const storageDir = mkdtempSync(join(tmpdir(), 'lsvc-storage-deletions-'));
   let ctx: IntegrationContext;
   let owner: OwnerScope;
   let storage: StorageDriver;
   let cleanup: ImageFileCleanup;
 
   beforeAll(async () => {
-    ctx = await createIntegrationContext({ imports: [ImagesModule] }, { STORAGE_DIR: storageDir });
+    ctx = await createIntegrationContext({ imports: [ImagesModule] });
     owner = await ctx.newOwner();
     storage = ctx.get<StorageDriver>(STORAGE_DRIVER as never);
     cleanup = ctx.get(ImageFileCleanup);
@@ -36,10 +34,9 @@ describe('Storage deletions', () => {
   afterEach(() => jest.restoreAllMocks());
   afterAll(async () => {
     await ctx.close();
-    rmSync(storageDir, { recursive: true, force: true });
   });
 
-  const stored = (key: string) => existsSync(join(storageDir, key));
+  const stored = (key: string) => existsSync(join(ctx.storageDir, key));
   const requested = async (keys: string[]) =>
     (
       await ctx.dataSource.query(

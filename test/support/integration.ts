@@ -2,6 +2,9 @@ import 'reflect-metadata';
 import type { ModuleMetadata, Type } from '@nestjs/common';
 import { Test, TestingModule } from '@nestjs/testing';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { AccountsModule } from '../../src/accounts/accounts.module';
@@ -15,6 +18,8 @@ import { testEnv, withEnv } from './test-app';
 export interface IntegrationContext {
   get<T>(type: Type<T>): T;
   dataSource: DataSource;
+  /** where this context's local storage driver keeps files: a directory of its own */
+  storageDir: string;
   /** a new approved account, live mode */
   newOwner(): Promise<OwnerScope>;
   close(): Promise<void>;
@@ -22,8 +27,8 @@ export interface IntegrationContext {
 
 /**
  * The service tier: the feature modules given, on the application's core (configuration,
- * database, Redis, outbox), against a fresh database cloned from the run's template. No HTTP
- * server: tests call services directly.
+ * database, Redis, outbox), against a fresh database cloned from the run's template, with a
+ * storage directory of its own (removed on close). No HTTP server: tests call services directly.
  */
 export async function createIntegrationContext(
   metadata: Pick<ModuleMetadata, 'imports' | 'providers'>,
@@ -31,26 +36,34 @@ export async function createIntegrationContext(
 ): Promise<IntegrationContext> {
   const databaseName = await createTestDatabase();
   const redisPrefix = newRedisPrefix();
+  const storageDir = mkdtempSync(join(tmpdir(), 'lsvc-int-storage-'));
   let module: TestingModule | undefined;
-  await withEnv(testEnv(databaseName, redisPrefix, env), async () => {
-    module = await Test.createTestingModule({
-      imports: [CoreModule, AccountsModule, ...(metadata.imports ?? [])],
-      providers: metadata.providers ?? [],
-    }).compile();
-    await module.init();
-  });
+  await withEnv(
+    testEnv(databaseName, redisPrefix, { STORAGE_DIR: storageDir, ...env }),
+    async () => {
+      module = await Test.createTestingModule({
+        imports: [CoreModule, AccountsModule, ...(metadata.imports ?? [])],
+        providers: metadata.providers ?? [],
+      }).compile();
+      await module.init();
+    },
+  );
   const app = module!;
   await redisReady(app.get<Redis>(REDIS as never, { strict: false }));
   return {
     get: (type) => app.get(type, { strict: false }),
     dataSource: app.get(DataSource),
+    storageDir,
     newOwner: async () => {
       const account = await app
         .get(AccountsService)
         .create(`Int AB ${randomBytes(3).toString('hex')}`, true);
       return { accountId: account.id, livemode: true };
     },
-    close: () => app.close(),
+    close: async () => {
+      await app.close();
+      rmSync(storageDir, { recursive: true, force: true });
+    },
   };
 }
 
