@@ -15,14 +15,15 @@ const PLAIN_BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
  */
 export function decodeBase64(value: string): Buffer {
   const start = payloadStart(value);
-  if (start === undefined || !isStrictBase64(value, start)) {
+  const payload = start === undefined || start === 0 ? value : value.slice(start);
+  if (start === undefined || !isStrictBase64(payload)) {
     throw ValidationError.field(
       'base64',
       'base64 must be base64-encoded image bytes, raw or as a data: URL.',
     );
   }
   // Node's decoder skips the whitespace the check let through.
-  return Buffer.from(start === 0 ? value : value.slice(start), 'base64');
+  return Buffer.from(payload, 'base64');
 }
 
 /** Where the base64 starts: after a data: URL's `;base64,` head, or at 0; undefined if malformed. */
@@ -34,13 +35,12 @@ function payloadStart(value: string): number | undefined {
 }
 
 /** `[A-Za-z0-9+/]`, at most two `=` at the end, ASCII whitespace anywhere; not one character long. */
-function isStrictBase64(value: string, start: number): boolean {
-  const payload = start === 0 ? value : value.slice(start);
+function isStrictBase64(payload: string): boolean {
   if (PLAIN_BASE64.test(payload)) return payload.length > 0 && payload.length % 4 !== 1;
   let length = 0;
   let padding = 0;
-  for (let i = start; i < value.length; i++) {
-    const c = value.charCodeAt(i);
+  for (let i = 0; i < payload.length; i++) {
+    const c = payload.charCodeAt(i);
     if (c === 0x20 || (c >= 0x09 && c <= 0x0d)) continue;
     if (c === 0x3d /* = */) {
       if (++padding > 2) return false;
