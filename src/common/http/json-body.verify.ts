@@ -12,7 +12,7 @@ export const MAX_JSON_ITEMS = 100;
 export const MAX_JSON_DEPTH = 32;
 /**
  * Values (objects, arrays and what they hold) in one body: over three times the largest valid
- * one, a bulk of 50 listings with 30 images each (about 6,000). Validation walks every value
+ * one, a bulk of 50 listings with 30 images each (about 5,500). Validation walks every value
  * several times, and its cost grows faster than their number.
  */
 export const MAX_JSON_VALUES = 20_000;
