@@ -20,11 +20,11 @@ import { requestIdMiddleware } from './platform/logging/request-id';
 import { ROOT_LOGGER } from './platform/logging/logging.module';
 import { requestLogger } from './platform/logging/request-logger';
 import { buildOpenApiDocument } from './openapi';
+import { isImageUpload } from './images/image-upload.interceptor';
 import { TEST_HELPERS_PATH, testModeOnly } from './test-helpers/test-mode-only.middleware';
 
 export const API_PREFIX = 'v1';
 export const JSON_BODY_LIMIT = '2mb';
-export const IMAGE_JSON_BODY_LIMIT = '15mb';
 
 /** Routes under /v1 but health, media and the queue dashboard; also used by openapi-export. */
 export function setGlobalPrefix(app: INestApplication): void {
@@ -66,13 +66,11 @@ export async function configureApp(app: NestExpressApplication): Promise<NestExp
   // Bodies are read only under the API prefix, after authentication. Nothing outside it takes a
   // body but the queue dashboard, whose router parses its own behind the admin-token check.
   app.use(`/${API_PREFIX}`, contentTypeMiddleware);
-  // An image sent as base64 is a third larger than its 10 MB; only its upload takes such bodies
-  // (not the routes under it: reorder, retry). Express mounts by prefix, so the path is checked.
-  const imageJson = json({ limit: IMAGE_JSON_BODY_LIMIT, verify: verifyJsonBody });
-  app.use(`/${API_PREFIX}/listings/:id/images`, (req: Request, res: Response, next: () => void) =>
-    req.method === 'POST' && req.path === '/' ? imageJson(req, res, next) : next(),
+  // An image upload's body is read by its route, after the guards and within an upload slot.
+  const parseJson = json({ limit: JSON_BODY_LIMIT, verify: verifyJsonBody });
+  app.use(`/${API_PREFIX}`, (req: Request, res: Response, next: () => void) =>
+    isImageUpload(req) ? next() : parseJson(req, res, next),
   );
-  app.use(`/${API_PREFIX}`, json({ limit: JSON_BODY_LIMIT, verify: verifyJsonBody }));
   setGlobalPrefix(app);
   app.enableShutdownHooks();
   SwaggerModule.setup('docs', app, buildOpenApiDocument(app), { jsonDocumentUrl: 'docs-json' });

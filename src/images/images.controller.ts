@@ -24,6 +24,7 @@ import { GalleryResponse } from './dto/image.response';
 import { ReorderImagesDto } from './dto/reorder-images.dto';
 import { MAX_UPLOAD_BYTES } from './image-processor';
 import { ImagesService } from './images.service';
+import { ImageUploadInterceptor } from './image-upload.interceptor';
 import { imageSourceOf } from './upload-source';
 
 @ApiTags('images')
@@ -37,6 +38,7 @@ export class ImagesController {
   @Scopes('listings:write')
   @ApiConsumes('application/json', 'multipart/form-data')
   @UseInterceptors(
+    ImageUploadInterceptor,
     FileInterceptor('file', {
       storage: memoryStorage(),
       limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 5 },

@@ -52,6 +52,8 @@ class StorageEnv {
   @IsOptional() @IsUrl(HTTP_URL) MEDIA_PUBLIC_BASE_URL?: string;
   /** uploads decoded and re-encoded at once per process; the others wait their turn */
   @ToInt() @IsInt() @Min(1) @Max(64) IMAGE_DECODE_CONCURRENCY: number = 2;
+  /** image uploads read and decoded at once per process (half of them for one key); others wait unread */
+  @ToInt() @IsInt() @Min(1) @Max(64) IMAGE_UPLOADS_IN_FLIGHT: number = 4;
 }
 
 export interface S3Config {
@@ -72,6 +74,7 @@ export interface StorageConfig {
   s3: S3Config | undefined;
   mediaPublicBaseUrl: string | undefined;
   decodeConcurrency: number;
+  uploadsInFlight: number;
 }
 
 export const storageConfig = registerAs('storage', (): StorageConfig => {
@@ -99,5 +102,6 @@ export const storageConfig = registerAs('storage', (): StorageConfig => {
         : undefined,
     mediaPublicBaseUrl: env.MEDIA_PUBLIC_BASE_URL?.replace(/\/+$/, ''),
     decodeConcurrency: env.IMAGE_DECODE_CONCURRENCY,
+    uploadsInFlight: env.IMAGE_UPLOADS_IN_FLIGHT,
   };
 });
