@@ -186,6 +186,10 @@ describe('Bulk: create, update, delete and mark sold', () => {
         badImage: aListing()
           .with({ images: [{ url: 'ftp://x' }] })
           .build(),
+        // An item that is an array, where an image object belongs.
+        nestedImage: aListing()
+          .with({ images: [[]] })
+          .build(),
       };
       const items = [
         aListing().withExternalId('mixed-0').build(),
@@ -194,15 +198,17 @@ describe('Bulk: create, update, delete and mark sold', () => {
         invalid.unknownField,
         invalid.wrongKommun,
         invalid.badImage,
+        invalid.nestedImage,
         'not a listing',
-        aListing().withExternalId('mixed-7').build(),
+        aListing().withExternalId('mixed-8').build(),
       ];
       const data = (await bulkCreate(seller.liveKey, items).expect(200)).body.data;
-      expect(data).toMatchObject({ total: 8, created: 3, failed: 5 });
+      expect(data).toMatchObject({ total: 9, created: 3, failed: 6 });
       expect(outcomes(data.results)).toEqual([
         'ok',
         'VALIDATION_ERROR',
         'ok',
+        'VALIDATION_ERROR',
         'VALIDATION_ERROR',
         'VALIDATION_ERROR',
         'VALIDATION_ERROR',
@@ -215,14 +221,17 @@ describe('Bulk: create, update, delete and mark sold', () => {
       const singles = await Promise.all(
         Object.values(invalid).map((body) => as(t, seller.liveKey).post('/v1/listings').send(body)),
       );
-      expect([1, 3, 4, 5].map((i) => data.results[i].error)).toEqual(
+      expect([1, 3, 4, 5, 6].map((i) => data.results[i].error)).toEqual(
         singles.map((single) => single.body.error),
       );
       expect(fieldsOf(singles[3])).toEqual(['images[0].url']);
-      expect(data.results[6].error.details).toEqual([
+      expect(singles[4].body.error.details).toEqual([
+        { field: 'images', message: 'images[0] must be an object: {"url": "https://…"}' },
+      ]);
+      expect(data.results[7].error.details).toEqual([
         { field: 'body', message: 'body must be a JSON object' },
       ]);
-      expect(data.results[6]).not.toHaveProperty('data');
+      expect(data.results[7]).not.toHaveProperty('data');
 
       const created = idsOf(data.results).filter(Boolean) as string[];
       expect(await countRows('listings WHERE account_id = $1', [seller.id])).toBe(3);

@@ -556,6 +556,22 @@ describe('Inventory imports', () => {
     expect(failedFile.error.message).toContain('ti\uFFFDtle');
   });
 
+  it('fails a line whose image is an array alone, as the PUT refuses it', async () => {
+    const res = await upload(
+      ndjson([item('nest-1'), item('nest-2', { images: [[]] }), item('nest-3')]),
+    ).expect(202);
+    const done = await finished(res.body.data.id);
+    expect(done).toMatchObject({
+      status: 'succeeded_with_errors',
+      counts: { created: 2, failed: 1 },
+    });
+    const [failed] = (await results(res.body.data.id, '?outcome=failed')).data;
+    expect(failed).toMatchObject({ line: 2, externalId: 'nest-2' });
+    expect(failed.error.details).toEqual([
+      { field: 'images', message: 'images[0] must be an object: {"url": "https://…"}' },
+    ]);
+  });
+
   it('reads an externalId in NFC, as the PUT does: a decomposed spelling is the same id', async () => {
     const res = await upload(
       ndjson([item('nfc-cafe\u0301'), item('nfc-caf\u00e9', { price: 2 })]),

@@ -153,6 +153,8 @@ describe('Listings: create, read, update, delete', () => {
         },
       ],
       ['images[0].url', { images: [{ url: 'ftp://x.example.com/a.jpg' }] }],
+      ['images[0].url', { images: [{}] }],
+      ['images', { images: [{ url: 'https://x.example.com/a.jpg' }, []] }],
       [
         'images[1].order',
         {
@@ -436,8 +438,23 @@ describe('Listings: validation messages', () => {
       'price must not be less than 0',
     ],
     ['a missing title', aListing().without('title').build(), 'title is required'],
+    [
+      'an image without a url',
+      aListing()
+        .with({ images: [{}] })
+        .build(),
+      'url is required',
+    ],
+    [
+      'an image url of the wrong type',
+      aListing()
+        .with({ images: [{ url: 42 }] })
+        .build(),
+      'url must be an http(s) URL',
+    ],
   ])('names the first broken rule for %s', async (_name, body, message) => {
     const res = await as(t, seller.liveKey).post('/v1/listings').send(body);
-    expect(res.body.error.details).toEqual([{ field: message.split(' ')[0], message }]);
+    const field = message.startsWith('url') ? 'images[0].url' : message.split(' ')[0];
+    expect(res.body.error.details).toEqual([{ field, message }]);
   });
 });

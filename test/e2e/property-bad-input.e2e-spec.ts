@@ -52,9 +52,10 @@ const listingKeys = [
 const listingLike = fc.oneof(
   fc.dictionary(fc.constantFrom(...listingKeys), wildValue),
   fc.record({
-    images: fc.array(fc.record({ url: wildValue, order: wildValue }, { requiredKeys: [] }), {
-      maxLength: 35,
-    }),
+    images: fc.array(
+      fc.oneof(fc.record({ url: wildValue, order: wildValue }, { requiredKeys: [] }), wildValue),
+      { maxLength: 35 },
+    ),
   }),
   fc
     .constant(aListing().build())

@@ -13,6 +13,7 @@ import {
   Max,
   Min,
   ValidateNested,
+  type ValidationArguments,
 } from 'class-validator';
 import { CONDITIONS, Condition } from '../listing.constants';
 import { ImageRefDto } from './image-ref.dto';
@@ -25,6 +26,14 @@ import { IsPlainText, trimText } from '../../common/http/plain-text.validator';
 const compactPhone = ({ value }: { value: unknown }) =>
   typeof value === 'string' ? value.replace(/[\p{Zs}\t-]/gu, '') : value;
 const required = () => IsDefined({ message: '$property is required' });
+
+/** Names the first item of `images` that is not an object. */
+function firstNonObject({ value }: ValidationArguments): string {
+  const at = (value as unknown[]).findIndex(
+    (item) => item === null || typeof item !== 'object' || Array.isArray(item),
+  );
+  return `images[${at}] must be an object: {"url": "https://…"}`;
+}
 
 /** Not `.` or `..`: URL parsers (fetch, browsers) drop such a path segment, so PUT could not reach it. */
 export const EXTERNAL_ID_PATTERN = /^(?!\.\.?$)[^\s/\p{C}]{1,128}$/u;
@@ -110,6 +119,8 @@ export class CreateListingDto {
   @Type(() => ImageRefDto)
   @ValidateNested({ each: true })
   @ArrayMaxSize(30, { message: 'images must contain at most 30 images' })
+  // ValidateNested finds nothing to check in an item that is an array: it would reach the insert.
+  @IsObject({ each: true, message: firstNonObject })
   @IsArray()
   @IsOptional()
   images?: ImageRefDto[] | null;

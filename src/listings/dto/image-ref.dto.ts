@@ -1,4 +1,13 @@
-import { IsInt, IsOptional, IsUrl, Max, MaxLength, Min } from 'class-validator';
+import {
+  IsDefined,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
 import { IsRequestableUrl } from '../../common/http/http-url.validator';
 import { IsPlainText } from '../../common/http/plain-text.validator';
 
@@ -12,6 +21,8 @@ export class ImageRefDto {
   @IsRequestableUrl('url must be an http(s) URL')
   @MaxLength(2048)
   @IsPlainText()
+  @IsString({ message: 'url must be an http(s) URL' })
+  @IsDefined({ message: 'url is required' })
   url: string;
 
   /** requested position 0–29; resolved against the others, then renumbered densely */
