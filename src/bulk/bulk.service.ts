@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { OwnerScope } from '../auth/scope';
+import { retryingConflicts } from '../common/db/retry-conflicts';
 import { withSavepoint } from '../common/db/savepoint';
 import { DomainError, ValidationError } from '../common/errors/domain-error';
 import { ErrorCode } from '../common/errors/error-code';
@@ -49,15 +50,23 @@ export class BulkService {
     idempotencyKey?: string,
   ): Promise<IdempotentOutcome<BulkCreateResponse>> {
     const work = (em: EntityManager) => this.createItems(em, scope, dto.items);
-    if (!idempotencyKey)
-      return { status: 200, data: await this.dataSource.transaction(work), replayed: false };
+    if (!idempotencyKey) {
+      const data = await retryingConflicts(() => this.dataSource.transaction(work));
+      return { status: 200, data, replayed: false };
+    }
     const fingerprint = requestFingerprint('POST /listings/bulk', dto);
-    return this.idempotency.execute(scope, idempotencyKey, fingerprint, 200, work);
+    return retryingConflicts(() =>
+      this.idempotency.execute(scope, idempotencyKey, fingerprint, 200, work),
+    );
   }
 
   /** Items name their listing by exactly one of `id` or `externalId`; the rest is a PATCH body. */
   update(scope: OwnerScope, dto: BulkUpdateDto): Promise<BulkUpdateResponse> {
-    return this.dataSource.transaction((em) =>
+    const items = dto.items.map((item) =>
+      typeof item === 'object' && item !== null ? (item as Record<string, unknown>) : {},
+    );
+    const names = { ids: items.map((i) => i.id), externalIds: items.map((i) => i.externalId) };
+    return this.transaction(scope, names, (em) =>
       this.run(em, 'updated', dto.items, async (item, tx) => {
         const { id, ...patch } = asJsonObject(item);
         if ((id == null) === (patch.externalId == null)) {
@@ -76,7 +85,7 @@ export class BulkService {
   }
 
   remove(scope: OwnerScope, dto: BulkIdsDto): Promise<BulkDeleteResponse> {
-    return this.dataSource.transaction((em) =>
+    return this.transaction(scope, { ids: dto.ids, externalIds: [] }, (em) =>
       this.run(em, 'deleted', dto.ids, async (id, tx) =>
         this.listings.remove(tx, scope, await this.listingId(id)),
       ),
@@ -84,10 +93,27 @@ export class BulkService {
   }
 
   markSold(scope: OwnerScope, dto: BulkIdsDto): Promise<BulkSoldResponse> {
-    return this.dataSource.transaction((em) =>
+    return this.transaction(scope, { ids: dto.ids, externalIds: [] }, (em) =>
       this.run(em, 'sold', dto.ids, async (id, tx) =>
         this.listings.markSold(tx, scope, await this.listingId(id)),
       ),
+    );
+  }
+
+  /**
+   * A bulk change's transaction: the named listings locked in id order first, then the items
+   * one by one; run again if PostgreSQL still broke a deadlock with other writers by aborting it.
+   */
+  private transaction<T>(
+    scope: OwnerScope,
+    names: { ids: unknown[]; externalIds: unknown[] },
+    work: (em: EntityManager) => Promise<T>,
+  ): Promise<T> {
+    return retryingConflicts(() =>
+      this.dataSource.transaction(async (em) => {
+        await this.listings.lockInIdOrder(em, scope, names);
+        return work(em);
+      }),
     );
   }
 

@@ -5,6 +5,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { OwnerScope } from '../auth/scope';
 import { DomainError, FieldError, ValidationError } from '../common/errors/domain-error';
 import { ErrorCode } from '../common/errors/error-code';
+import { retryingConflicts } from '../common/db/retry-conflicts';
 import { checkDto, normalizeText } from '../common/http/validation.pipe';
 import { OutboxService } from '../events/outbox.service';
 import {
@@ -59,6 +60,7 @@ class Cancelled extends Error {}
 type Admitted = { line: number; externalId: string; dto: CreateListingDto; hash: Buffer };
 /** A line whose hash was found with its listing in the read pass, by line number. */
 type KnownLines = Map<number, { externalId: string; listingId: string }>;
+type ChunkProgress = Parameters<ImportsStore['saveChunk']>[2];
 type PreparedChunk = {
   scope: OwnerScope;
   lines: number;
@@ -341,10 +343,12 @@ export class ImportRunner {
     pacer: ChunkPacer,
   ): Promise<ImportRow> {
     const { leaseMs } = this.config;
+    // Built anew by each run of the chunk's transaction: a run PostgreSQL aborted is run again.
+    let chunk: ChunkProgress | undefined;
     const progress = (applied: UpsertOutcome[]) => {
-      applied.forEach((outcome, i) => results.push(appliedResult(admitted[i], outcome)));
-      results.sort((a, b) => a.seq - b.seq);
-      return { nextLine, processed: lines, tally: tallyOf(results), results };
+      const all = [...results, ...applied.map((outcome, i) => appliedResult(admitted[i], outcome))];
+      all.sort((a, b) => a.seq - b.seq);
+      return (chunk = { nextLine, processed: lines, tally: tallyOf(all), results: all });
     };
     let saved: ImportRow;
     if (admitted.length === 0) {
@@ -354,17 +358,19 @@ export class ImportRunner {
       saved = await this.paced(
         pacer,
         () =>
-          row.dry_run
-            ? this.saveDryRun(claim, scope, admitted, progress)
-            : this.dataSource.transaction(async (em) => {
-                const applied = await this.listings.upsertBatch(em, scope, admitted);
-                await this.store.saveLineHashes(em, scope, matchingHashes(admitted, applied));
-                return this.store.saveChunk(em, claim, progress(applied), leaseMs);
-              }),
+          retryingConflicts(() =>
+            row.dry_run
+              ? this.saveDryRun(claim, scope, admitted, progress)
+              : this.dataSource.transaction(async (em) => {
+                  const applied = await this.listings.upsertBatch(em, scope, admitted);
+                  await this.store.saveLineHashes(em, scope, matchingHashes(admitted, applied));
+                  return this.store.saveChunk(em, claim, progress(applied), leaseMs);
+                }),
+          ),
         () => admitted.length,
       );
     }
-    this.count(tallyOf(results));
+    this.count(chunk!.tally);
     // A cancel committed before the chunk's progress shows in it; a later one, with the next.
     if (saved.cancel_requested) throw new Cancelled();
     return saved;
@@ -416,7 +422,7 @@ export class ImportRunner {
     claim: Claim,
     scope: OwnerScope,
     admitted: Admitted[],
-    progress: (applied: UpsertOutcome[]) => Parameters<ImportsStore['saveChunk']>[2],
+    progress: (applied: UpsertOutcome[]) => ChunkProgress,
   ): Promise<ImportRow> {
     const runner = this.dataSource.createQueryRunner();
     let applied: UpsertOutcome[];
@@ -487,42 +493,47 @@ export class ImportRunner {
     let current = row;
     let afterId = await this.store.lastRemoval(row.id);
     for (;;) {
-      const saved = await this.paced(
+      const chunk = await this.paced(
         pacer,
         () =>
-          this.dataSource.transaction(async (em) => {
-            const targets = await this.listingsStore.lockMirrorRemovals(em, scope, {
-              planned: row.planned_snapshot!,
-              keep,
-              afterId,
-              limit: this.config.chunkLines,
-              lock: !row.dry_run,
-            });
-            if (targets.length === 0) return undefined;
-            const results: NewResult[] = [];
-            for (const [k, target] of targets.entries()) {
-              if (!row.dry_run) await this.listings.remove(em, scope, target.id);
-              results.push({
-                seq: lastLine + 1 + current.removed + k,
-                line: null,
-                external_id: target.external_id,
-                outcome: 'removed',
-                listing_id: target.id,
-                error: null,
+          retryingConflicts(() =>
+            this.dataSource.transaction(async (em) => {
+              const targets = await this.listingsStore.lockMirrorRemovals(em, scope, {
+                planned: row.planned_snapshot!,
+                keep,
+                afterId,
+                limit: this.config.chunkLines,
+                lock: !row.dry_run,
               });
-            }
-            afterId = targets[targets.length - 1].id;
-            const tally = { ...emptyTally(), removed: results.length };
-            return this.store.saveChunk(
-              em,
-              claim,
-              { nextLine: current.next_line, processed: 0, tally, results },
-              this.config.leaseMs,
-            );
-          }),
-        (chunk) => (chunk ? chunk.removed - current.removed : 0),
+              if (targets.length === 0) return undefined;
+              const results: NewResult[] = [];
+              for (const [k, target] of targets.entries()) {
+                if (!row.dry_run) await this.listings.remove(em, scope, target.id);
+                results.push({
+                  seq: lastLine + 1 + current.removed + k,
+                  line: null,
+                  external_id: target.external_id,
+                  outcome: 'removed',
+                  listing_id: target.id,
+                  error: null,
+                });
+              }
+              const tally = { ...emptyTally(), removed: results.length };
+              const saved = await this.store.saveChunk(
+                em,
+                claim,
+                { nextLine: current.next_line, processed: 0, tally, results },
+                this.config.leaseMs,
+              );
+              return { saved, lastId: targets[targets.length - 1].id };
+            }),
+          ),
+        (chunk) => (chunk ? chunk.saved.removed - current.removed : 0),
       );
-      if (!saved) return current;
+      if (!chunk) return current;
+      // Moved on once committed: a run PostgreSQL aborted is run again from the same place.
+      const { saved, lastId } = chunk;
+      afterId = lastId;
       this.metrics.importLines.inc({ outcome: 'removed' }, saved.removed - current.removed);
       current = saved;
       if (await this.store.cancelRequested(row.id)) throw new Cancelled();

@@ -443,6 +443,24 @@ export class ListingsService {
   }
 
   /** Soft delete from any state but REMOVED; an already removed listing is not found. */
+  /**
+   * Locks the listings a batch will write, named by id or externalId, in id order before any is
+   * written: batches locking row by row in their items' order deadlock on shared listings.
+   * Strings that are not UUIDs name no listing and are left out.
+   */
+  lockInIdOrder(
+    em: EntityManager,
+    scope: OwnerScope,
+    names: { ids: unknown[]; externalIds: unknown[] },
+  ): Promise<void> {
+    const strings = (values: unknown[]) =>
+      values.filter((value): value is string => typeof value === 'string');
+    return this.store.lockInIdOrder(em, scope, {
+      ids: strings(names.ids).filter((id) => isUUID(id)),
+      externalIds: strings(names.externalIds),
+    });
+  }
+
   async remove(em: EntityManager, scope: OwnerScope, id: string): Promise<ListingRow> {
     const row = await this.store.remove(em, scope, id);
     if (!row) throw new NotFoundError('Listing');

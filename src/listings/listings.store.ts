@@ -169,6 +169,26 @@ export class ListingsStore {
   }
 
   /**
+   * Locks the scope's listings named by id or externalId, in id order, as an import's chunk locks
+   * its own: writers that take their rows in one order cannot deadlock on them. Names that match
+   * nothing lock nothing.
+   */
+  async lockInIdOrder(
+    em: EntityManager,
+    scope: OwnerScope,
+    names: { ids: string[]; externalIds: string[] },
+  ): Promise<void> {
+    if (names.ids.length === 0 && names.externalIds.length === 0) return;
+    await em.query(
+      `SELECT id FROM listings
+       WHERE account_id = $1 AND livemode = $2
+         AND (id = ANY($3::uuid[]) OR external_id = ANY($4::text[]))
+       ORDER BY id FOR UPDATE`,
+      [scope.accountId, scope.livemode, names.ids, names.externalIds],
+    );
+  }
+
+  /**
    * What a mirror import removes: listings of the scope that existed when it was planned (their
    * creator is visible in `planned`, the import's snapshot; see EXISTED_WHEN_PLANNED), have an
    * externalId that is not in `keep`, and are DRAFT, ACTIVE or EXPIRED (never SOLD). Locked, in

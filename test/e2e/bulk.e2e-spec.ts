@@ -599,4 +599,74 @@ describe('Bulk: create, update, delete and mark sold', () => {
       expect(data.results[0].error.code).toBe('VALIDATION_ERROR');
     });
   });
+
+  describe('racing requests on the same listings, in opposite orders', () => {
+    const ROUNDS = 4;
+    let seller: TestAccount;
+    beforeAll(async () => {
+      seller = await anAccount(t).build();
+    });
+
+    const fiftyListings = async (prefix: string) => {
+      const items = Array.from({ length: 50 }, (_, i) =>
+        aListing().withExternalId(`${prefix}-${i}`).build(),
+      );
+      const data = (await bulkCreate(seller.liveKey, items).expect(200)).body.data;
+      expect(data.created).toBe(50);
+      return idsOf(data.results) as string[];
+    };
+
+    it('two updates of the same 50 both succeed, every item', async () => {
+      const externalIds = Array.from({ length: 50 }, (_, i) => `race-upd-${i}`);
+      await fiftyListings('race-upd');
+      for (let round = 0; round < ROUNDS; round++) {
+        const patch = (order: string[], price: number) =>
+          bulkUpdate(
+            seller.liveKey,
+            order.map((externalId) => ({ externalId, price })),
+          );
+        const answers = await Promise.all([
+          patch(externalIds, 1000 + round),
+          patch([...externalIds].reverse(), 2000 + round),
+        ]);
+        expect(answers.map((a) => [a.status, a.body.data?.updated])).toEqual([
+          [200, 50],
+          [200, 50],
+        ]);
+      }
+    });
+
+    it('a sale and a delete of the same 50 both answer 200, each listing taken by one of them', async () => {
+      for (let round = 0; round < ROUNDS; round++) {
+        const ids = await fiftyListings(`race-sd-${round}`);
+        const [sold, deleted] = await Promise.all([
+          bulkSold(seller.liveKey, ids),
+          bulkDelete(seller.liveKey, [...ids].reverse()),
+        ]);
+        expect([sold.status, deleted.status]).toEqual([200, 200]);
+        expect(deleted.body.data.deleted).toBe(50); // a SOLD listing can be deleted too
+        expect(sold.body.data.sold + sold.body.data.failed).toBe(50);
+      }
+    });
+
+    it('two creates of the same 50 externalIds make 50 listings, each created once', async () => {
+      for (let round = 0; round < ROUNDS; round++) {
+        const items = Array.from({ length: 50 }, (_, i) =>
+          aListing().withExternalId(`race-new-${round}-${i}`).build(),
+        );
+        const answers = await Promise.all([
+          bulkCreate(seller.liveKey, items),
+          bulkCreate(seller.liveKey, [...items].reverse()),
+        ]);
+        expect(answers.map((a) => a.status)).toEqual([200, 200]);
+        expect(answers[0].body.data.created + answers[1].body.data.created).toBe(50);
+        expect(
+          await countRows(`listings WHERE account_id = $1 AND external_id LIKE $2`, [
+            seller.id,
+            `race-new-${round}-%`,
+          ]),
+        ).toBe(50);
+      }
+    });
+  });
 });

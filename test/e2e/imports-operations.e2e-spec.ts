@@ -293,3 +293,73 @@ describe('Inventory imports: a cancel while running', () => {
     expect(fieldsOf(again)).toEqual(['status']);
   });
 });
+
+/** An import and the account's own bulk requests writing the same listings at once. */
+describe('Inventory imports: racing bulk updates of the same listings', () => {
+  const LINES = 5_000;
+  let t: TestApp;
+  let seller: TestAccount;
+
+  beforeAll(async () => {
+    t = await createTestApp({
+      env: {
+        IMPORT_LEASE: '3s',
+        IMPORT_SWEEP_EVERY: '1s',
+        RATE_LIMIT_WRITE_PER_MIN: '100000',
+      },
+    });
+    seller = await anAccount(t).build();
+  });
+  afterAll(() => t?.close());
+
+  const post = (body: string) =>
+    as(t, seller.liveKey)
+      .post('/v1/imports')
+      .set('Content-Type', 'application/x-ndjson')
+      .send(body)
+      .expect(202);
+
+  it('neither deadlocks: the import runs through in its first claim, every bulk answers 200', async () => {
+    const externalIds = Array.from({ length: LINES }, (_, i) => `race-${i}`);
+    const created = await ended(t, seller.liveKey, (await post(ndjson(externalIds))).body.data.id);
+    expect(created).toMatchObject({ status: 'succeeded', counts: { created: LINES } });
+
+    const priced = externalIds
+      .map((externalId, i) =>
+        JSON.stringify(
+          aListing()
+            .with({ externalId, price: 500 + i })
+            .build(),
+        ),
+      )
+      .join('\n');
+    const id = (await post(priced + '\n')).body.data.id as string;
+    let running = true;
+    const statuses: number[] = [];
+    // Four integrations' loops, each updating 50 of the same listings in random order.
+    const loop = async (k: number) => {
+      for (let round = 0; running; round++) {
+        const items = Array.from({ length: 50 }, () => ({
+          externalId: externalIds[Math.floor(Math.random() * LINES)],
+          price: 100_000 + k * 1_000 + round,
+        }));
+        const unique = [...new Map(items.map((item) => [item.externalId, item])).values()];
+        statuses.push(
+          (await as(t, seller.liveKey).patch('/v1/listings/bulk').send({ items: unique })).status,
+        );
+      }
+    };
+    const loops = [0, 1, 2, 3].map(loop);
+    const done = await ended(t, seller.liveKey, id);
+    running = false;
+    await Promise.all(loops);
+
+    expect(done).toMatchObject({ status: 'succeeded', counts: { updated: LINES } });
+    const [{ attempts }] = await t.dataSource.query(`SELECT attempts FROM imports WHERE id = $1`, [
+      id,
+    ]);
+    expect(attempts).toBe(1);
+    expect(statuses.length).toBeGreaterThan(0);
+    expect(statuses.filter((status) => status !== 200)).toEqual([]);
+  });
+});
