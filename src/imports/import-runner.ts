@@ -248,9 +248,12 @@ export class ImportRunner {
       const held = await this.store.settle(em, claim, {
         status: 'held',
         removalLimitExceeded: true,
+        unlessCancelled: true,
       });
-      if (!held) throw new LostClaimError(claim.id);
-      await this.emit(em, 'import.held', held);
+      if (held) return this.emit(em, 'import.held', held);
+      // A cancel sent while the removals were counted ends the import instead.
+      if (await this.store.cancelRequested(row.id)) throw new Cancelled();
+      throw new LostClaimError(claim.id);
     });
     return true;
   }

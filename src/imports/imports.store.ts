@@ -367,6 +367,8 @@ export class ImportsStore {
       status: ImportStatus;
       error?: { code: string; message: string } | null;
       removalLimitExceeded?: boolean;
+      /** Not if a cancel was asked for: a cancel committed first wins over a hold. */
+      unlessCancelled?: boolean;
     },
   ): Promise<ImportRow | undefined> {
     const final = !UNFINISHED.includes(change.status);
@@ -374,7 +376,7 @@ export class ImportsStore {
       `UPDATE imports SET status = $3, error = $4, claim_token = NULL, lease_until = NULL,
          removal_limit_exceeded = COALESCE($5, removal_limit_exceeded),
          finished_at = CASE WHEN $6 THEN now() ELSE NULL END
-       WHERE id = $1 AND claim_token = $2 RETURNING *`,
+       WHERE id = $1 AND claim_token = $2 AND NOT ($7 AND cancel_requested) RETURNING *`,
       [
         claim.id,
         claim.token,
@@ -382,6 +384,7 @@ export class ImportsStore {
         change.error ? storableJson(change.error) : null,
         change.removalLimitExceeded ?? null,
         final,
+        change.unlessCancelled ?? false,
       ],
     );
     return rows[0];

@@ -5,6 +5,7 @@ import { ImportsStore, LostClaimError } from '../../src/imports/imports.store';
 import { ImportsWorkerModule } from '../../src/imports/imports-worker.module';
 import type { CreateListingDto } from '../../src/listings/dto/create-listing.dto';
 import { ListingsService } from '../../src/listings/listings.service';
+import { ListingsStore } from '../../src/listings/listings.store';
 import { ApiLoad } from '../../src/platform/api-load/api-load';
 import { Metrics } from '../../src/platform/metrics/metrics';
 import { createIntegrationContext, IntegrationContext } from '../support/integration';
@@ -324,6 +325,39 @@ describe('ImportRunner resume after a crash between chunks', () => {
     const [row] = await ctx.dataSource.query(`SELECT * FROM imports WHERE id = $1`, [id]);
     expect(row).toMatchObject({ status: 'cancelled', processed: 0 });
     expect(await results(id)).toEqual([]);
+  });
+
+  it('a cancel sent while a mirror counts its removals ends it instead of holding it', async () => {
+    // Eleven listings the mirror's one line leaves out: over its default limit of ten removals.
+    await runner.run(await newImport(Array.from({ length: 12 }, (_, i) => body(i + 1))));
+    const id = await queueImport(ctx, owner, [body(1)], { mode: 'mirror' });
+    let cancelledWhileCounting = false;
+    const counted = jest
+      .spyOn(ctx.get(ListingsStore), 'countMirrorRemovals')
+      .mockImplementationOnce(async (...args) => {
+        const counts = await ListingsStore.prototype.countMirrorRemovals.apply(
+          ctx.get(ListingsStore),
+          args,
+        );
+        // POST /v1/imports/:id/cancel, committed while the runner counts.
+        await ctx.dataSource.query(`UPDATE imports SET cancel_requested = true WHERE id = $1`, [
+          id,
+        ]);
+        cancelledWhileCounting = true;
+        return counts;
+      });
+    try {
+      await runner.run(id);
+    } finally {
+      counted.mockRestore();
+    }
+    expect(cancelledWhileCounting).toBe(true);
+    expect(await importRow(id)).toMatchObject({ status: 'cancelled', removed: 0 });
+    const events = await ctx.dataSource.query(
+      `SELECT event FROM outbox_events WHERE data->>'id' = $1 ORDER BY seq`,
+      [id],
+    );
+    expect(events.map((e: { event: string }) => e.event)).toEqual(['import.finished']);
   });
 
   it('a chunk saved under a claim that was lost records no result and no progress', async () => {
