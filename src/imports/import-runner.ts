@@ -235,7 +235,7 @@ export class ImportRunner {
     const { removable, removals } = await this.listingsStore.countMirrorRemovals(
       this.dataSource.manager,
       this.scopeOf(row),
-      row.planned_snapshot!,
+      row.accepted_snapshot!,
       keep,
     );
     if (removals <= removalLimit(row.max_removals, removable)) return false;
@@ -502,7 +502,7 @@ export class ImportRunner {
           retryingConflicts(() =>
             this.dataSource.transaction(async (em) => {
               const targets = await this.listingsStore.lockMirrorRemovals(em, scope, {
-                planned: row.planned_snapshot!,
+                accepted: row.accepted_snapshot!,
                 keep,
                 afterId,
                 limit: this.config.chunkLines,

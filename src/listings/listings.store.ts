@@ -57,12 +57,12 @@ const liveWithExternalId = (match: string) =>
   `account_id = $1 AND livemode = $2 AND external_id = ${match} AND status <> 'REMOVED'`;
 
 /**
- * A listing existed when an import was planned if the transaction that created it had committed
+ * A listing existed when an import was accepted if the transaction that created it had committed
  * by then: visible in the import's snapshot (`snapshot`, pg_snapshot as text). A null creator is a
- * listing older than the snapshots. Creation time cannot say it: a create in flight at planning
- * began before it.
+ * listing older than the snapshots. Creation time cannot say it: a create in flight then began
+ * before it.
  */
-const EXISTED_WHEN_PLANNED = (snapshot: string) =>
+const EXISTED_WHEN_ACCEPTED = (snapshot: string) =>
   `(created_xid IS NULL OR pg_visible_in_snapshot(created_xid, ${snapshot}::pg_snapshot))`;
 
 const ORDER_BY: Record<ListingSort | 'updated', string> = {
@@ -189,23 +189,23 @@ export class ListingsStore {
   }
 
   /**
-   * What a mirror import removes: listings of the scope that existed when it was planned (their
-   * creator is visible in `planned`, the import's snapshot; see EXISTED_WHEN_PLANNED), have an
+   * What a mirror import removes: listings of the scope that existed when it was accepted (their
+   * creator is visible in `accepted`, the import's snapshot; see EXISTED_WHEN_ACCEPTED), have an
    * externalId that is not in `keep`, and are DRAFT, ACTIVE or EXPIRED (never SOLD). Locked, in
    * id order after `afterId`, so their state cannot change before the caller removes them.
    */
   async lockMirrorRemovals(
     em: EntityManager,
     scope: OwnerScope,
-    q: { planned: string; keep: string[]; afterId: string | null; limit: number; lock: boolean },
+    q: { accepted: string; keep: string[]; afterId: string | null; limit: number; lock: boolean },
   ): Promise<{ id: string; external_id: string }[]> {
     return em.query(
       `SELECT id, external_id FROM listings
        WHERE account_id = $1 AND livemode = $2 AND external_id IS NOT NULL
-         AND status IN ('DRAFT', 'ACTIVE', 'EXPIRED') AND ${EXISTED_WHEN_PLANNED('$3')}
+         AND status IN ('DRAFT', 'ACTIVE', 'EXPIRED') AND ${EXISTED_WHEN_ACCEPTED('$3')}
          AND NOT (external_id = ANY($4)) AND ($5::uuid IS NULL OR id > $5)
        ORDER BY id LIMIT $6 ${q.lock ? 'FOR UPDATE' : ''}`,
-      [scope.accountId, scope.livemode, q.planned, q.keep, q.afterId, q.limit],
+      [scope.accountId, scope.livemode, q.accepted, q.keep, q.afterId, q.limit],
     );
   }
 
@@ -213,7 +213,7 @@ export class ListingsStore {
   async countMirrorRemovals(
     em: EntityManager,
     scope: OwnerScope,
-    planned: string,
+    accepted: string,
     keep: string[],
   ): Promise<{ removable: number; removals: number }> {
     const [counts] = await em.query(
@@ -221,8 +221,8 @@ export class ListingsStore {
               (count(*) FILTER (WHERE NOT (external_id = ANY($4))))::int AS removals
        FROM listings
        WHERE account_id = $1 AND livemode = $2 AND external_id IS NOT NULL
-         AND status IN ('DRAFT', 'ACTIVE', 'EXPIRED') AND ${EXISTED_WHEN_PLANNED('$3')}`,
-      [scope.accountId, scope.livemode, planned, keep],
+         AND status IN ('DRAFT', 'ACTIVE', 'EXPIRED') AND ${EXISTED_WHEN_ACCEPTED('$3')}`,
+      [scope.accountId, scope.livemode, accepted, keep],
     );
     return counts;
   }

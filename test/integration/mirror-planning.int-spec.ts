@@ -12,11 +12,11 @@ const line = (externalId: string) => aListing().with({ externalId }).build();
 const dto = (externalId: string) => line(externalId) as unknown as CreateListingDto;
 
 /**
- * A mirror import removes the listings that existed when it was planned and are not in its feed.
- * A create whose transaction began before the planning and committed after it did not exist
- * then: the import must leave it, though its created_at is earlier than the planning.
+ * A mirror import removes the listings that existed when it was accepted and are not in its feed.
+ * A create whose transaction began before and committed after did not exist then: the import must
+ * leave it, though its created_at is earlier; and so one created while the import reads its file.
  */
-describe('A mirror import planned while a create is in flight', () => {
+describe('A mirror import accepted while a create is in flight', () => {
   let ctx: IntegrationContext;
   let owner: OwnerScope;
 
@@ -32,7 +32,7 @@ describe('A mirror import planned while a create is in flight', () => {
     await ctx?.close();
   });
 
-  it('removes what had committed before the planning, and keeps the create it raced', async () => {
+  it('removes what had committed before it was accepted, and keeps the create it raced', async () => {
     const listings = ctx.get(ListingsService);
     const store = ctx.get(ImportsStore);
     await ctx.dataSource.transaction((em) => listings.create(em, owner, dto('kept')));
@@ -68,6 +68,30 @@ describe('A mirror import planned while a create is in flight', () => {
       { external_id: 'gone', status: 'REMOVED' },
       { external_id: 'kept', status: 'ACTIVE' },
       { external_id: 'racing', status: 'ACTIVE' },
+    ]);
+  });
+
+  it('keeps a listing created while it read its file', async () => {
+    const listings = ctx.get(ListingsService);
+    const store = ctx.get(ImportsStore);
+    const other = await ctx.newOwner();
+    await ctx.dataSource.transaction((em) => listings.create(em, other, dto('old')));
+    const id = await queueImport(ctx, other, [line('listed')], { mode: 'mirror' });
+    // Created and committed after the 202, before the read pass ends: the feed never knew it.
+    const markPlanned = jest.spyOn(store, 'markPlanned').mockImplementationOnce(async (...args) => {
+      await ctx.dataSource.transaction((em) => listings.create(em, other, dto('newer')));
+      return ImportsStore.prototype.markPlanned.apply(store, args);
+    });
+    await ctx.get(ImportRunner).run(id);
+    expect(markPlanned).toHaveBeenCalled();
+    const rows = await ctx.dataSource.query(
+      `SELECT external_id, status FROM listings WHERE account_id = $1 ORDER BY external_id`,
+      [other.accountId],
+    );
+    expect(rows).toEqual([
+      { external_id: 'listed', status: 'ACTIVE' },
+      { external_id: 'newer', status: 'ACTIVE' },
+      { external_id: 'old', status: 'REMOVED' },
     ]);
   });
 });
