@@ -13,14 +13,13 @@ import { ErrorCode } from './common/errors/error-code';
 import { errorEnvelope } from './common/http/envelope';
 import { Logger } from 'nestjs-pino';
 import { AuthenticateMiddleware } from './auth/authenticate.middleware';
-import { contentTypeMiddleware } from './common/http/content-type.middleware';
+import { contentTypeMiddleware, isImageUpload } from './common/http/content-type.middleware';
 import { verifyJsonBody } from './common/http/json-body.verify';
 import { answerClientErrorsInEnvelope } from './common/http/client-errors';
 import { requestIdMiddleware } from './platform/logging/request-id';
 import { ROOT_LOGGER } from './platform/logging/logging.module';
 import { requestLogger } from './platform/logging/request-logger';
 import { buildOpenApiDocument } from './openapi';
-import { isImageUpload } from './images/image-upload.interceptor';
 import { TEST_HELPERS_PATH, testModeOnly } from './test-helpers/test-mode-only.middleware';
 
 export const API_PREFIX = 'v1';

@@ -1,6 +1,6 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { json, type Request, type Response } from 'express';
+import { json, type Response } from 'express';
 import { defer, finalize, type Observable, switchMap } from 'rxjs';
 import type { AuthenticatedRequest } from '../auth/auth.decorators';
 import { verifyJsonBody } from '../common/http/json-body.verify';
@@ -12,12 +12,6 @@ import { UploadGate } from './upload-gate';
 export const IMAGE_JSON_BODY_LIMIT = '15mb';
 /** A body this small (an image by URL) is read without a slot: it costs next to nothing. */
 const UNGATED_BYTES = 64 * 1024;
-/** The upload route, below the API prefix; the general JSON parser leaves its body unread. */
-const IMAGE_UPLOAD_PATH = /^\/listings\/[^/]+\/images\/?$/i;
-
-export function isImageUpload(req: Request): boolean {
-  return req.method === 'POST' && IMAGE_UPLOAD_PATH.test(req.path);
-}
 
 /**
  * Reads an image upload's body after the guards (an unauthorised, rate-limited or refused request

@@ -44,6 +44,8 @@ const FEED_TYPES: Record<string, ImportFormat> = {
   'application/x-ndjson': 'ndjson',
   'text/csv': 'csv',
 };
+/** The charset a Content-Type declares, as sent (quoted or not). */
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]+)"?/i;
 
 /** A feed sent as the request body. */
 export interface ImportUpload {
@@ -137,6 +139,12 @@ export class ImportsService {
         'Send the feed as application/x-ndjson or text/csv, or application/json {sourceUrl, format}.',
       );
     }
+    const charset = CHARSET.exec(upload.contentType ?? '')?.[1].toLowerCase();
+    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')
+      throw ValidationError.field(
+        'Content-Type',
+        `A feed is read as UTF-8; convert the file from ${charset} to UTF-8 and send it with charset=utf-8 or none.`,
+      );
     const encoding = (upload.contentEncoding ?? 'identity').trim().toLowerCase();
     if (encoding !== 'identity' && encoding !== 'gzip')
       throw ValidationError.field('Content-Encoding', 'Content-Encoding must be gzip or absent.');

@@ -165,6 +165,37 @@ describe('Inventory imports', () => {
     expect((await results(res.body.data.id)).data[0].line).toBe(2);
   });
 
+  it('fails a CSV line whose cell is not UTF-8 (a Latin-1 export) alone, naming the column', async () => {
+    const header =
+      'externalId;title;description;price;condition;categorySlug;locationLan;locationKommun';
+    const row = (id: string, title: string) =>
+      `${id};${title};En soffa.;1500;GOOD;sofas-armchairs;stockholm;huddinge`;
+    const csv = Buffer.concat([
+      Buffer.from(`${header}\n${row('enc-1', 'Soffa grå')}\n`),
+      Buffer.from(`${row('enc-2', 'Soffa grå')}\n`, 'latin1'),
+    ]);
+    // Declared, the charset is refused at once; undeclared, the file is read as UTF-8.
+    const declared = await upload(csv, '', seller.liveKey, 'text/csv; charset=ISO-8859-1');
+    expectError(declared, 400, 'VALIDATION_ERROR');
+    expect(declared.body.error.details).toEqual([
+      {
+        field: 'Content-Type',
+        message:
+          'A feed is read as UTF-8; convert the file from iso-8859-1 to UTF-8 and send it with charset=utf-8 or none.',
+      },
+    ]);
+    const res = await upload(csv, '', seller.liveKey, 'text/csv; charset="utf-8"').expect(202);
+    const done = await finished(res.body.data.id);
+    expect(done).toMatchObject({
+      status: 'succeeded_with_errors',
+      counts: { created: 1, failed: 1 },
+    });
+    const [failed] = (await results(res.body.data.id, '?outcome=failed')).data;
+    expect(failed).toMatchObject({ line: 3, externalId: 'enc-2', outcome: 'failed' });
+    expect(failed.error.details).toEqual([{ field: 'title', message: 'title is not valid UTF-8' }]);
+    expect(await listingByExternalId('enc-2')).toBeUndefined();
+  });
+
   it('takes a gzip body', async () => {
     const res = await upload(gzipSync(ndjson([item('gz-1')])))
       .set('Content-Encoding', 'gzip')

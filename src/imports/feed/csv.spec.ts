@@ -207,6 +207,20 @@ describe('readFeed, CSV', () => {
     expect(short).toEqual([{ line: 2, error: 'line 2: 2 cells where the header has 3 columns' }]);
   });
 
+  it('fails a line with a cell that is not UTF-8, naming the column; a character split across chunks is read', async () => {
+    const latin1 = Buffer.from(
+      'externalId;title\nlat-1;Soffa gr\xe5 fin\nlat-2;Fin soffa gr\u00e5\n',
+      'latin1',
+    );
+    const utf8 = Buffer.from('ok-2;Soffa grå\n');
+    const split = utf8.indexOf(0xc3) + 1; // between the two bytes of å
+    expect(await read([latin1, utf8.subarray(0, split), utf8.subarray(split)])).toEqual([
+      { line: 2, error: 'title is not valid UTF-8', field: 'title', externalId: 'lat-1' },
+      { line: 3, error: 'title is not valid UTF-8', field: 'title', externalId: 'lat-2' },
+      { line: 4, body: { externalId: 'ok-2', title: 'Soffa grå' } },
+    ]);
+  });
+
   it('takes a header that ends in its delimiter: rows may end in one too, and fail a value there', async () => {
     const csv = 'externalId;title;\na;t;\nb;u\nc;v;x\nd;w;;\n';
     expect(await read([csv])).toEqual([

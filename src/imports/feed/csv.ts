@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { parse } from 'csv-parse';
 import { FeedError } from './feed-error';
 import type { AttributeTypeOf, FeedLimits, FeedLine, FeedRecord } from './feed.types';
@@ -41,7 +42,7 @@ export async function* csvLines(
   let parser: ReturnType<typeof parse> | undefined;
   try {
     const { delimiter, head } = await readHeaderLine(input, limits.maxLineBytes);
-    const records: string[][] = [];
+    const records: Buffer[][] = [];
     let failure: unknown;
     parser = parse({
       delimiter,
@@ -50,8 +51,11 @@ export async function* csvLines(
       relax_column_count: true, // a row of the wrong width is that row's error, not the file's
       skip_empty_lines: false, // blank lines come through so that line numbers count them
       max_record_size: limits.maxLineBytes,
-      on_record: (record: string[]) => {
-        records.push(record);
+      // Cells as bytes: a cell that is not UTF-8 fails its line, as in NDJSON, instead of being
+      // read with U+FFFD in place of what it held.
+      encoding: null,
+      on_record: (record: unknown) => {
+        records.push(record as Buffer[]);
         return null; // taken here, so nothing waits in the stream's buffer
       },
     });
@@ -62,7 +66,10 @@ export async function* csvLines(
     // Records parsed before a failure are read first, so chunk boundaries never change the result.
     const drain = function* (): Generator<FeedRecord> {
       for (const record of records.splice(0)) {
-        const line = rows.read(record);
+        const line = rows.read(
+          record.map((cell) => cell.toString('utf8')),
+          record.findIndex((cell) => !isUtf8(cell)),
+        );
         if (line) yield new CsvRecord(line);
       }
       if (failure !== undefined) throw rows.malformed(failure);
@@ -168,6 +175,7 @@ type Column = (body: Record<string, unknown>, value: string) => void;
 class RowReader {
   private nextLine = 1;
   private columns: Column[] | undefined;
+  private columnNames: string[] = [];
   /** the header's externalId column, -1 when it has none */
   private externalIdColumn = -1;
   /** the header ends with its delimiter: an unnamed last column, to be left empty */
@@ -181,7 +189,8 @@ class RowReader {
     this.count = new LineCount(limits.maxLines);
   }
 
-  read(record: string[]): FeedLine | undefined {
+  /** `notUtf8`: the index of the first cell whose bytes are not UTF-8 (read with U+FFFD), or -1. */
+  read(record: string[], notUtf8: number): FeedLine | undefined {
     const line = this.nextLine;
     this.nextLine += 1 + lineBreaks(record);
     if (record.length === 1 && record[0].trim() === '') return void this.count.blank(line);
@@ -192,11 +201,18 @@ class RowReader {
       this.trailingDelimiter = record.length > 1 && record[record.length - 1].trim() === '';
       const named = this.trailingDelimiter ? record.slice(0, -1) : record;
       this.columns = columnsOf(named, this.attributeType, line);
+      this.columnNames = named.map((name) => name.trim());
       this.externalIdColumn = record.findIndex((name) => name.trim() === 'externalId');
       return undefined;
     }
     this.count.data(line);
     const named = this.columns.length;
+    if (notUtf8 !== -1) {
+      const column = notUtf8 < named ? this.columnNames[notUtf8] : undefined;
+      return column === undefined
+        ? this.failed(line, record, `line ${line}: not valid UTF-8`)
+        : { ...this.failed(line, record, `${column} is not valid UTF-8`), field: column };
+    }
     // Under a header that ends in its delimiter, a row may end in one too (an empty last cell).
     const width = this.trailingDelimiter && record.length === named + 1 ? named + 1 : named;
     if (record.length !== width)
