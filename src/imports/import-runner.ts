@@ -465,7 +465,7 @@ export class ImportRunner {
       if (first !== undefined)
         return ValidationError.field(
           'externalId',
-          `externalId '${externalId}' duplicates line ${first}`,
+          `externalId '${externalId}' is a duplicate of line ${first}`,
         );
     }
     try {

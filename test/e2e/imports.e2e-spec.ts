@@ -249,7 +249,9 @@ describe('Inventory imports', () => {
     await finished(res.body.data.id);
     const page = await results(res.body.data.id);
     expect(page.data[1]).toMatchObject({ outcome: 'failed', externalId: 'dup-1' });
-    expect(page.data[1].error.message).toContain('line 1');
+    expect(page.data[1].error.details).toEqual([
+      { field: 'externalId', message: "externalId 'dup-1' is a duplicate of line 1" },
+    ]);
   });
 
   it("names every field error of a line in its result, as the PUT's 400 does", async () => {
@@ -610,7 +612,7 @@ describe('Inventory imports', () => {
     expect(await finished(res.body.data.id)).toMatchObject({ counts: { created: 1, failed: 1 } });
     const [first, second] = (await results(res.body.data.id)).data;
     expect(first).toMatchObject({ externalId: 'nfc-caf\u00e9', outcome: 'created' });
-    expect(second.error.details[0].message).toContain('duplicates line 1');
+    expect(second.error.details[0].message).toContain('is a duplicate of line 1');
     await as(t, seller.liveKey)
       .put(`/v1/listings/by-external-id/${encodeURIComponent('nfc-caf\u00e9')}`)
       .send(aListing().build())

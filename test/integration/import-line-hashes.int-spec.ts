@@ -266,7 +266,7 @@ describe('Import line hashes', () => {
     expect(results).toEqual([
       { line: 1, outcome: 'unchanged', message: null },
       { line: 2, outcome: 'unchanged', message: null },
-      { line: 3, outcome: 'failed', message: expect.stringContaining('duplicates line 1') },
+      { line: 3, outcome: 'failed', message: expect.stringContaining('is a duplicate of line 1') },
     ]);
   });
 
