@@ -1,5 +1,6 @@
 import { length } from 'class-validator';
 import type { FieldError } from '../common/errors/domain-error';
+import { textProblem } from '../common/http/plain-text.validator';
 import type { AttributeDefinition } from './categories.data';
 
 /** Checks a listing's `attributes` against its category's definitions; errors name `attributes.<key>`. */
@@ -10,7 +11,11 @@ export function validateAttributes(
   const errors: FieldError[] = [];
   const known = new Map(definitions.map((d) => [d.key, d]));
   for (const key of Object.keys(attributes)) {
-    if (!known.has(key))
+    // A key that is not plain text is named by what is wrong with it, never echoed.
+    const keyProblem = textProblem(key);
+    if (keyProblem)
+      errors.push({ field: 'attributes', message: `a key of attributes ${keyProblem}` });
+    else if (!known.has(key))
       errors.push({
         field: `attributes.${key}`,
         message: `${key} is not an attribute of this category`,
@@ -37,7 +42,7 @@ function checkValue(def: AttributeDefinition, value: unknown): string | undefine
       // Characters as every other text field counts them (class-validator's length), not UTF-16 units.
       if (def.maxLength !== undefined && !length(value, 0, def.maxLength))
         return `must be at most ${def.maxLength} characters`;
-      return undefined;
+      return textProblem(value);
     case 'integer':
       if (typeof value !== 'number' || !Number.isInteger(value)) return 'must be an integer';
       if (def.min !== undefined && value < def.min) return `must be at least ${def.min}`;

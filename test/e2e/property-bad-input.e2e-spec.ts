@@ -120,7 +120,7 @@ const STRING_FIELDS: [string, (body: Body, char: string, at: number) => void][] 
     },
   ]),
   [
-    'attributes',
+    'attributes.model',
     (body, char, at) => {
       const attributes = body.attributes as Record<string, unknown>;
       attributes.model = insertAt(String(attributes.model), at, char);

@@ -41,7 +41,7 @@ describe('Text is valid Unicode, stored in NFC; bodies are bounded', () => {
         ],
         ['description', aListing().with({ description: `bra\udc00` }).build()],
         [
-          'attributes',
+          'attributes.model',
           aListing()
             .with({ attributes: { make: 'volvo', model: `V7${LONE}` } })
             .build(),
@@ -66,15 +66,60 @@ describe('Text is valid Unicode, stored in NFC; bodies are bounded', () => {
           .post('/v1/listings')
           .send(
             aListing()
-              .with({ attributes: { make: 'volvo', model: `V7${LONE}` } })
+              .with({
+                attributes: {
+                  make: 'volvo',
+                  model: `V7${LONE}`,
+                  modelYear: 2008,
+                  mileageKm: 1,
+                  fuel: 'petrol',
+                  gearbox: 'manual',
+                },
+              })
               .build(),
           ),
         400,
         'VALIDATION_ERROR',
       );
-      expect(attr.message).toBe(
-        'attributes.model must be valid Unicode (it contains a lone surrogate)',
-      );
+      expect(attr.details).toEqual([
+        {
+          field: 'attributes.model',
+          message: 'model must be valid Unicode (it contains a lone surrogate)',
+        },
+      ]);
+    });
+
+    it('names each attribute at fault by its path, with the other errors of the body', async () => {
+      const res = await api()
+        .post('/v1/listings')
+        .send(
+          aListing()
+            .with({
+              description: 'Fin\u202e',
+              attributes: {
+                make: 'volvo',
+                model: 'V70\u202e',
+                modelYear: 'x',
+                mileageKm: 1,
+                fuel: 'petrol',
+                gearbox: 'manual',
+                'co\u0007lor': 'red',
+              },
+            })
+            .build(),
+        );
+      expect(expectError(res, 400, 'VALIDATION_ERROR').details).toEqual([
+        { field: 'description', message: expect.stringMatching(/^description must not contain/) },
+        {
+          field: 'attributes',
+          message: 'a key of attributes must not contain control characters',
+        },
+        {
+          field: 'attributes.model',
+          message: expect.stringMatching(/^model must not contain bidi/),
+        },
+        { field: 'attributes.modelYear', message: 'modelYear must be an integer' },
+      ]);
     });
 
     it('PATCH refuses it and leaves the listing as it was (no U+FFFD stored)', async () => {

@@ -110,7 +110,7 @@ export class CreateListingDto {
   phone?: string | null;
 
   /** values for the category's attributes (see GET /v1/categories) */
-  @IsPlainText()
+  // Text rules are the category check's (validateAttributes), each named `attributes.<key>`.
   @IsObject()
   @IsOptional()
   attributes?: Record<string, unknown> | null;
