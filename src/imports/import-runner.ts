@@ -5,6 +5,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { OwnerScope } from '../auth/scope';
 import { DomainError, FieldError, ValidationError } from '../common/errors/domain-error';
 import { ErrorCode } from '../common/errors/error-code';
+import { isDataError } from '../common/db/pg-errors';
 import { retryingConflicts } from '../common/db/retry-conflicts';
 import { checkDto, normalizeText } from '../common/http/validation.pipe';
 import { OutboxService } from '../events/outbox.service';
@@ -338,8 +339,36 @@ export class ImportRunner {
     };
   }
 
-  /** The chunk's listing writes, results and progress in one transaction. */
+  /**
+   * The chunk's listing writes, results and progress in one transaction. A chunk the database
+   * refuses for its data is committed in halves, down to the line it refuses, which fails alone.
+   */
   private async commitChunk(
+    row: ImportRow,
+    claim: Claim,
+    prepared: PreparedChunk,
+    pacer: ChunkPacer,
+  ): Promise<ImportRow> {
+    try {
+      return await this.commitWhole(row, claim, prepared, pacer);
+    } catch (error) {
+      if (!isDataError(error) || prepared.admitted.length === 0) throw error;
+      if (prepared.admitted.length > 1) {
+        const [first, second] = halves(prepared);
+        const saved = await this.commitChunk(row, claim, first, pacer);
+        return this.commitChunk(saved, claim, second, pacer);
+      }
+      const [item] = prepared.admitted;
+      this.logger.error(
+        { err: error, importId: row.id, line: item.line },
+        'Import line refused by the database',
+      );
+      const results = [...prepared.results, refusedResult(item)].sort((a, b) => a.seq - b.seq);
+      return this.commitWhole(row, claim, { ...prepared, results, admitted: [] }, pacer);
+    }
+  }
+
+  private async commitWhole(
     row: ImportRow,
     claim: Claim,
     { scope, lines, nextLine, results, admitted }: PreparedChunk,
@@ -617,6 +646,36 @@ function matchingHashes(admitted: Admitted[], applied: UpsertOutcome[]) {
       ? [{ listingId: outcome.row.id, externalId: admitted[i].externalId, hash: admitted[i].hash }]
       : [],
   );
+}
+
+/**
+ * A chunk split in two at its middle admitted line: each half with the outcomes known for its
+ * lines and its own progress, committed in order.
+ */
+function halves(chunk: PreparedChunk): [PreparedChunk, PreparedChunk] {
+  const middle = chunk.admitted[Math.floor(chunk.admitted.length / 2) - 1].line;
+  const part = (inFirst: boolean, nextLine: number): PreparedChunk => {
+    const results = chunk.results.filter((r) => r.seq <= middle === inFirst);
+    const admitted = chunk.admitted.filter((a) => a.line <= middle === inFirst);
+    return { ...chunk, lines: results.length + admitted.length, nextLine, results, admitted };
+  };
+  return [part(true, middle), part(false, chunk.nextLine)];
+}
+
+/** A valid line that the database still refused (a fault of ours, logged): it fails alone. */
+function refusedResult(item: Admitted): NewResult {
+  return {
+    seq: item.line,
+    line: item.line,
+    external_id: item.externalId,
+    outcome: 'failed',
+    listing_id: null,
+    error: {
+      code: ErrorCode.SERVER_ERROR,
+      message:
+        'The database refused this line (a fault of ours, logged); nothing of it was written.',
+    },
+  };
 }
 
 function appliedResult(item: Admitted, applied: UpsertOutcome): NewResult {

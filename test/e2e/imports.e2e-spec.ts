@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { expectError, fieldsOf } from '../support/envelope';
+import { withFailingListingInserts } from '../support/failing-inserts';
 import { anAccount, as, TestAccount } from '../support/factories';
 import { aListing } from '../support/listing-builder';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -603,6 +604,39 @@ describe('Inventory imports', () => {
     expect(failed.error.details).toEqual([
       { field: 'images', message: 'images[0] must be an object: {"url": "https://…"}' },
     ]);
+  });
+
+  it('fails alone a valid line the database refuses, applying the rest of its chunk', async () => {
+    const lines = Array.from({ length: 40 }, (_, i) => item(`refused-${i + 1}`));
+    lines[4] = item('refused-5', { price: -1 }); // failed by validation, in the first half
+    let done: Body = {};
+    // A not-null violation for line 23 only: a fault of ours that validation did not catch.
+    await withFailingListingInserts(
+      t,
+      "NEW.external_id = 'refused-23'",
+      async () => {
+        const res = await upload(ndjson(lines)).expect(202);
+        done = await finished(res.body.data.id);
+        const page = (await results(res.body.data.id)).data as Body[];
+        expect(page.map((r) => r.line)).toEqual(lines.map((_, i) => i + 1));
+        const failed = page.filter((r) => r.outcome === 'failed');
+        expect(failed.map((r) => [r.line, (r.error as Body).code])).toEqual([
+          [5, 'VALIDATION_ERROR'],
+          [23, 'SERVER_ERROR'],
+        ]);
+      },
+      '23502',
+    );
+    expect(done).toMatchObject({
+      status: 'succeeded_with_errors',
+      counts: { lines: 40, processed: 40, created: 38, failed: 2 },
+    });
+    const [{ attempts }] = await t.dataSource.query(`SELECT attempts FROM imports WHERE id = $1`, [
+      done.id,
+    ]);
+    expect(attempts).toBe(1);
+    expect(await listingByExternalId('refused-23')).toBeUndefined();
+    expect(await listingByExternalId('refused-24')).toBeDefined();
   });
 
   it('reads an externalId in NFC, as the PUT does: a decomposed spelling is the same id', async () => {

@@ -22,3 +22,13 @@ export function isTransientConflict(error: unknown): boolean {
   const code = (e?.driverError ?? e)?.code;
   return code === DEADLOCK_DETECTED || code === SERIALIZATION_FAILURE;
 }
+
+/**
+ * True when PostgreSQL refused a statement for the data it carried (classes 22 data exception,
+ * 23 integrity constraint, 54 program limit such as an index row too large), not for the
+ * connection or the server's state.
+ */
+export function isDataError(error: unknown): boolean {
+  const e = error as PgErrorFields | null;
+  return /^(22|23|54)/.test((e?.driverError ?? e)?.code ?? '');
+}
