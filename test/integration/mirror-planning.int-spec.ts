@@ -32,6 +32,12 @@ describe('A mirror import accepted while a create is in flight', () => {
     await ctx?.close();
   });
 
+  const statusesOf = (scope: OwnerScope) =>
+    ctx.dataSource.query(
+      `SELECT external_id, status FROM listings WHERE account_id = $1 ORDER BY external_id`,
+      [scope.accountId],
+    );
+
   it('removes what had committed before it was accepted, and keeps the create it raced', async () => {
     const listings = ctx.get(ListingsService);
     const store = ctx.get(ImportsStore);
@@ -60,11 +66,7 @@ describe('A mirror import accepted while a create is in flight', () => {
     } finally {
       await racing.release();
     }
-    const rows = await ctx.dataSource.query(
-      `SELECT external_id, status FROM listings WHERE account_id = $1 ORDER BY external_id`,
-      [owner.accountId],
-    );
-    expect(rows).toEqual([
+    expect(await statusesOf(owner)).toEqual([
       { external_id: 'gone', status: 'REMOVED' },
       { external_id: 'kept', status: 'ACTIVE' },
       { external_id: 'racing', status: 'ACTIVE' },
@@ -84,11 +86,7 @@ describe('A mirror import accepted while a create is in flight', () => {
     });
     await ctx.get(ImportRunner).run(id);
     expect(markPlanned).toHaveBeenCalled();
-    const rows = await ctx.dataSource.query(
-      `SELECT external_id, status FROM listings WHERE account_id = $1 ORDER BY external_id`,
-      [other.accountId],
-    );
-    expect(rows).toEqual([
+    expect(await statusesOf(other)).toEqual([
       { external_id: 'listed', status: 'ACTIVE' },
       { external_id: 'newer', status: 'ACTIVE' },
       { external_id: 'old', status: 'REMOVED' },
