@@ -2,8 +2,8 @@ type Waiter = { key: string; grant: () => void };
 
 /**
  * How many image uploads this process reads, parses and decodes at once: at most `slots`, and at
- * most `perKey` for one API key, so one integration's burst waits behind itself rather than in
- * front of everyone. A body waiting here is not read yet, so it holds a socket but no memory.
+ * most `perKey` for one key (an account), so one integration's burst waits behind itself rather
+ * than in front of everyone. A body waiting here is not read yet, so it holds a socket but no memory.
  * Waiters are served in arrival order, passing over those whose key holds its share.
  */
 export class UploadGate {

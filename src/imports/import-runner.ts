@@ -236,7 +236,7 @@ export class ImportRunner {
     const { removable, removals } = await this.listingsStore.countMirrorRemovals(
       this.dataSource.manager,
       this.scopeOf(row),
-      row.accepted_snapshot!,
+      row.planned_snapshot!,
       keep,
     );
     if (removals <= removalLimit(row.max_removals, removable)) return false;
@@ -531,7 +531,7 @@ export class ImportRunner {
           retryingConflicts(() =>
             this.dataSource.transaction(async (em) => {
               const targets = await this.listingsStore.lockMirrorRemovals(em, scope, {
-                accepted: row.accepted_snapshot!,
+                accepted: row.planned_snapshot!,
                 keep,
                 afterId,
                 limit: this.config.chunkLines,

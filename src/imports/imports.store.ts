@@ -44,8 +44,8 @@ export interface ImportRow extends ImportCounts {
   confirmed: boolean;
   cancel_requested: boolean;
   /** the snapshot taken when the read pass ended (pg_snapshot as text): what a mirror may remove */
-  /** what existed when the import was accepted: the listings a mirror may remove (pg_snapshot) */
-  accepted_snapshot: string | null;
+  /** taken when the import was accepted: the listings a mirror may remove existed then (pg_snapshot) */
+  planned_snapshot: string | null;
   next_line: number;
   error: { code: string; message: string } | null;
   /** claims in a row without a committed chunk, this one included (a commit makes it 1 again) */
@@ -117,8 +117,8 @@ export class ImportsStore {
     ]);
     const [row] = await em.query(
       `INSERT INTO imports (account_id, livemode, mode, dry_run, format, source, source_url, gzip,
-                            file_key, max_removals, accepted_snapshot)
-       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, pg_current_snapshot()
+                            file_key, max_removals)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10
        WHERE (SELECT count(*) FROM imports WHERE account_id = $1 AND livemode = $2
                 AND status IN ('queued', 'running', 'held')) < $11
        RETURNING *`,

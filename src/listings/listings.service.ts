@@ -446,7 +446,7 @@ export class ListingsService {
   /**
    * Locks the listings a batch will write, named by id or externalId, in id order before any is
    * written: batches locking row by row in their items' order deadlock on shared listings.
-   * Strings that are not UUIDs name no listing and are left out.
+   * Strings that are not UUIDs or externalIds name no listing and are left out.
    */
   lockInIdOrder(
     em: EntityManager,
@@ -457,7 +457,8 @@ export class ListingsService {
       values.filter((value): value is string => typeof value === 'string');
     return this.store.lockInIdOrder(em, scope, {
       ids: strings(names.ids).filter((id) => isUUID(id)),
-      externalIds: strings(names.externalIds),
+      // Only well-formed ones reach PostgreSQL: one holding U+0000 is that item's error, later.
+      externalIds: strings(names.externalIds).filter((id) => EXTERNAL_ID_PATTERN.test(id)),
     });
   }
 

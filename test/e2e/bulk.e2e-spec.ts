@@ -616,6 +616,17 @@ describe('Bulk: create, update, delete and mark sold', () => {
       return idsOf(data.results) as string[];
     };
 
+    it('an item naming an externalId no listing can have fails alone, before any lock', async () => {
+      const [id] = await fiftyListings('lock-nul');
+      const res = await bulkUpdate(seller.liveKey, [
+        { externalId: 'lock-nul-0', price: 7 },
+        { externalId: 'nul\u0000id', price: 7 },
+        { id: 'not-a-uuid', price: 7 },
+      ]).expect(200);
+      expect(outcomes(res.body.data.results)).toEqual(['ok', 'VALIDATION_ERROR', 'NOT_FOUND']);
+      expect((await getListing(seller.liveKey, id)).price).toBe(7);
+    });
+
     it('two updates of the same 50 both succeed, every item', async () => {
       const externalIds = Array.from({ length: 50 }, (_, i) => `race-upd-${i}`);
       await fiftyListings('race-upd');

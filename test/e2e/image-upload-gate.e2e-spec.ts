@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { request as httpRequest, type ClientRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -19,7 +20,7 @@ interface OpenUpload {
 
 /**
  * Image uploads are read after the guards, and within a slot of the process's upload gate
- * (IMAGE_UPLOADS_IN_FLIGHT=2 here: one for each key): a burst waits unread.
+ * (IMAGE_UPLOADS_IN_FLIGHT=2 here: one for each account): a burst waits unread.
  */
 describe('Image uploads: read after the guards, a few at a time', () => {
   let t: TestApp;
@@ -30,7 +31,14 @@ describe('Image uploads: read after the guards, a few at a time', () => {
   let body: Buffer; // a JSON upload of a real image, well over the ungated 64 KB
 
   beforeAll(async () => {
-    t = await createTestApp({ env: { STORAGE_DIR: storageDir, IMAGE_UPLOADS_IN_FLIGHT: '2' } });
+    t = await createTestApp({
+      env: {
+        STORAGE_DIR: storageDir,
+        IMAGE_UPLOADS_IN_FLIGHT: '2',
+        // Long enough for a held upload to outlast the other requests of a test, even on a busy CI.
+        IMAGE_UPLOAD_BODY_TIMEOUT: '5s',
+      },
+    });
     port = (t.app.getHttpServer().address() as AddressInfo).port;
     [a, b] = await Promise.all([anAccount(t).build(), anAccount(t).build()]);
     const noise = randomBytes(160 * 160 * 3); // incompressible: a PNG of about 77 KB
@@ -50,7 +58,13 @@ describe('Image uploads: read after the guards, a few at a time', () => {
       .data.id as string;
 
   /** Starts an upload announcing `length` bytes and sends the first `sent` of `bytes`. */
-  function upload(key: string, listingId: string, bytes: Buffer, sent = bytes.length): OpenUpload {
+  function upload(
+    key: string,
+    listingId: string,
+    bytes: Buffer,
+    sent = bytes.length,
+    headers: Record<string, string> = {},
+  ): OpenUpload {
     const req = httpRequest({
       host: '127.0.0.1',
       port,
@@ -61,6 +75,7 @@ describe('Image uploads: read after the guards, a few at a time', () => {
         authorization: `Bearer ${key}`,
         'content-type': 'application/json',
         'content-length': bytes.length,
+        ...headers,
       },
     });
     const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
@@ -135,6 +150,43 @@ describe('Image uploads: read after the guards, a few at a time', () => {
     expect(JSON.parse(refused.body).error.details[0].field).toBe('body');
     // A's one slot is free again: the next upload is read at once.
     expect((await upload(a.liveKey, listingId, body).answer).status).toBe(201);
+    await until({ reading: 0, waiting: 0 });
+  });
+
+  it('a gzip body waits for a slot whatever its size as sent; one that does not inflate is a 400 on body', async () => {
+    const listingId = await listingOf(a);
+    const first = upload(a.liveKey, listingId, body, 100); // holds A's slot
+    await until({ reading: 1, waiting: 0 });
+    // 200 KB inflated, a few hundred bytes as sent.
+    const small = gzipSync(Buffer.from(JSON.stringify({ base64: 'x'.repeat(200_000) })));
+    expect(small.length).toBeLessThan(64 * 1024);
+    const inflating = upload(a.liveKey, listingId, small, small.length, {
+      'content-encoding': 'gzip',
+    });
+    await until({ reading: 1, waiting: 1 });
+    first.req.end(body.subarray(100));
+    expect((await first.answer).status).toBe(201);
+    expect((await inflating.answer).status).toBe(400); // not an image, refused after it was read
+
+    const broken = Buffer.from('not gzip at all');
+    const refused = await upload(a.liveKey, listingId, broken, broken.length, {
+      'content-encoding': 'gzip',
+    }).answer;
+    expect(refused.status).toBe(400);
+    expect(JSON.parse(refused.body).error.details).toEqual([
+      { field: 'body', message: 'The body could not be decoded as its Content-Encoding says.' },
+    ]);
+    await until({ reading: 0, waiting: 0 });
+  });
+
+  it('a body still incomplete at IMAGE_UPLOAD_BODY_TIMEOUT loses its connection and its slot', async () => {
+    const listingId = await listingOf(a);
+    const stalled = upload(a.liveKey, listingId, body, 100);
+    await until({ reading: 1, waiting: 0 });
+    const next = upload(a.liveKey, listingId, body);
+    await until({ reading: 1, waiting: 1 });
+    await expect(stalled.answer).rejects.toThrow(); // the connection closed, no answer
+    expect((await next.answer).status).toBe(201);
     await until({ reading: 0, waiting: 0 });
   });
 });

@@ -137,7 +137,12 @@ function undecodablePath(req: Request): Mapped {
  * busboy's) say nothing an integrator can act on.
  */
 function unreadableBody(exception: unknown, req: Request): Mapped | undefined {
-  if (!(exception instanceof HttpException) || exception.getStatus() !== 400) return undefined;
+  // Wrapped by Express before any route; as body-parser raised it (http-errors) within one.
+  const status =
+    exception instanceof HttpException
+      ? exception.getStatus()
+      : (exception as { status?: unknown } | null)?.status;
+  if (status !== 400) return undefined;
   const encoding = req.headers['content-encoding'];
   const message =
     encoding && encoding !== 'identity'

@@ -214,6 +214,10 @@ describe('readFeed, CSV', () => {
     );
     const utf8 = Buffer.from('ok-2;Soffa grå\n');
     const split = utf8.indexOf(0xc3) + 1; // between the two bytes of å
+    const header = Buffer.from('externalId;titel f\xf6r annons\n', 'latin1');
+    await expect(read([header])).rejects.toThrow(
+      'line 1: the header is not valid UTF-8; convert the file to UTF-8',
+    );
     expect(await read([latin1, utf8.subarray(0, split), utf8.subarray(split)])).toEqual([
       { line: 2, error: 'title is not valid UTF-8', field: 'title', externalId: 'lat-1' },
       { line: 3, error: 'title is not valid UTF-8', field: 'title', externalId: 'lat-2' },

@@ -197,6 +197,12 @@ class RowReader {
     if (record.reduce((n, cell) => n + Buffer.byteLength(cell), 0) > this.limits.maxLineBytes)
       throw tooLong(line, this.limits.maxLineBytes);
     if (this.columns === undefined) {
+      if (notUtf8 !== -1)
+        throw new FeedError(
+          'header_not_utf8',
+          `line ${line}: the header is not valid UTF-8; convert the file to UTF-8`,
+          line,
+        );
       // A header ending in its delimiter names no last column: rows ending in one too leave it empty.
       this.trailingDelimiter = record.length > 1 && record[record.length - 1].trim() === '';
       const named = this.trailingDelimiter ? record.slice(0, -1) : record;

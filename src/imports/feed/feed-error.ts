@@ -5,6 +5,7 @@ export type FeedErrorCode =
   | 'line_too_long'
   | 'unknown_column'
   | 'duplicate_column'
+  | 'header_not_utf8'
   | 'malformed_csv';
 
 /**

@@ -13,7 +13,7 @@ import {
   ValidateIf,
 } from 'class-validator';
 import { resolve } from 'node:path';
-import { ToBool, ToInt } from './config-transforms';
+import { IsDuration, parseDuration, ToBool, ToInt } from './config-transforms';
 import { validateConfig } from './validate-config';
 
 export const STORAGE_DRIVERS = ['local', 's3'] as const;
@@ -54,6 +54,8 @@ class StorageEnv {
   @ToInt() @IsInt() @Min(1) @Max(64) IMAGE_DECODE_CONCURRENCY: number = 2;
   /** image uploads read and decoded at once per process (half of them for one key); others wait unread */
   @ToInt() @IsInt() @Min(1) @Max(64) IMAGE_UPLOADS_IN_FLIGHT: number = 4;
+  /** an upload's body must have arrived this long after its slot was granted, or its connection closes */
+  @IsDuration() IMAGE_UPLOAD_BODY_TIMEOUT: string = '60s';
 }
 
 export interface S3Config {
@@ -75,6 +77,7 @@ export interface StorageConfig {
   mediaPublicBaseUrl: string | undefined;
   decodeConcurrency: number;
   uploadsInFlight: number;
+  uploadBodyTimeoutMs: number;
 }
 
 export const storageConfig = registerAs('storage', (): StorageConfig => {
@@ -103,5 +106,6 @@ export const storageConfig = registerAs('storage', (): StorageConfig => {
     mediaPublicBaseUrl: env.MEDIA_PUBLIC_BASE_URL?.replace(/\/+$/, ''),
     decodeConcurrency: env.IMAGE_DECODE_CONCURRENCY,
     uploadsInFlight: env.IMAGE_UPLOADS_IN_FLIGHT,
+    uploadBodyTimeoutMs: parseDuration(env.IMAGE_UPLOAD_BODY_TIMEOUT)!,
   };
 });

@@ -22,7 +22,7 @@ import { LineHashLookup1764500000000 } from './1764500000000-LineHashLookup';
 import { ImportResultsWithoutForeignKey1764600000000 } from './1764600000000-ImportResultsWithoutForeignKey';
 import { MirrorPlanningSnapshot1764700000000 } from './1764700000000-MirrorPlanningSnapshot';
 import { IdempotentReplayKeyOrder1764800000000 } from './1764800000000-IdempotentReplayKeyOrder';
-import { MirrorAcceptedSnapshot1764900000000 } from './1764900000000-MirrorAcceptedSnapshot';
+import { MirrorSnapshotAtAcceptance1764900000000 } from './1764900000000-MirrorSnapshotAtAcceptance';
 
 /** Listed explicitly so ts-node, Jest and the compiled build all load the same set. */
 export const MIGRATIONS = [
@@ -50,5 +50,5 @@ export const MIGRATIONS = [
   ImportResultsWithoutForeignKey1764600000000,
   MirrorPlanningSnapshot1764700000000,
   IdempotentReplayKeyOrder1764800000000,
-  MirrorAcceptedSnapshot1764900000000,
+  MirrorSnapshotAtAcceptance1764900000000,
 ];
