@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -33,12 +33,13 @@ describe('Image pipeline', () => {
   let t: TestApp;
   let seller: TestAccount;
   let other: TestAccount;
+  let storageDir: string;
 
   beforeAll(async () => {
     await server.start();
     t = await createTestApp({
       env: {
-        STORAGE_DIR: mkdtempSync(join(tmpdir(), 'lsvc-pipeline-')),
+        STORAGE_DIR: (storageDir = mkdtempSync(join(tmpdir(), 'lsvc-pipeline-'))),
         IMAGE_CONCURRENCY: '2',
         IMAGE_DISPATCH_EVERY: '50ms',
       },
@@ -47,8 +48,9 @@ describe('Image pipeline', () => {
     other = await anAccount(t).build();
   });
   afterAll(async () => {
-    await t.close();
+    await t?.close();
     await server.stop();
+    rmSync(storageDir, { recursive: true, force: true });
   });
 
   const live = () => as(t, seller.liveKey);

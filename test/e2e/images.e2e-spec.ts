@@ -19,13 +19,17 @@ interface Image {
 describe('Listing images', () => {
   let t: TestApp;
   let seller: TestAccount;
-  const storageDir = mkdtempSync(join(tmpdir(), 'lsvc-media-'));
+  let storageDir: string;
 
   beforeAll(async () => {
+    storageDir = mkdtempSync(join(tmpdir(), 'lsvc-media-'));
     t = await createTestApp({ env: { STORAGE_DIR: storageDir } });
     seller = await anAccount(t).build();
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t?.close();
+    rmSync(storageDir, { recursive: true, force: true });
+  });
 
   const live = () => as(t, seller.liveKey);
   const newListing = async (images = 0) =>

@@ -1,6 +1,6 @@
 import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -786,14 +786,18 @@ describe('Inventory imports', () => {
 describe('Inventory imports without a worker', () => {
   let t: TestApp;
   let seller: TestAccount;
-  const storageDir = mkdtempSync(join(tmpdir(), 'lsvc-imports-'));
+  let storageDir: string;
   const storedFiles = () => readdirSync(join(storageDir, '.private', 'imports')).length;
 
   beforeAll(async () => {
+    storageDir = mkdtempSync(join(tmpdir(), 'lsvc-imports-'));
     t = await createTestApp({ role: 'api', env: { STORAGE_DIR: storageDir } });
     seller = await anAccount(t).build();
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t?.close();
+    rmSync(storageDir, { recursive: true, force: true });
+  });
 
   it('refuses a 6th unfinished import of a mode with 429, keeping neither its file nor its key, and counts modes apart', async () => {
     const send = (key: string) =>
