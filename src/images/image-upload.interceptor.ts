@@ -64,8 +64,8 @@ export class ImageUploadInterceptor implements NestInterceptor {
    * Waits for a slot, shared per account (its keys together). A client that leaves while its
    * upload waits gives its place up, if Node notices (the socket is not being read): otherwise
    * the upload is read in its turn. The slot is released when the handler is done or the
-   * connection closes, and a body still incomplete after IMAGE_UPLOAD_BODY_TIMEOUT loses its connection:
-   * a stalled sender cannot hold a slot for long.
+   * connection closes, and a body still incomplete after IMAGE_UPLOAD_BODY_TIMEOUT loses its
+   * connection: a stalled sender cannot hold a slot for long.
    */
   private async slot(req: AuthenticatedRequest, res: Response): Promise<() => void> {
     const gone = new AbortController();
