@@ -43,8 +43,7 @@ export interface ImportRow extends ImportCounts {
   removal_limit_exceeded: boolean;
   confirmed: boolean;
   cancel_requested: boolean;
-  /** the snapshot taken when the read pass ended (pg_snapshot as text): what a mirror may remove */
-  /** taken when the import was accepted: the listings a mirror may remove existed then (pg_snapshot) */
+  /** taken when the import was accepted (pg_snapshot as text): a mirror removes what it shows */
   planned_snapshot: string | null;
   next_line: number;
   error: { code: string; message: string } | null;
@@ -223,7 +222,7 @@ export class ImportsStore {
     return count > 0;
   }
 
-  /** The read pass is done: the file's line count, and the snapshot mirror removals are judged by. */
+  /** The read pass is done: the file's line count. */
   async markPlanned(claim: Claim, lines: number): Promise<ImportRow | undefined> {
     const [rows] = await this.dataSource.query(
       `UPDATE imports SET lines = $3 WHERE id = $1 AND claim_token = $2 RETURNING *`,

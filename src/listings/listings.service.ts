@@ -442,7 +442,6 @@ export class ListingsService {
     return this.respondInTransaction((em) => this.remove(em, scope, id));
   }
 
-  /** Soft delete from any state but REMOVED; an already removed listing is not found. */
   /**
    * Locks the listings a batch will write, named by id or externalId, in id order before any is
    * written: batches locking row by row in their items' order deadlock on shared listings.
@@ -462,6 +461,7 @@ export class ListingsService {
     });
   }
 
+  /** Soft delete from any state but REMOVED; an already removed listing is not found. */
   async remove(em: EntityManager, scope: OwnerScope, id: string): Promise<ListingRow> {
     const row = await this.store.remove(em, scope, id);
     if (!row) throw new NotFoundError('Listing');

@@ -1,25 +1,27 @@
 const UNIQUE_VIOLATION = '23505';
+const DEADLOCK_DETECTED = '40P01';
+const SERIALIZATION_FAILURE = '40001';
 
 interface PgErrorFields {
   code?: string;
   constraint?: string;
-  driverError?: { code?: string; constraint?: string };
 }
 
-/** True when `error` is a unique violation of the named constraint (TypeORM wraps pg's error). */
+/** pg's own error fields, whether TypeORM wrapped the error (`driverError`) or not. */
+function pgFields(error: unknown): PgErrorFields | undefined {
+  const e = error as (PgErrorFields & { driverError?: PgErrorFields }) | null;
+  return e?.driverError ?? e ?? undefined;
+}
+
+/** True when `error` is a unique violation of the named constraint. */
 export function isUniqueViolation(error: unknown, constraint: string): boolean {
-  const e = error as PgErrorFields | null;
-  const driver = e?.driverError ?? e;
-  return driver?.code === UNIQUE_VIOLATION && driver.constraint === constraint;
+  const fields = pgFields(error);
+  return fields?.code === UNIQUE_VIOLATION && fields.constraint === constraint;
 }
-
-const DEADLOCK_DETECTED = '40P01';
-const SERIALIZATION_FAILURE = '40001';
 
 /** True when PostgreSQL aborted the transaction to break a deadlock or a serialization conflict. */
 export function isTransientConflict(error: unknown): boolean {
-  const e = error as PgErrorFields | null;
-  const code = (e?.driverError ?? e)?.code;
+  const code = pgFields(error)?.code;
   return code === DEADLOCK_DETECTED || code === SERIALIZATION_FAILURE;
 }
 
@@ -29,6 +31,5 @@ export function isTransientConflict(error: unknown): boolean {
  * connection or the server's state.
  */
 export function isDataError(error: unknown): boolean {
-  const e = error as PgErrorFields | null;
-  return /^(22|23|54)/.test((e?.driverError ?? e)?.code ?? '');
+  return /^(22|23|54)/.test(pgFields(error)?.code ?? '');
 }
