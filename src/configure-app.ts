@@ -2,7 +2,7 @@ import { INestApplication, RequestMethod } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
 import { ConfigService } from '@nestjs/config';
-import { json, Request, Response } from 'express';
+import { Request, Response } from 'express';
 import type { AllConfig } from './platform/config';
 import { MEDIA_ROUTE } from './storage/storage-driver';
 import { httpMetrics, metricsHandler } from './platform/metrics/http-metrics.middleware';
@@ -14,7 +14,7 @@ import { errorEnvelope } from './common/http/envelope';
 import { Logger } from 'nestjs-pino';
 import { AuthenticateMiddleware } from './auth/authenticate.middleware';
 import { contentTypeMiddleware, isImageUpload } from './common/http/content-type.middleware';
-import { verifyJsonBody } from './common/http/json-body.verify';
+import { jsonBodyParser } from './common/http/json-body.verify';
 import { answerClientErrorsInEnvelope } from './common/http/client-errors';
 import { requestIdMiddleware } from './platform/logging/request-id';
 import { ROOT_LOGGER } from './platform/logging/logging.module';
@@ -66,7 +66,7 @@ export async function configureApp(app: NestExpressApplication): Promise<NestExp
   // body but the queue dashboard, whose router parses its own behind the admin-token check.
   app.use(`/${API_PREFIX}`, contentTypeMiddleware);
   // An image upload's body is read by its route, after the guards and within an upload slot.
-  const parseJson = json({ limit: JSON_BODY_LIMIT, verify: verifyJsonBody });
+  const parseJson = jsonBodyParser(JSON_BODY_LIMIT);
   app.use(`/${API_PREFIX}`, (req: Request, res: Response, next: () => void) =>
     isImageUpload(req) ? next() : parseJson(req, res, next),
   );

@@ -1,9 +1,9 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { json, type Response } from 'express';
+import type { Response } from 'express';
 import { defer, finalize, type Observable, switchMap } from 'rxjs';
 import type { AuthenticatedRequest } from '../auth/auth.decorators';
-import { verifyJsonBody } from '../common/http/json-body.verify';
+import { jsonBodyParser } from '../common/http/json-body.verify';
 import type { AllConfig } from '../platform/config';
 import { Metrics } from '../platform/metrics/metrics';
 import { UploadGate } from './upload-gate';
@@ -28,7 +28,7 @@ export class ImageUploadInterceptor implements NestInterceptor {
   private readonly gate: UploadGate;
   /** a body not received in full this long after its slot was granted loses its connection */
   private readonly bodyTimeoutMs: number;
-  private readonly parseJson = json({ limit: IMAGE_JSON_BODY_LIMIT, verify: verifyJsonBody });
+  private readonly parseJson = jsonBodyParser(IMAGE_JSON_BODY_LIMIT);
 
   constructor(config: ConfigService<AllConfig, true>, metrics: Metrics) {
     const slots = config.get('storage.uploadsInFlight', { infer: true });

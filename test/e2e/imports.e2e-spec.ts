@@ -166,7 +166,7 @@ describe('Inventory imports', () => {
     expect((await results(res.body.data.id)).data[0].line).toBe(2);
   });
 
-  it('fails a CSV line whose cell is not UTF-8 (a Latin-1 export) alone, naming the column', async () => {
+  it('fails a line that is not UTF-8 (a Latin-1 export) alone, naming the column or field', async () => {
     const header =
       'externalId;title;description;price;condition;categorySlug;locationLan;locationKommun';
     const row = (id: string, title: string) =>
@@ -195,6 +195,24 @@ describe('Inventory imports', () => {
     expect(failed).toMatchObject({ line: 3, externalId: 'enc-2', outcome: 'failed' });
     expect(failed.error.details).toEqual([{ field: 'title', message: 'title is not valid UTF-8' }]);
     expect(await listingByExternalId('enc-2')).toBeUndefined();
+
+    // An NDJSON line fails the same way, naming the field as the PUT does.
+    const line = (id: string) => `${JSON.stringify(aListing().withExternalId(id).build())}\n`;
+    const ndjson = Buffer.concat([
+      Buffer.from(line('enc-3')),
+      Buffer.from(line('enc-4').replace('Volvo', 'Volvo grå'), 'latin1'),
+    ]);
+    const second = await upload(ndjson).expect(202);
+    expect(await finished(second.body.data.id)).toMatchObject({
+      counts: { created: 1, failed: 1 },
+    });
+    const [line2] = (await results(second.body.data.id, '?outcome=failed')).data;
+    expect(line2).toMatchObject({ line: 2, externalId: 'enc-4' });
+    // the whole line was written in Latin-1: each field with a letter outside ASCII is named
+    expect(line2.error.details).toEqual([
+      { field: 'title', message: 'title is not valid UTF-8' },
+      { field: 'description', message: 'description is not valid UTF-8' },
+    ]);
   });
 
   it('takes a gzip body', async () => {

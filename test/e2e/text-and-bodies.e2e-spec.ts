@@ -22,9 +22,9 @@ describe('Text is valid Unicode, stored in NFC; bodies are bounded', () => {
     (await api().post('/v1/listings').send(body).expect(201)).body.data;
   const rowOf = async (id: string) =>
     (await t.dataSource.query(`SELECT rendered FROM listings WHERE id = $1`, [id]))[0].rendered;
-  const sendRaw = (path: string, body: string | Buffer) =>
+  const sendRaw = (path: string, body: string | Buffer, method: 'post' | 'patch' = 'post') =>
     api()
-      .post(path)
+      [method](path)
       .set('Content-Type', 'application/json')
       // serialize() keeps supertest from re-encoding: the bytes go out as they are
       .serialize((b: unknown) => b as string)
@@ -266,18 +266,95 @@ describe('Text is valid Unicode, stored in NFC; bodies are bounded', () => {
     expect(fieldsOf(hook)).toEqual(['description']);
   });
 
-  it('invalid UTF-8 bytes inside a string answer 400 on body', async () => {
-    const body = Buffer.concat([
-      Buffer.from(JSON.stringify(aListing().build()).replace('Volvo', 'Vol')),
-      Buffer.alloc(0),
-    ]);
-    const at = body.indexOf('Vol') + 3;
-    const bad = Buffer.concat([body.subarray(0, at), Buffer.from([0xff]), body.subarray(at)]);
-    const res = await sendRaw('/v1/listings', bad);
-    const error = expectError(res, 400, 'VALIDATION_ERROR');
-    expect(error.details).toEqual([{ field: 'body', message: 'The body is not valid UTF-8.' }]);
-    // the same bytes as valid UTF-8 are accepted, so the refusal is the byte's
-    await sendRaw('/v1/listings', body).expect(201);
+  describe('bytes that are not UTF-8: the field holding them is refused, in a bulk only its item', () => {
+    /** JSON text with `Vol` in it, its bytes from `send` with a Latin-1 `å` (0xE5) after `Vol`. */
+    const latin1After = (json: string, marker = 'Vol') => {
+      const at = Buffer.from(json).indexOf(marker) + marker.length;
+      const bytes = Buffer.from(json);
+      return Buffer.concat([bytes.subarray(0, at), Buffer.from([0xe5]), bytes.subarray(at)]);
+    };
+    const notUtf8 = (field: string) => [{ field, message: `${field} is not valid UTF-8` }];
+
+    it('POST and PATCH /listings name the field, and nothing is written', async () => {
+      const json = JSON.stringify(aListing().withExternalId('utf8-1').build());
+      const res = await sendRaw('/v1/listings', latin1After(json));
+      expect(expectError(res, 400, 'VALIDATION_ERROR').details).toEqual(notUtf8('title'));
+      await api()
+        .get('/v1/listings?externalId=utf8-1')
+        .expect(200, /"total":0/);
+      // the same bytes as valid UTF-8 are accepted, so the refusal is the byte's
+      await sendRaw('/v1/listings', Buffer.from(json)).expect(201);
+
+      const listing = await create();
+      const patch = latin1After(JSON.stringify({ description: 'Volvo i fint skick' }));
+      const patched = await sendRaw(`/v1/listings/${listing.id}`, patch, 'patch');
+      expect(expectError(patched, 400, 'VALIDATION_ERROR').details).toEqual(notUtf8('description'));
+      const after = (await api().get(`/v1/listings/${listing.id}`).expect(200)).body.data;
+      expect(after.description).toBe(listing.description);
+    });
+
+    it('bulk create and update: only the item holding them fails, naming the field', async () => {
+      const items = [0, 1, 2].map((i) => aListing().withExternalId(`utf8-b${i}`).build());
+      items[1] = { ...items[1], title: 'Volkswagen Golf' };
+      items[2] = { ...items[2], title: 'Saab 9-5' };
+      const body = latin1After(JSON.stringify({ items }), 'Volkswagen');
+      const created = await sendRaw('/v1/listings/bulk', body).expect(200);
+      expect(created.body.data).toMatchObject({ total: 3, created: 2, failed: 1 });
+      const results = created.body.data.results;
+      expect(results[1].error.details).toEqual(notUtf8('title'));
+      expect(results.map((r: { success: boolean }) => r.success)).toEqual([true, false, true]);
+
+      const update = latin1After(
+        JSON.stringify({
+          items: [
+            { id: results[0].data.id, price: 1000 },
+            { externalId: 'utf8-b2', description: 'Volvo-motor' },
+          ],
+        }),
+      );
+      const updated = await sendRaw('/v1/listings/bulk', update, 'patch').expect(200);
+      expect(updated.body.data).toMatchObject({ updated: 1, failed: 1 });
+      expect(updated.body.data.results[1].error.details).toEqual(notUtf8('description'));
+    });
+
+    it('other routes name their field too', async () => {
+      const hook = await sendRaw(
+        '/v1/webhooks',
+        latin1After(JSON.stringify({ url: 'https://hooks.example.com/a', description: 'Volvo' })),
+      );
+      expect(expectError(hook, 400, 'VALIDATION_ERROR').details).toEqual(notUtf8('description'));
+      const url = await sendRaw(
+        '/v1/webhooks',
+        latin1After(JSON.stringify({ url: 'https://hooks.example.com/Vol' }), '/Vol'),
+      );
+      expectError(url, 400, 'VALIDATION_ERROR');
+      expect(fieldsOf(url)).toEqual(['url']);
+      const feed = await sendRaw(
+        '/v1/imports',
+        latin1After(
+          JSON.stringify({ sourceUrl: 'https://feeds.example.com/Vol', format: 'csv' }),
+          '/Vol',
+        ),
+      );
+      expectError(feed, 400, 'VALIDATION_ERROR');
+      expect(fieldsOf(feed)).toEqual(['sourceUrl']);
+    });
+
+    it('outside a string, or where a mark could be mistaken, the body is refused as a whole', async () => {
+      const bodyNotUtf8 = [{ field: 'body', message: 'The body is not valid UTF-8.' }];
+      const json = JSON.stringify(aListing().build());
+      for (const bytes of [
+        // between two members: no JSON at all
+        Buffer.concat([Buffer.from(json.slice(0, -1)), Buffer.from([0xe5]), Buffer.from('}')]),
+        // beside a U+FFFD of the sender's, which a replacement could not be told from
+        latin1After(json.replace('"Volvo', '"\ufffd Volvo')),
+        // right after an escaped high surrogate, which the mark would complete
+        latin1After(json.replace('Volvo', '\\ud83dVolvo'), 'ud83d'),
+      ]) {
+        const res = await sendRaw('/v1/listings', bytes);
+        expect(expectError(res, 400, 'VALIDATION_ERROR').details).toEqual(bodyNotUtf8);
+      }
+    });
   });
 
   it('text is stored in NFC: sent decomposed, read composed (listing, attributes, list, events)', async () => {

@@ -1,8 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import { isUtf8 } from 'node:buffer';
 import { TextDecoder } from 'node:util';
+import { json, type RequestHandler } from 'express';
 import iconv from 'iconv-lite';
 import { ValidationError } from '../errors/domain-error';
+import { markInvalidUtf8 } from './invalid-utf8';
 
 /** More keys than any object of this API has; validating wider objects costs seconds. */
 export const MAX_JSON_KEYS = 200;
@@ -149,10 +151,14 @@ function pathOf(
  * The body's text in its declared charset, or undefined when its bytes are not that charset. The
  * text is decoded as the JSON parser will decode it (iconv-lite, as body-parser does), so the scan
  * reads what is parsed: a decoder of its own read `utf-16` without a byte order mark otherwise.
+ * UTF-8 that is not quite UTF-8 comes back with its invalid sequences marked, to be parsed so.
  */
-function decodeBody(buf: Buffer, encoding: string): string | undefined {
+function decodeBody(req: IncomingMessage, buf: Buffer, encoding: string): string | undefined {
   if (encoding === 'utf-8' || encoding === 'utf8') {
-    return isUtf8(buf) ? buf.toString('utf8') : undefined;
+    if (isUtf8(buf)) return buf.toString('utf8');
+    const marked = markInvalidUtf8(buf);
+    if (marked !== undefined) markedText.set(req, marked);
+    return marked;
   }
   let decoder: TextDecoder;
   try {
@@ -173,25 +179,51 @@ function decodeBody(buf: Buffer, encoding: string): string | undefined {
   return text;
 }
 
+/** A body's text with its invalid UTF-8 marked, from the verify hook to the parser's end. */
+const markedText = new WeakMap<IncomingMessage, string>();
+
 /**
  * The JSON parser's `verify` hook, run on the raw bytes before they are parsed: bytes that are not
- * valid in the body's charset are refused rather than replaced with U+FFFD, and so is a body with
- * a shape fault (too wide, too long or too deep), before any parsing or validation work is spent
- * on it.
+ * valid in the body's charset are refused rather than replaced with U+FFFD (in UTF-8, the field
+ * holding them is refused instead, when they can be marked), and so is a body with a shape fault
+ * (too wide, too long or too deep), before any parsing or validation work is spent on it.
  */
 export function verifyJsonBody(
-  _req: IncomingMessage,
+  req: IncomingMessage,
   _res: unknown,
   buf: Buffer,
   encoding: string,
 ): void {
-  const text = decodeBody(buf, encoding.toLowerCase());
-  if (text === undefined) {
-    throw ValidationError.field('body', `The body is not valid ${encoding.toUpperCase()}.`);
-  }
+  const text = decodeBody(req, buf, encoding.toLowerCase());
+  if (text === undefined) throw notInCharset(encoding);
   const fault = jsonShapeFault(text);
   if (fault !== undefined) {
     const what = fault.path === 'body' ? 'The body' : fault.path;
     throw ValidationError.field(fault.path, `${describeShapeFault(what, fault)}.`);
   }
+}
+
+const notInCharset = (encoding: string) =>
+  ValidationError.field('body', `The body is not valid ${encoding.toUpperCase()}.`);
+
+/**
+ * body-parser's JSON parser with verifyJsonBody. A UTF-8 body with invalid bytes inside its strings
+ * is parsed with them marked (body-parser's own parse replaced them with U+FFFD): each field that
+ * holds one is refused by name, and in a bulk only its item fails. Outside a string they leave
+ * no JSON, and the body is refused as not UTF-8.
+ */
+export function jsonBodyParser(limit: number | string): RequestHandler {
+  const parse = json({ limit, verify: verifyJsonBody });
+  return (req, res, next) =>
+    parse(req, res, (error?: unknown) => {
+      const marked = markedText.get(req);
+      if (marked === undefined) return next(error);
+      markedText.delete(req);
+      if (error === undefined) {
+        req.body = JSON.parse(marked);
+        return next();
+      }
+      const parseFailed = (error as { type?: unknown }).type === 'entity.parse.failed';
+      next(parseFailed ? notInCharset('utf-8') : error);
+    });
 }

@@ -1,8 +1,12 @@
 import { buildMessage, ValidateBy, ValidationArguments, ValidationOptions } from 'class-validator';
+import { NOT_UTF8_MARK } from './invalid-utf8';
 
 /** C0/C1 controls but tab, LF, CR: U+0000 cannot be stored, the rest corrupt what readers see. */
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL_CHARACTER = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
+
+/** Where the body's bytes were not UTF-8 (the mark alone, not the low half of a pair). */
+const LONE_NOT_UTF8_MARK = new RegExp(`(?<![\\uD800-\\uDBFF])${NOT_UTF8_MARK}`);
 
 /** Bidi embeddings, overrides and isolates make text read differently than it is; U+FEFF hides. */
 const INVISIBLE_FORMATTING = /[\u202A-\u202E\u2066-\u2069\uFEFF]/;
@@ -20,7 +24,11 @@ export function trimText({ value }: { value: unknown }): unknown {
 /** Ends a message after the offending text's name; undefined when the string is plain text. */
 export function textProblem(text: string): string | undefined {
   // A lone surrogate is not Unicode: PostgreSQL refuses it in jsonb and replaces it in text.
-  if (!text.isWellFormed()) return 'must be valid Unicode (it contains a lone surrogate)';
+  if (!text.isWellFormed()) {
+    return LONE_NOT_UTF8_MARK.test(text)
+      ? 'is not valid UTF-8'
+      : 'must be valid Unicode (it contains a lone surrogate)';
+  }
   if (CONTROL_CHARACTER.test(text)) return 'must not contain control characters';
   if (INVISIBLE_FORMATTING.test(text)) {
     return 'must not contain bidirectional control characters (U+202A–U+202E, U+2066–U+2069) or U+FEFF';

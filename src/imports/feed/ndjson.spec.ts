@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { gzipSync } from 'node:zlib';
+import { NOT_UTF8_MARK } from '../../common/http/invalid-utf8';
 import { FeedError } from './feed-error';
 import { DEFAULT_FEED_LIMITS, type FeedLimits, type FeedLine } from './feed.types';
 import { readFeed } from './read-feed';
@@ -180,6 +181,15 @@ describe('readFeed, NDJSON', () => {
       { line: 1, error: 'line 1: not valid UTF-8' },
       { line: 2, body: { a: 1 } },
     ]);
+  });
+
+  it('reads invalid bytes inside a string as a lone surrogate, for the field to refuse', async () => {
+    const latin1 = Buffer.concat([
+      Buffer.from('{"title":"gr'),
+      Buffer.from([0xe5]),
+      Buffer.from('"}\n'),
+    ]);
+    expect(await read([latin1])).toEqual([{ line: 1, body: { title: `gr${NOT_UTF8_MARK}` } }]);
   });
 
   it('gunzips a gzip body', async () => {

@@ -1,3 +1,5 @@
+import { isUtf8 } from 'node:buffer';
+import { markInvalidUtf8 } from '../../common/http/invalid-utf8';
 import { describeShapeFault, jsonShapeFault } from '../../common/http/json-body.verify';
 import { FeedError } from './feed-error';
 import type { FeedLimits, FeedLine, FeedRecord } from './feed.types';
@@ -78,12 +80,10 @@ class NdjsonRecord implements FeedRecord {
 
   read(): FeedLine {
     const line = this.line;
-    let text: string;
-    try {
-      text = UTF8.decode(this.content);
-    } catch {
-      return { line, error: `line ${line}: not valid UTF-8` };
-    }
+    // Invalid bytes inside a string are marked and refused by their field, as the PUT refuses them.
+    const utf8 = isUtf8(this.content);
+    const text = utf8 ? this.content.toString('utf8') : markInvalidUtf8(this.content);
+    if (text === undefined) return { line, error: `line ${line}: not valid UTF-8` };
     // Refused before parsing, as the PUT refuses such a body, with the PUT's field.
     const fault = jsonShapeFault(text);
     if (fault !== undefined) {
@@ -95,7 +95,10 @@ class NdjsonRecord implements FeedRecord {
     try {
       value = JSON.parse(text);
     } catch (err) {
-      const error = `line ${line}: not valid JSON (${reason(err)})`;
+      // Outside a string, invalid bytes leave no JSON: the bytes are what is wrong.
+      const error = utf8
+        ? `line ${line}: not valid JSON (${reason(err)})`
+        : `line ${line}: not valid UTF-8`;
       return withExternalId({ line, error }, externalIdIn(text));
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value))
