@@ -2,6 +2,8 @@ import { OutboxStore } from '../../src/events/outbox.store';
 import { inBatches } from '../../src/scheduler/in-batches';
 import { WebhookDeliveryStore } from '../../src/webhooks/deliveries/webhook-delivery.store';
 import { WebhookDeliverySweeper } from '../../src/webhooks/dispatch/webhook-delivery.sweeper';
+import type { Response } from 'supertest';
+import { expectError } from '../support/envelope';
 import { emitEvent, sampleEventData } from '../support/events';
 import { anAccount, as, TestAccount } from '../support/factories';
 import { aListing } from '../support/listing-builder';
@@ -137,6 +139,47 @@ describe('Retention: the worker’s event and delivery purges', () => {
     // The held rows go on the next run.
     expect(await purgeEvents()).toBe(1);
     expect(await purgeDeliveries()).toBe(1);
+  });
+
+  it('a manual retry of a delivery the purge deletes meanwhile answers 404; one asked for first keeps it', async () => {
+    const old = await deliveredEvents(2);
+    const [gone, kept] = (
+      await t.dataSource.query(
+        `SELECT id, endpoint_id AS "endpointId" FROM webhook_deliveries WHERE event_id = ANY($1) ORDER BY id`,
+        [old],
+      )
+    ).map((r: { id: string; endpointId: string }) => r);
+    await age('webhook_deliveries', [gone.id, kept.id], 31);
+    const retry = (d: { id: string; endpointId: string }) =>
+      as(t, account.liveKey).post(`/v1/webhooks/${d.endpointId}/deliveries/${d.id}/retry`);
+
+    // The purge holds the delivery and has deleted it; the retry comes in and waits for it.
+    const purge = await t.dataSource.createQueryRunner();
+    await purge.connect();
+    await purge.startTransaction();
+    let answer: Promise<Response>;
+    try {
+      await purge.query(`SELECT id FROM webhook_deliveries WHERE id = $1 FOR UPDATE`, [gone.id]);
+      await purge.query(`DELETE FROM webhook_deliveries WHERE id = $1`, [gone.id]);
+      answer = retry(gone).then((res) => res);
+      await eventually(async () => {
+        // a row lock is waited for on the holder's transaction id: no database on that lock
+        const [{ waiting }] = await t.dataSource.query(
+          `SELECT count(*)::int AS waiting FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+           WHERE NOT l.granted AND a.datname = current_database()`,
+        );
+        return waiting > 0;
+      });
+    } finally {
+      await purge.commitTransaction();
+      await purge.release();
+    }
+    expectError(await answer, 404, 'NOT_FOUND');
+
+    // A retry asked for before the purge runs keeps its delivery until the worker has settled it.
+    await retry(kept).expect(202);
+    await purgeDeliveries();
+    expect(await existing('webhook_deliveries', [kept.id])).toEqual([kept.id]);
   });
 });
 

@@ -1,4 +1,5 @@
 const UNIQUE_VIOLATION = '23505';
+const FOREIGN_KEY_VIOLATION = '23503';
 const DEADLOCK_DETECTED = '40P01';
 const SERIALIZATION_FAILURE = '40001';
 
@@ -17,6 +18,12 @@ function pgFields(error: unknown): PgErrorFields | undefined {
 export function isUniqueViolation(error: unknown, constraint: string): boolean {
   const fields = pgFields(error);
   return fields?.code === UNIQUE_VIOLATION && fields.constraint === constraint;
+}
+
+/** True when `error` is a foreign key violation of the named constraint (a row referenced is gone). */
+export function isForeignKeyViolation(error: unknown, constraint: string): boolean {
+  const fields = pgFields(error);
+  return fields?.code === FOREIGN_KEY_VIOLATION && fields.constraint === constraint;
 }
 
 /** True when PostgreSQL aborted the transaction to break a deadlock or a serialization conflict. */

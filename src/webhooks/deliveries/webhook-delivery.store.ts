@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
+import { isForeignKeyViolation } from '../../common/db/pg-errors';
 import { DeliveryStatus, WebhookDelivery } from './webhook-delivery.entity';
 import { EndpointSecrets, liveSecrets } from '../endpoints/webhook-secrets';
 import type { OutgoingDelivery } from '../transport/webhook-request';
@@ -57,6 +58,9 @@ export interface OwedEvent {
   createdAt: Date;
   deliveryId: string | null;
 }
+
+/** PostgreSQL's name for the request's reference to its delivery (declared inline). */
+const REDELIVERY_DELIVERY_FK = 'webhook_redelivery_requests_delivery_id_fkey';
 
 const DISABLED_ERROR = 'Endpoint disabled: a delivery failed all of its attempts';
 
@@ -174,16 +178,24 @@ export class WebhookDeliveryStore {
     );
   }
 
-  /** Asks the worker for one manual attempt; false when the endpoint has no such delivery. */
+  /**
+   * Asks the worker for one manual attempt; false when the endpoint has no such delivery, also
+   * when the retention purge, holding it, deleted it while the request waited.
+   */
   async requestManualRetry(endpointId: string, deliveryId: string): Promise<boolean> {
-    const requested = await this.dataSource.query(
-      `INSERT INTO webhook_redelivery_requests (delivery_id, manual)
-       SELECT id, true FROM webhook_deliveries WHERE id = $1 AND endpoint_id = $2
-       ON CONFLICT (delivery_id) DO UPDATE SET manual = true
-       RETURNING delivery_id`,
-      [deliveryId, endpointId],
-    );
-    return requested.length > 0;
+    try {
+      const requested = await this.dataSource.query(
+        `INSERT INTO webhook_redelivery_requests (delivery_id, manual)
+         SELECT id, true FROM webhook_deliveries WHERE id = $1 AND endpoint_id = $2
+         ON CONFLICT (delivery_id) DO UPDATE SET manual = true
+         RETURNING delivery_id`,
+        [deliveryId, endpointId],
+      );
+      return requested.length > 0;
+    } catch (error) {
+      if (isForeignKeyViolation(error, REDELIVERY_DELIVERY_FK)) return false;
+      throw error;
+    }
   }
 
   /** The worker's side of retry and recover: a batch of requests, locked until settled. */
@@ -351,18 +363,29 @@ export class WebhookDeliveryStore {
     );
   }
 
-  /** One batch of ended deliveries (and attempt logs) past the cut-off; never waits on a writer. */
-  async purgeBatch(olderThanMs: number, batchSize: number): Promise<number> {
-    const [, count] = await this.dataSource.query(
-      `WITH due AS (
-         SELECT id FROM webhook_deliveries d
+  /**
+   * One batch of ended deliveries (and attempt logs) past the cut-off; never waits on a writer.
+   * The rows are locked first and deleted in a second statement, whose snapshot sees every retry
+   * or recover request committed before the locks (the first statement's may not): a delivery
+   * asked for meanwhile is kept.
+   */
+  purgeBatch(olderThanMs: number, batchSize: number): Promise<number> {
+    return this.dataSource.transaction(async (em) => {
+      const due: { id: string }[] = await em.query(
+        `SELECT id FROM webhook_deliveries d
          WHERE created_at < now() - $1 * interval '1 millisecond' AND status <> 'pending'
            AND NOT EXISTS (SELECT 1 FROM webhook_redelivery_requests r WHERE r.delivery_id = d.id)
-         ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-       DELETE FROM webhook_deliveries d USING due WHERE d.id = due.id`,
-      [olderThanMs, batchSize],
-    );
-    return count as number;
+         ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        [olderThanMs, batchSize],
+      );
+      if (due.length === 0) return 0;
+      const [, count] = await em.query(
+        `DELETE FROM webhook_deliveries d WHERE d.id = ANY($1::uuid[])
+           AND NOT EXISTS (SELECT 1 FROM webhook_redelivery_requests r WHERE r.delivery_id = d.id)`,
+        [due.map((row) => row.id)],
+      );
+      return count as number;
+    });
   }
 
   private async logAttempt(
