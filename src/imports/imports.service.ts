@@ -3,7 +3,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Queue } from 'bull';
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Readable, Transform } from 'node:stream';
 import { DataSource, EntityManager } from 'typeorm';
 import type { OwnerScope } from '../auth/scope';
@@ -27,6 +27,7 @@ import type { ImportResponse, ImportResultResponse } from './dto/import.response
 import type { ImportResultsQueryDto } from './dto/import-results.query.dto';
 import type { ImportSourceDto } from './dto/import-source.dto';
 import type { ListImportsQueryDto } from './dto/list-imports.query.dto';
+import { FeedDigest } from './feed/feed-digest';
 import { IMPORT_QUEUE, ImportJob, importJobOptions } from './import-queue';
 import { importEvent, toImportResponse, toImportResultResponse } from './imports.mapper';
 import { ImportFormat, ImportResultRow, ImportRow, ImportsStore, NewImport } from './imports.store';
@@ -86,9 +87,13 @@ export class ImportsService {
     const options = { mode: query.mode, dryRun: query.dryRun, maxRemovals: query.maxRemovals };
     const { draft, digest } =
       'body' in source ? await this.storeUpload(source) : this.fromUrl(source);
-    // How the bytes are read is part of the request: the same bytes as CSV are another request.
-    const { format, gzip } = draft;
-    const fingerprint = requestFingerprint('POST /imports', { ...options, format, gzip, digest });
+    // How the content is read is part of the request: the same bytes as CSV are another request;
+    // gzip or not is not (the digest is of the content).
+    const fingerprint = requestFingerprint('POST /imports', {
+      ...options,
+      format: draft.format,
+      digest,
+    });
     const work = async (em: EntityManager) =>
       toImportResponse(
         await this.insert(em, scope, {
@@ -154,15 +159,15 @@ export class ImportsService {
         `The file is larger than ${this.config.maxBytes} bytes (IMPORT_MAX_BYTES).`,
       );
     if ((upload.contentLength ?? 0) > this.config.maxBytes) throw tooLarge();
-    const hash = createHash('sha256');
+    const gzip = encoding === 'gzip';
+    const digest = new FeedDigest(gzip, this.config.maxBytes);
     let bytes = 0;
     const max = this.config.maxBytes;
     const counter = new Transform({
       transform(chunk: Buffer, _encoding, done) {
         bytes += chunk.length;
         if (bytes > max) return done(tooLarge());
-        hash.update(chunk);
-        done(null, chunk);
+        digest.update(chunk).then(() => done(null, chunk), done);
       },
     });
     const fileKey = `imports/${randomUUID()}`;
@@ -170,6 +175,7 @@ export class ImportsService {
     try {
       await this.storage.putPrivate(fileKey, upload.body.pipe(counter));
     } catch (error) {
+      digest.discard();
       await this.storage.deletePrivate(fileKey).catch(() => undefined);
       throw error;
     }
@@ -177,10 +183,10 @@ export class ImportsService {
       format,
       source: 'upload' as const,
       sourceUrl: null,
-      gzip: encoding === 'gzip',
+      gzip,
       fileKey,
     };
-    return { draft, digest: hash.digest('hex') };
+    return { draft, digest: await digest.digest() };
   }
 
   /**

@@ -760,6 +760,42 @@ describe('Inventory imports', () => {
     expectFieldError(asCsv, 'Idempotency-Key');
   });
 
+  it('replays by the feed’s content: gzipped at another time, or not at all, is the same request', async () => {
+    const file = ndjson([item('idem-gz-1')]);
+    // gzip writes the time into its header: the same file compressed twice differs in its bytes
+    const gzipped = (mtime: number) => {
+      const bytes = gzipSync(file);
+      bytes.writeUInt32LE(mtime, 4);
+      return bytes;
+    };
+    const gzipUpload = (bytes: Buffer) =>
+      upload(bytes).set('Content-Encoding', 'gzip').set('Idempotency-Key', 'import-idem-gz');
+    const first = await gzipUpload(gzipped(1_700_000_000)).expect(202);
+    for (const again of [
+      await gzipUpload(gzipped(1_800_000_000)),
+      await upload(file).set('Idempotency-Key', 'import-idem-gz'),
+    ]) {
+      expect([again.status, again.headers['idempotent-replayed']]).toEqual([202, 'true']);
+      expect(again.body.data.id).toBe(first.body.data.id);
+    }
+    // other content under the key is refused, compressed or not
+    const other = ndjson([item('idem-gz-2')]);
+    expectFieldError(await gzipUpload(gzipSync(other)), 'Idempotency-Key');
+    // a body that does not inflate is known by its bytes: the same bytes replay, its import fails
+    const broken = gzipped(1).subarray(0, 20);
+    const bad = await upload(broken)
+      .set('Content-Encoding', 'gzip')
+      .set('Idempotency-Key', 'idem-bad-gz');
+    const badAgain = await upload(broken)
+      .set('Content-Encoding', 'gzip')
+      .set('Idempotency-Key', 'idem-bad-gz');
+    expect([bad.status, badAgain.status, badAgain.body.data.id]).toEqual([
+      202,
+      202,
+      bad.body.data.id,
+    ]);
+  });
+
   it.each([
     [
       'a Content-Type it cannot read',
