@@ -10,12 +10,13 @@ import { WebhookEndpointsService } from './endpoints/webhook-endpoints.service';
 import { WebhookSender } from './transport/webhook-sender';
 import { WebhookDeliveriesController } from './deliveries/webhook-deliveries.controller';
 import { WebhookEndpointsController } from './endpoints/webhook-endpoints.controller';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
 import type { AllConfig } from '../platform/config';
 import { OutboundDns } from '../platform/outbound/outbound-dns';
 
 /** The endpoints API and its stores; no queue: the test delivery is sent directly. */
 @Module({
-  imports: [TypeOrmModule.forFeature([WebhookEndpoint, WebhookDelivery])],
+  imports: [TypeOrmModule.forFeature([WebhookEndpoint, WebhookDelivery]), IdempotencyModule],
   controllers: [WebhookEndpointsController, WebhookDeliveriesController],
   providers: [
     WebhookEndpointsService,

@@ -124,6 +124,33 @@ describe('Webhook endpoints', () => {
     expect(results.filter((r) => r.status === 400)).toHaveLength(3);
   });
 
+  it('replays a registration retried with its Idempotency-Key: one endpoint, the same secret', async () => {
+    const account = await anAccount(t).build();
+    const body = { url: receiver.url('/idem'), events: ['listing.sold'] };
+    const keyed = () => create(account, body).set('Idempotency-Key', 'register-1');
+    // the first answer lost, the retry sent at once and again later: all the same endpoint
+    const [first, racing] = await Promise.all([keyed(), keyed()]);
+    const later = await keyed();
+    for (const res of [first, racing, later]) expect(res.status).toBe(201);
+    const ids = new Set([first, racing, later].map((r) => r.body.data.id));
+    const secrets = new Set([first, racing, later].map((r) => r.body.data.secret));
+    expect([ids.size, secrets.size]).toEqual([1, 1]);
+    expect([first, racing].filter((r) => r.headers['idempotent-replayed'] === 'true')).toHaveLength(
+      1,
+    );
+    expect(later.headers['idempotent-replayed']).toBe('true');
+    expect(later.body.data.secret).toMatch(SECRET);
+    const listed = await as(t, account.liveKey).get('/v1/webhooks').expect(200);
+    expect(listed.body.data).toHaveLength(1);
+    // another body under the key is refused
+    const other = await create(account, { url: receiver.url('/other') }).set(
+      'Idempotency-Key',
+      'register-1',
+    );
+    expectError(other, 400, 'VALIDATION_ERROR');
+    expect(fieldsOf(other)).toEqual(['Idempotency-Key']);
+  });
+
   it('validates url syntax and refuses unknown fields, the secret included', async () => {
     const account = await anAccount(t).build();
     expect(fieldsOf(await create(account, { url: 'not a url' }))).toEqual(['url']);

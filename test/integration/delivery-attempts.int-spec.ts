@@ -31,8 +31,9 @@ describe('WebhookAttemptsService bookkeeping', () => {
   });
   afterAll(() => ctx.close());
 
-  const newEndpoint = () =>
-    ctx.get(WebhookEndpointsService).create(owner, { url: 'http://127.0.0.1:9/hook' });
+  const newEndpoint = async () =>
+    (await ctx.get(WebhookEndpointsService).create(owner, { url: 'http://127.0.0.1:9/hook' }))
+      .data!;
   /** One event, fanned out to every active endpoint of the owner: their delivery ids. */
   const deliveriesOfNewEvent = async () => {
     const data = sampleEventData('listing.sold');

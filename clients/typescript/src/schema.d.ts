@@ -361,7 +361,8 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook endpoint (shows its secret once)
-         * @description In the key's mode; at most 5 per account and mode. The answer carries the signing secret: the only time it is shown.
+         * @description In the key's mode; at most 5 per account and mode. The answer carries the signing secret: the
+         *     only time it is shown. A retry with the same Idempotency-Key replays it.
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -4267,7 +4268,10 @@ export interface operations {
     createWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1–255 characters; answers are kept 24 h */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4286,6 +4290,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4303,6 +4308,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -54,26 +54,25 @@ export class WebhookEndpointStore {
    * both be the last one allowed.
    */
   async insertWithinLimit(
+    em: EntityManager,
     { accountId, livemode }: OwnerScope,
     endpoint: NewEndpoint,
     limit: number,
   ): Promise<WebhookEndpoint | undefined> {
-    return this.dataSource.transaction(async (em) => {
-      await em.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
-      const count = await em.countBy(WebhookEndpoint, { accountId, livemode });
-      if (count >= limit) return undefined;
-      return em.save(
-        em.create(WebhookEndpoint, {
-          ...endpoint,
-          accountId,
-          livemode,
-          isActive: true,
-          consecutiveFailures: 0,
-          disabledAt: null,
-          previousSecrets: [],
-        }),
-      );
-    });
+    await em.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
+    const count = await em.countBy(WebhookEndpoint, { accountId, livemode });
+    if (count >= limit) return undefined;
+    return em.save(
+      em.create(WebhookEndpoint, {
+        ...endpoint,
+        accountId,
+        livemode,
+        isActive: true,
+        consecutiveFailures: 0,
+        disabledAt: null,
+        previousSecrets: [],
+      }),
+    );
   }
 
   /**

@@ -1,8 +1,11 @@
-import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Scopes } from '../../auth/auth.decorators';
 import type { Principal } from '../../auth/principal';
 import { UuidParam } from '../../common/http/uuid-param.decorator';
+import { ApiIdempotencyKey, IdempotencyKey } from '../../idempotency/idempotency-key.decorator';
+import { sendIdempotent } from '../../idempotency/idempotent-response';
 import { CreateWebhookDto } from './dto/create-webhook.dto';
 import { RotateSecretDto } from './dto/rotate-secret.dto';
 import { UpdateWebhookDto } from './dto/update-webhook.dto';
@@ -23,13 +26,19 @@ const ENDPOINT = 'Webhook endpoint';
 export class WebhookEndpointsController {
   constructor(private readonly endpoints: WebhookEndpointsService) {}
 
-  /** In the key's mode; at most 5 per account and mode. The answer carries the signing secret: the only time it is shown. */
+  /**
+   * In the key's mode; at most 5 per account and mode. The answer carries the signing secret: the
+   * only time it is shown. A retry with the same Idempotency-Key replays it.
+   */
   @Post()
+  @ApiIdempotencyKey()
   async create(
     @CurrentPrincipal() principal: Principal,
     @Body() dto: CreateWebhookDto,
+    @IdempotencyKey() idempotencyKey: string | undefined,
+    @Res({ passthrough: true }) res: Response,
   ): Promise<CreatedWebhookEndpointResponse> {
-    return toCreatedEndpointResponse(await this.endpoints.create(principal, dto));
+    return sendIdempotent(res, await this.endpoints.create(principal, dto, idempotencyKey));
   }
 
   /** The account's endpoints in the key's mode, oldest first, without their secrets. */

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { randomBase62 } from '../../accounts/api-key-secret';
 import { NotFoundError, ValidationError } from '../../common/errors/domain-error';
 import type { AllConfig } from '../../platform/config';
@@ -15,6 +17,10 @@ import { WebhookEndpoint } from './webhook-endpoint.entity';
 import type { OwnerScope } from '../../auth/scope';
 import { WebhookEndpointStore } from './webhook-endpoint.store';
 import { MAX_WEBHOOK_ENDPOINTS } from '../../common/api-limits';
+import { requestFingerprint } from '../../idempotency/fingerprint';
+import { IdempotencyService, IdempotentOutcome } from '../../idempotency/idempotency.service';
+import type { CreatedWebhookEndpointResponse } from './dto/webhook-endpoint.response';
+import { toCreatedEndpointResponse } from './webhook-endpoints.mapper';
 
 export function generateWebhookSecret(): string {
   return `whsec_${randomBase62(32)}`;
@@ -26,7 +32,9 @@ export class WebhookEndpointsService {
   private readonly allowPrivateTargets: boolean;
 
   constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly store: WebhookEndpointStore,
+    private readonly idempotency: IdempotencyService,
     private readonly dns: OutboundDns,
     config: ConfigService<AllConfig, true>,
   ) {
@@ -47,9 +55,28 @@ export class WebhookEndpointsService {
   }
 
   /** The limit of 5 holds per mode: test endpoints never use up the live ones' quota. */
-  async create(owner: OwnerScope, dto: CreateWebhookDto): Promise<WebhookEndpoint> {
+  /**
+   * The answer carries the only copy of the secret a caller sees, so a retry after a lost answer
+   * needs the key: the same key and body replay the endpoint and its secret; without the key a
+   * retry registers a second endpoint.
+   */
+  async create(
+    owner: OwnerScope,
+    dto: CreateWebhookDto,
+    idempotencyKey?: string,
+  ): Promise<IdempotentOutcome<CreatedWebhookEndpointResponse>> {
     await this.assertAllowedUrl(dto.url);
+    const work = async (em: EntityManager) =>
+      toCreatedEndpointResponse(await this.insert(em, owner, dto));
+    if (!idempotencyKey)
+      return { status: 201, data: await this.dataSource.transaction(work), replayed: false };
+    const fingerprint = requestFingerprint('POST /webhooks', dto);
+    return this.idempotency.execute(owner, idempotencyKey, fingerprint, 201, work);
+  }
+
+  private async insert(em: EntityManager, owner: OwnerScope, dto: CreateWebhookDto) {
     const endpoint = await this.store.insertWithinLimit(
+      em,
       owner,
       {
         url: dto.url,
