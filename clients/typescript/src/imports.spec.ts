@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { createListingsClient } from './client';
-import { importFeed, type ImportFeedOptions } from './imports';
+import { importFeed, type ImportFeedOptions, ImportStatusUnreadableError } from './imports';
 
 const FEED = '{"externalId":"a"}\n{"externalId":"b"}\n';
 const meta = { requestId: 'r', timestamp: '' };
@@ -15,8 +15,11 @@ interface Upload {
   bytes: Buffer;
 }
 
-/** A service stand-in: takes the upload, then answers the status reads with `statuses` in turn. */
-function service(statuses: string[]) {
+/**
+ * A service stand-in: takes the upload, then answers the status reads with `statuses` in turn
+ * (`lost`: the connection drops; a number: that HTTP status in the error envelope).
+ */
+function service(statuses: (string | number)[]) {
   const uploads: Upload[] = [];
   let reads = 0;
   const client = createListingsClient({
@@ -32,7 +35,16 @@ function service(statuses: string[]) {
           bytes: Buffer.from(await request.arrayBuffer()),
         });
       } else {
-        status = statuses[reads++];
+        const next = statuses[reads++];
+        if (next === 'lost') throw new TypeError('fetch failed');
+        if (typeof next === 'number') {
+          const error = { success: false, error: { code: 'X', message: 'no' }, meta };
+          return new Response(JSON.stringify(error), {
+            status: next,
+            headers: { 'Content-Type': 'application/json' },
+          });
+        }
+        status = next;
       }
       const body = { success: true, data: { id: 'imp-1', status }, meta };
       return new Response(JSON.stringify(body), {
@@ -121,6 +133,26 @@ describe('importFeed', () => {
       sourceUrl: 'https://dealer.example/feed.csv',
       format: 'csv',
     });
+  });
+
+  it('reads the status again after a lost connection, a 5xx or a 429', async () => {
+    const { client, reads } = service(['running', 'lost', 503, 'lost', 429, 'lost', 'succeeded']);
+    const result = await importFeed(client, { body: FEED, format: 'ndjson', pollIntervalMs: 0 });
+    expect(result).toEqual({ id: 'imp-1', status: 'succeeded' });
+    expect(reads()).toBe(7);
+  });
+
+  it('gives up after six failed reads in a row, or a refused one, naming the import', async () => {
+    for (const statuses of [
+      ['running', ...Array(6).fill('lost')],
+      ['running', 404],
+    ]) {
+      const { client, reads } = service(statuses);
+      const waiting = importFeed(client, { body: FEED, format: 'ndjson', pollIntervalMs: 0 });
+      await expect(waiting).rejects.toBeInstanceOf(ImportStatusUnreadableError);
+      await expect(waiting).rejects.toMatchObject({ importId: 'imp-1' });
+      expect(reads()).toBe(statuses.length);
+    }
   });
 
   it('stops waiting when its signal aborts', async () => {

@@ -1,14 +1,19 @@
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { createGzip, gzipSync } from 'node:zlib';
 import type { ListingsClient } from './client';
 import { wait } from './wait';
-import { type Import, unwrap } from './wire';
+import { type Import, ListingsApiError, unwrap } from './wire';
 
 /** Statuses in which an import is still on its way; any other is where it stopped. */
 const UNDERWAY = new Set<Import['status']>(['queued', 'running']);
 
-type UploadBody = NonNullable<RequestInit['body']>;
+/**
+ * Bytes or a Node web stream, which fetch sends as they are. Not typed as RequestInit's body:
+ * with TypeScript's default lib that is the DOM's, which Node's streams and buffers do not match.
+ */
+type UploadBody = Uint8Array | WebReadableStream;
 
 const CONTENT_TYPES = { ndjson: 'application/x-ndjson', csv: 'text/csv' } as const;
 
@@ -47,7 +52,9 @@ export type ImportFeedOptions = FeedSource & {
  * until the import stops: `succeeded`,
  * `succeeded_with_errors`, `failed`, `held` (a mirror import over its removal limit, waiting for
  * confirm or cancel) or `cancelled`. Returns the import as it stands then; read its lines with
- * `importResults`. Only a refused upload throws (ListingsApiError), or an abort.
+ * `importResults`. A refused upload throws ListingsApiError, a failed one the fetch's error (call
+ * again with the same `idempotencyKey`: the upload replays, or starts the import if it never
+ * arrived); status reads that keep failing throw ImportStatusUnreadableError with the import's id.
  */
 export async function importFeed(
   client: ListingsClient,
@@ -77,14 +84,48 @@ export async function importFeed(
       : await upload(client, params, format, options, signal),
   ).data;
   let current = created;
+  let failures = 0;
   while (UNDERWAY.has(current.status)) {
-    await wait(pollIntervalMs, signal);
+    await wait(pollIntervalMs * (failures + 1), signal);
     signal?.throwIfAborted();
-    current = unwrap(
-      await client.GET('/v1/imports/{id}', { params: { path: { id: created.id } }, signal }),
-    ).data;
+    try {
+      current = unwrap(
+        await client.GET('/v1/imports/{id}', { params: { path: { id: created.id } }, signal }),
+      ).data;
+      failures = 0;
+    } catch (error) {
+      signal?.throwIfAborted();
+      if (!passing(error) || ++failures > MAX_STATUS_READ_FAILURES)
+        throw new ImportStatusUnreadableError(created.id, error);
+    }
   }
   return current;
+}
+
+/** Status reads that may fail in a row (each waiting longer) before importFeed gives up. */
+const MAX_STATUS_READ_FAILURES = 5;
+
+/** A network error, a 5xx or a 429: worth reading the status again. */
+function passing(error: unknown): boolean {
+  if (!(error instanceof ListingsApiError)) return true;
+  return error.status >= 500 || error.status === 429;
+}
+
+/**
+ * The import was accepted and goes on, but its status could not be read (the network or the
+ * service failed several reads in a row, or refused one): `importId` names it, to read later
+ * (`GET /v1/imports/{id}`) or to cancel. Calling importFeed again with the same
+ * `idempotencyKey` finds the same import too.
+ */
+export class ImportStatusUnreadableError extends Error {
+  override readonly name = 'ImportStatusUnreadableError';
+
+  constructor(
+    readonly importId: string,
+    cause: unknown,
+  ) {
+    super(`Import ${importId} was accepted, but its status could not be read`, { cause });
+  }
 }
 
 function upload(
@@ -124,8 +165,11 @@ function uploadBody(options: ImportFeedOptions): { body: UploadBody; gzipped: bo
     return { body: compress ? gzipSync(bytes) : bytes, gzipped };
   }
   const source = options.file !== undefined ? createReadStream(options.file) : options.stream!;
+  // a web stream, whichever lib typed it (the DOM's or Node's global)
   const readable =
-    source instanceof ReadableStream ? Readable.fromWeb(source) : Readable.from(source);
+    source instanceof ReadableStream
+      ? Readable.fromWeb(source as WebReadableStream)
+      : Readable.from(source);
   const stream = compress ? readable.pipe(createGzip()) : readable;
   return { body: Readable.toWeb(stream), gzipped };
 }

@@ -1,5 +1,10 @@
 export { createListingsClient, type ListingsClient, type ListingsClientOptions } from './client';
-export { importFeed, type FeedSource, type ImportFeedOptions } from './imports';
+export {
+  importFeed,
+  ImportStatusUnreadableError,
+  type FeedSource,
+  type ImportFeedOptions,
+} from './imports';
 export {
   cursorAll,
   followEvents,

@@ -1684,7 +1684,7 @@ export interface components {
              * @description hours the current secret keeps signing beside the new one, 0–72 (default 24; 0 = it and every earlier one stop now)
              * @default 24
              */
-            expireCurrentAfterHours: number;
+            expireCurrentAfterHours?: number;
         };
         /** @description A success answer: each operation gives the schema of `data`. */
         SuccessEnvelope: {

@@ -15,4 +15,14 @@ describe('generated client types', () => {
         `clients/typescript/src/schema.d.ts differs from what openapi/openapi.json generates: run npm run client:generate and commit it\n${check.stdout}${check.stderr}`,
       );
   });
+
+  it('compile with the client’s TypeScript, under its own lib and under the default (DOM) one', () => {
+    for (const lib of [[], ['--lib', 'ES2023,DOM']]) {
+      const tsc = spawnSync('npx', ['tsc', '--noEmit', '-p', 'tsconfig.json', ...lib], {
+        cwd: PACKAGE,
+        encoding: 'utf8',
+      });
+      if (tsc.status !== 0) throw new Error(`tsc ${lib.join(' ')}:\n${tsc.stdout}${tsc.stderr}`);
+    }
+  });
 });
