@@ -219,7 +219,7 @@ export function jsonBodyParser(limit: number | string): RequestHandler {
       const marked = markedText.get(req);
       if (marked === undefined) return next(error);
       markedText.delete(req);
-      if (error === undefined) {
+      if (!error) {
         req.body = JSON.parse(marked);
         return next();
       }
