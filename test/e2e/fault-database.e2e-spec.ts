@@ -1,3 +1,4 @@
+import type { Response } from 'supertest';
 import { anAccount, as, TestAccount } from '../support/factories';
 import { aListing } from '../support/listing-builder';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -62,6 +63,10 @@ describe('[fault] database connections', () => {
       );
       expect(JSON.stringify(down.body)).not.toContain(t.databaseName);
       await t.http().get('/health/live').expect(200);
+      // A request meanwhile is told to come back, not that the service is broken.
+      await new Promise((r) => setTimeout(r, 4_100)); // past the key cache: the key is read too
+      const refused = await as(t, seller.liveKey).post('/v1/listings').send(aListing().build());
+      expectUnavailable(refused);
     } finally {
       await withAdminClient((c) =>
         c.query(`ALTER DATABASE "${t.databaseName}" ALLOW_CONNECTIONS true`),
@@ -70,4 +75,49 @@ describe('[fault] database connections', () => {
     await t.http().get('/health/ready').expect(200);
     await as(t, seller.liveKey).post('/v1/listings').send(aListing().build()).expect(201);
   });
+
+  it('a request that cannot get a connection in DB_POOL_ACQUIRE_TIMEOUT is told to retry, not queued on', async () => {
+    const small = await createTestApp({
+      env: { DB_POOL_SIZE: '2', DB_POOL_ACQUIRE_TIMEOUT: '500ms' },
+    });
+    try {
+      const owner = await anAccount(small).build();
+      await as(small, owner.liveKey).get('/v1/listings').expect(200);
+      // A migration, say, holds the table: two reads take the read pool's two connections and wait.
+      const holder = await small.dataSource.createQueryRunner();
+      await holder.connect();
+      await holder.startTransaction();
+      try {
+        await holder.query('LOCK TABLE listings IN ACCESS EXCLUSIVE MODE');
+        const waiting = [0, 1].map(() =>
+          as(small, owner.liveKey)
+            .get('/v1/listings')
+            .then((r) => r),
+        );
+        await new Promise((r) => setTimeout(r, 300));
+        const started = Date.now();
+        const third = await as(small, owner.liveKey).get('/v1/listings');
+        expect(Date.now() - started).toBeLessThan(5_000);
+        expectUnavailable(third);
+        await holder.commitTransaction();
+        for (const res of await Promise.all(waiting)) expect(res.status).toBe(200);
+      } finally {
+        if (holder.isTransactionActive) await holder.rollbackTransaction();
+        await holder.release();
+      }
+    } finally {
+      await small.close();
+    }
+  });
 });
+
+function expectUnavailable(res: Response): void {
+  expect([res.status, res.headers['retry-after'], res.body.error?.code]).toEqual([
+    500,
+    '5',
+    'SERVER_ERROR',
+  ]);
+  expect(res.body.error.message).toBe(
+    'The database did not answer in time. Retry in a few seconds.',
+  );
+}

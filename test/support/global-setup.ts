@@ -22,6 +22,7 @@ export default async function globalSetup(): Promise<void> {
       poolSize: 2,
       statementTimeoutMs: 120_000,
       idleInTransactionTimeoutMs: 120_000,
+      acquireTimeoutMs: 120_000,
     }),
   ).initialize();
   try {

@@ -6,6 +6,7 @@ const SERIALIZATION_FAILURE = '40001';
 interface PgErrorFields {
   code?: string;
   constraint?: string;
+  message?: string;
 }
 
 /** pg's own error fields, whether TypeORM wrapped the error (`driverError`) or not. */
@@ -39,4 +40,24 @@ export function isTransientConflict(error: unknown): boolean {
  */
 export function isDataError(error: unknown): boolean {
   return /^(22|23|54)/.test(pgFields(error)?.code ?? '');
+}
+
+/**
+ * SQLSTATEs of a server that cannot serve now: class 08 (connection exception), 53300 (too many
+ * connections), 57P01–57P03 (shut down, crashed, not accepting connections yet), 57014
+ * (cancelled: statement_timeout).
+ */
+const UNAVAILABLE_STATE = /^(08|53300$|57P0[123]$|57014$)/;
+/**
+ * What pg, pg-pool and Node say when the server is gone, silent, closed to connections (55000
+ * says so only in its message) or the pool is exhausted.
+ */
+const UNAVAILABLE_MESSAGE =
+  /timeout exceeded when trying to connect|Connection terminated|Query read timeout|not currently accepting connections|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH/;
+
+/** True when the database could not serve the statement now, rather than refused it. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const fields = pgFields(error);
+  if (UNAVAILABLE_STATE.test(fields?.code ?? '')) return true;
+  return UNAVAILABLE_MESSAGE.test(`${fields?.code ?? ''} ${fields?.message ?? ''}`);
 }

@@ -4,12 +4,18 @@ import { DomainError, FieldError, RateLimitedError } from '../errors/domain-erro
 import { ERROR_HTTP_STATUS, ErrorCode } from '../errors/error-code';
 import { errorEnvelope } from './envelope';
 import { requestIdOf } from '../../platform/logging/request-id';
+import { isDatabaseUnavailable } from '../db/pg-errors';
 
 interface Mapped {
   code: ErrorCode;
   message: string;
   details?: FieldError[];
+  retryAfterSeconds?: number;
 }
+
+/** A database that is down or silent: when to try again, and how often to say so in the log. */
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+const UNAVAILABLE_LOG_EVERY_MS = 10_000;
 
 /** body-parser raises these before any route runs; each is the client's fault. */
 const BODY_PARSER_ERRORS: Record<string, string> = {
@@ -52,15 +58,18 @@ function statusToCode(status: number): ErrorCode {
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Exceptions');
+  private unavailableLoggedAt = -Infinity;
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const ctx = host.switchToHttp();
     const req = ctx.getRequest<Request>();
     const res = ctx.getResponse<Response>();
     const mapped = this.map(exception, req);
-    if (exception instanceof RateLimitedError) {
-      res.setHeader('Retry-After', String(exception.retryAfterSeconds));
-    }
+    const retryAfter =
+      exception instanceof RateLimitedError
+        ? exception.retryAfterSeconds
+        : mapped.retryAfterSeconds;
+    if (retryAfter !== undefined) res.setHeader('Retry-After', String(retryAfter));
     if (res.headersSent) {
       res.end();
       return;
@@ -95,6 +104,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
         };
       }
     }
+    if (isDatabaseUnavailable(cause ?? exception)) return this.databaseUnavailable(exception);
     this.logger.error(
       { err: exception, requestId: requestIdOf(req), method: req.method, path: req.path },
       'Unhandled error',
@@ -102,6 +112,24 @@ export class AllExceptionsFilter implements ExceptionFilter {
     return {
       code: ErrorCode.SERVER_ERROR,
       message: 'Internal error. Retry, or contact support with the requestId.',
+    };
+  }
+
+  /**
+   * Still SERVER_ERROR (the contract's code for a failure on our side), but saying that a retry
+   * will do and when; logged as one warning per interval, not a stack per request.
+   */
+  private databaseUnavailable(exception: unknown): Mapped {
+    const now = Date.now();
+    if (now - this.unavailableLoggedAt >= UNAVAILABLE_LOG_EVERY_MS) {
+      this.unavailableLoggedAt = now;
+      const reason = exception instanceof Error ? exception.message : String(exception);
+      this.logger.warn(`Database unavailable; requests answer 500 with Retry-After: ${reason}`);
+    }
+    return {
+      code: ErrorCode.SERVER_ERROR,
+      message: 'The database did not answer in time. Retry in a few seconds.',
+      retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS,
     };
   }
 

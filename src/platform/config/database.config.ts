@@ -13,6 +13,8 @@ class DatabaseEnv {
   @IsDuration() DB_STATEMENT_TIMEOUT: string = '30s';
   /** longest a transaction may sit idle (its client stalled) before PostgreSQL ends the session */
   @IsDuration() DB_IDLE_IN_TRANSACTION_TIMEOUT: string = '30s';
+  /** longest a request waits for a pool connection (all in use, or the server not answering) */
+  @IsDuration() DB_POOL_ACQUIRE_TIMEOUT: string = '10s';
 }
 
 export interface DatabaseConfig {
@@ -21,13 +23,19 @@ export interface DatabaseConfig {
   poolSize: number;
   statementTimeoutMs: number;
   idleInTransactionTimeoutMs: number;
+  acquireTimeoutMs: number;
 }
 
-/** Sent at connection start-up, so no statement or stalled transaction holds locks indefinitely. */
-export function sessionTimeouts(config: DatabaseConfig) {
+/**
+ * Sent at connection start-up, so no statement or stalled transaction holds locks indefinitely;
+ * and the pool's own bound on waiting for a connection, so a busy or silent server answers a
+ * request with an error in seconds instead of keeping it queued.
+ */
+export function poolTimeouts(config: DatabaseConfig) {
   return {
     statement_timeout: config.statementTimeoutMs,
     idle_in_transaction_session_timeout: config.idleInTransactionTimeoutMs,
+    connectionTimeoutMillis: config.acquireTimeoutMs,
   };
 }
 
@@ -39,5 +47,6 @@ export const databaseConfig = registerAs('database', (): DatabaseConfig => {
     poolSize: env.DB_POOL_SIZE,
     statementTimeoutMs: parseDuration(env.DB_STATEMENT_TIMEOUT)!,
     idleInTransactionTimeoutMs: parseDuration(env.DB_IDLE_IN_TRANSACTION_TIMEOUT)!,
+    acquireTimeoutMs: parseDuration(env.DB_POOL_ACQUIRE_TIMEOUT)!,
   };
 });

@@ -1,5 +1,5 @@
 import type { DataSourceOptions } from 'typeorm';
-import { DatabaseConfig, sessionTimeouts } from '../config/database.config';
+import { DatabaseConfig, poolTimeouts } from '../config/database.config';
 import { MIGRATIONS } from './migrations';
 
 export function dataSourceOptions(config: DatabaseConfig): DataSourceOptions {
@@ -12,7 +12,7 @@ export function dataSourceOptions(config: DatabaseConfig): DataSourceOptions {
     extra: {
       max: config.poolSize,
       application_name: 'listings-service',
-      ...sessionTimeouts(config),
+      ...poolTimeouts(config),
     },
   };
 }
