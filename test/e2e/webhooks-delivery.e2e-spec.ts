@@ -408,4 +408,28 @@ describe('Webhook delivery', () => {
     await settle();
     expect(receiver.at(endpoint.path)).toHaveLength(1);
   });
+
+  it('queues a whole backlog of lost fan-outs again in one sweep, page after page', async () => {
+    const account = await anAccount(t).build();
+    // 1,200 events whose fan-out jobs Redis lost, relayed in one instant: more than a page (500),
+    // and pages must neither repeat nor skip rows that share their time.
+    const ids: string[] = (
+      await t.dataSource.query(
+        `INSERT INTO outbox_events (account_id, event, data, relayed_at)
+         SELECT $1, 'listing.sold', $2, now() - interval '1 minute' FROM generate_series(1, 1200)
+         RETURNING id`,
+        [account.id, JSON.stringify(sampleEventData('listing.sold'))],
+      )
+    ).map((r: { id: string }) => r.id);
+    // A grace of 30 s: what the fan-outs make meanwhile is not overdue itself.
+    await t.app.get(WebhookDeliverySweeper).sweep(30_000);
+    // One sweep queued them all: every one is fanned out, with no sweep after it.
+    await eventually(async () => {
+      const [{ n }] = await t.dataSource.query(
+        `SELECT count(*)::int AS n FROM outbox_events WHERE id = ANY($1) AND fanned_out_at IS NOT NULL`,
+        [ids],
+      );
+      return n === 1200;
+    });
+  });
 });

@@ -78,6 +78,12 @@ function toTarget({ secret, previousSecrets, ...target }: TargetRow): DeliveryTa
 }
 
 /** Counters change in single guarded UPDATEs, never read-modify-write: each failure counts once. */
+/** Where a sweep's page ended: the row's id and its time, as PostgreSQL's text. */
+export interface SweepCursor {
+  id: string;
+  at: string;
+}
+
 @Injectable()
 export class WebhookDeliveryStore {
   constructor(
@@ -353,13 +359,21 @@ export class WebhookDeliveryStore {
     );
   }
 
-  /** Deliveries owed for a while with no attempt made: their job may have been lost. */
-  overdue(graceMs: number, limit: number): Promise<PendingDelivery[]> {
+  /**
+   * Deliveries owed for a while with no attempt made (their job may have been lost), a page
+   * after `after`, the last of the previous page.
+   */
+  overdue(
+    graceMs: number,
+    limit: number,
+    after?: SweepCursor,
+  ): Promise<(PendingDelivery & SweepCursor)[]> {
     return this.dataSource.query(
-      `SELECT id, attempts FROM webhook_deliveries
+      `SELECT id, attempts, next_attempt_at::text AS at FROM webhook_deliveries
        WHERE status = 'pending' AND next_attempt_at < now() - $1 * interval '1 millisecond'
-       ORDER BY next_attempt_at LIMIT $2`,
-      [graceMs, limit],
+         AND ($3::timestamptz IS NULL OR (next_attempt_at, id) > ($3::timestamptz, $4::uuid))
+       ORDER BY next_attempt_at, id LIMIT $2`,
+      [graceMs, limit, after?.at ?? null, after?.id ?? null],
     );
   }
 

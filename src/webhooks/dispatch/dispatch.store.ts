@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { EventName } from '../../events/event-types';
+import type { SweepCursor } from '../deliveries/webhook-delivery.store';
 
 /** An outbox event as fan-out reads it. */
 export interface StoredEvent {
@@ -70,14 +71,17 @@ export class DispatchStore {
     );
   }
 
-  /** Events relayed more than `graceMs` ago whose fan-out never ran: their job was lost. */
-  async unfannedEvents(graceMs: number, limit: number): Promise<string[]> {
-    const rows: { id: string }[] = await this.dataSource.query(
-      `SELECT id FROM outbox_events
+  /**
+   * Events relayed more than `graceMs` ago whose fan-out never ran (their job was lost), a page
+   * after `after`, the last of the previous page (relayed_at as text: a Date drops microseconds).
+   */
+  unfannedEvents(graceMs: number, limit: number, after?: SweepCursor): Promise<SweepCursor[]> {
+    return this.dataSource.query(
+      `SELECT id, relayed_at::text AS at FROM outbox_events
        WHERE fanned_out_at IS NULL AND relayed_at < now() - $1 * interval '1 millisecond'
-       ORDER BY relayed_at LIMIT $2`,
-      [graceMs, limit],
+         AND ($3::timestamptz IS NULL OR (relayed_at, id) > ($3::timestamptz, $4::uuid))
+       ORDER BY relayed_at, id LIMIT $2`,
+      [graceMs, limit, after?.at ?? null, after?.id ?? null],
     );
-    return rows.map((row) => row.id);
   }
 }

@@ -53,20 +53,30 @@ export class WebhookDeliverySweeper implements OnApplicationBootstrap, OnModuleD
     return this.loop.stop();
   }
 
-  /** Returns how many deliveries got a new job. */
-  async sweep(graceMs = OVERDUE_GRACE_MS): Promise<number> {
+  /**
+   * Returns how many deliveries got a new job. Works through every page of what is overdue, so a
+   * Redis that came back empty has its whole backlog queued again in one sweep, not a page a minute.
+   */
+  async sweep(graceMs = OVERDUE_GRACE_MS, batch = SWEEP_BATCH): Promise<number> {
     for (const job of await this.fanoutQueue.getFailed()) {
       // Another worker's sweep may have retried it first.
       await job.retry().catch(() => undefined);
     }
     // A relayed event never fanned out lost its job: the same job id queues it again, once.
-    for (const eventId of await this.dispatch.unfannedEvents(graceMs, SWEEP_BATCH)) {
-      await this.fanoutQueue.add({ eventId }, fanoutJobOptions(eventId));
+    for (let page = await this.dispatch.unfannedEvents(graceMs, batch); page.length > 0;) {
+      await this.fanoutQueue.addBulk(
+        page.map(({ id }) => ({ data: { eventId: id }, opts: fanoutJobOptions(id) })),
+      );
+      if (page.length < batch) break;
+      page = await this.dispatch.unfannedEvents(graceMs, batch, page[page.length - 1]);
     }
     let requeued = 0;
     const maxAttempts = this.attempts.maxAttempts;
-    for (const { id, attempts } of await this.deliveries.overdue(graceMs, SWEEP_BATCH)) {
-      if (await requeueDelivery(this.deliveryQueue, id, maxAttempts - attempts)) requeued++;
+    for (let page = await this.deliveries.overdue(graceMs, batch); page.length > 0;) {
+      for (const { id, attempts } of page)
+        if (await requeueDelivery(this.deliveryQueue, id, maxAttempts - attempts)) requeued++;
+      if (page.length < batch) break;
+      page = await this.deliveries.overdue(graceMs, batch, page[page.length - 1]);
     }
     if (requeued > 0)
       this.logger.warn({ requeued }, 'Re-queued webhook deliveries whose job was lost');
