@@ -8,5 +8,10 @@ export interface PoolUsage {
 }
 
 export function poolUsage(pool: Pool): PoolUsage {
-  return { inUse: pool.totalCount - pool.idleCount, waiting: pool.waitingCount };
+  // pg-pool queues a caller even when a connection is idle and hands it over on the next tick
+  // (a scrape's own outbox query is one): only those beyond the idle connections wait.
+  return {
+    inUse: pool.totalCount - pool.idleCount,
+    waiting: Math.max(0, pool.waitingCount - pool.idleCount),
+  };
 }
