@@ -16,9 +16,11 @@ import {
 } from '@nestjs/terminus';
 import type { Request, Response } from 'express';
 import Redis from 'ioredis';
+import { DataSource } from 'typeorm';
 import { Public } from '../auth/auth.decorators';
 import { ErrorCode } from '../common/errors/error-code';
 import { errorEnvelope, metaFor } from '../common/http/envelope';
+import { writePoolUsage } from '../platform/database/pool-usage';
 import { PreparedReads } from '../platform/database/prepared-reads';
 import { REDIS } from '../platform/redis/redis.module';
 import { ShutdownDrain } from './shutdown-drain.service';
@@ -32,6 +34,12 @@ interface IndicatorDetails {
 
 /** What readiness says of a dependency it cannot reach; the driver's own words go to the log. */
 const UNREACHABLE = 'unreachable';
+/**
+ * A probe that timed out while every connection of its pool was in use: the database answers,
+ * this process is just busy. Degraded, not down, or a load balancer would take every busy
+ * replica out at once and turn slowness into an outage.
+ */
+const BUSY = 'busy: every connection in use';
 
 /**
  * Liveness says the process answers; readiness says it can do its work. Without Redis the API
@@ -48,6 +56,7 @@ export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
     private readonly database: TypeOrmHealthIndicator,
+    private readonly dataSource: DataSource,
     private readonly reads: PreparedReads,
     private readonly indicators: HealthIndicatorService,
     @Inject(REDIS) private readonly redis: Redis,
@@ -94,7 +103,10 @@ export class HealthController {
     const { status, message } = result.database as { status: string; message?: string };
     if (status === 'up') return result;
     this.logFailure('database', message);
-    return this.indicators.check('database').down({ message: UNREACHABLE });
+    const session = this.indicators.check('database');
+    return writePoolUsage(this.dataSource).saturated
+      ? session.degraded({ message: BUSY })
+      : session.down({ message: UNREACHABLE });
   }
 
   /** The read pool connects on its own, with its own session settings: probed on its own too. */
@@ -105,7 +117,9 @@ export class HealthController {
       return session.up();
     } catch (error) {
       this.logFailure('reads', (error as Error).message);
-      return session.down({ message: UNREACHABLE });
+      return this.reads.usage().saturated
+        ? session.degraded({ message: BUSY })
+        : session.down({ message: UNREACHABLE });
     }
   }
 

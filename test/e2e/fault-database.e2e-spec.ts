@@ -76,7 +76,7 @@ describe('[fault] database connections', () => {
     await as(t, seller.liveKey).post('/v1/listings').send(aListing().build()).expect(201);
   });
 
-  it('a request that cannot get a connection in DB_POOL_ACQUIRE_TIMEOUT is told to retry, not queued on', async () => {
+  it('a request that cannot get a connection in DB_POOL_ACQUIRE_TIMEOUT is told to retry, not queued on; readiness says busy', async () => {
     const small = await createTestApp({
       env: { DB_POOL_SIZE: '2', DB_POOL_ACQUIRE_TIMEOUT: '500ms' },
     });
@@ -99,6 +99,12 @@ describe('[fault] database connections', () => {
         const third = await as(small, owner.liveKey).get('/v1/listings');
         expect(Date.now() - started).toBeLessThan(5_000);
         expectUnavailable(third);
+        // Readiness says busy, not unreachable, and stays 200: the database answers.
+        const ready = await small.http().get('/health/ready').expect(200);
+        expect(ready.body.data.details.reads).toEqual({
+          status: 'degraded',
+          message: 'busy: every connection in use',
+        });
         await holder.commitTransaction();
         for (const res of await Promise.all(waiting)) expect(res.status).toBe(200);
       } finally {

@@ -1,8 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
-import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
-import { poolUsage, PoolUsage } from '../database/pool-usage';
+import { PoolUsage, writePoolUsage } from '../database/pool-usage';
 import { PreparedReads } from '../database/prepared-reads';
 import { Metrics } from './metrics';
 
@@ -17,7 +15,7 @@ export class DatabaseGauges implements OnModuleInit {
 
   onModuleInit(): void {
     const pools = (): [string, PoolUsage][] => [
-      ['write', poolUsage((this.dataSource.driver as PostgresDriver).master as Pool)],
+      ['write', writePoolUsage(this.dataSource)],
       ['read', this.reads.usage()],
     ];
     this.metrics.scrapedGauge(
