@@ -1,6 +1,10 @@
 import { Logger } from '@nestjs/common';
 import type Redis from 'ioredis';
-import { RedisThrottlerStorage, toStorageRecord } from './redis-throttler.storage';
+import {
+  RedisThrottlerStorage,
+  SKIP_REDIS_AFTER_FAILURE_MS,
+  toStorageRecord,
+} from './redis-throttler.storage';
 
 describe('RedisThrottlerStorage', () => {
   describe('toStorageRecord', () => {
@@ -75,16 +79,39 @@ describe('RedisThrottlerStorage', () => {
     });
 
     it('throws while Redis fails, logging the outage once and the recovery once', async () => {
+      let now = 1_000_000;
+      jest.spyOn(Date, 'now').mockImplementation(() => now);
       const evalsha = jest.fn().mockRejectedValue(new Error("Stream isn't writeable"));
       const storage = new RedisThrottlerStorage({ evalsha } as unknown as Redis, 'lsvc:rl');
       for (let i = 0; i < 5; i++) {
         await expect(storage.increment('read:k', 60_000, 300)).rejects.toThrow('writeable');
+        now += SKIP_REDIS_AFTER_FAILURE_MS;
       }
+      expect(evalsha).toHaveBeenCalledTimes(5);
       expect(warn).toHaveBeenCalledTimes(1);
       evalsha.mockResolvedValue(reply);
       await storage.increment('read:k', 60_000, 300);
       await storage.increment('read:k', 60_000, 300);
       expect(log).toHaveBeenCalledTimes(1);
+    });
+
+    it('after a failure, fails at once without asking Redis for a while (a Redis that hangs)', async () => {
+      let now = 1_000_000;
+      jest.spyOn(Date, 'now').mockImplementation(() => now);
+      const evalsha = jest.fn().mockRejectedValue(new Error('Command timed out'));
+      const storage = new RedisThrottlerStorage({ evalsha } as unknown as Redis, 'lsvc:rl');
+      await expect(storage.increment('read:k', 60_000, 300)).rejects.toThrow('timed out');
+      now += SKIP_REDIS_AFTER_FAILURE_MS - 1;
+      for (let i = 0; i < 10; i++)
+        await expect(storage.increment('read:k', 60_000, 300)).rejects.toThrow('timed out');
+      expect(evalsha).toHaveBeenCalledTimes(1);
+      // then Redis is asked again, and answers
+      now += 1;
+      evalsha.mockResolvedValue(reply);
+      await expect(storage.increment('read:k', 60_000, 300)).resolves.toMatchObject({
+        totalHits: 1,
+      });
+      expect(evalsha).toHaveBeenCalledTimes(2);
     });
   });
 });

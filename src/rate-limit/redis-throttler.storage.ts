@@ -45,6 +45,12 @@ export function toStorageRecord(reply: [number, number, number]): ThrottlerStora
   };
 }
 
+/**
+ * After Redis failed, requests do not ask it again for this long and fail open at once: a Redis
+ * that hangs (rather than refuses) costs one request per interval its command time-out, not all.
+ */
+export const SKIP_REDIS_AFTER_FAILURE_MS = 2_000;
+
 /** One EVALSHA per request; throws if Redis fails (callers fail open), logging the outage once. */
 export class RedisThrottlerStorage implements ThrottlerStorage {
   private readonly logger = new Logger('RateLimit');
@@ -52,6 +58,9 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
   private readonly memberPrefix = randomBytes(6).toString('hex');
   private sequence = 0;
   private failing = false;
+  /** the last failure, rethrown without asking Redis until `skipUntil` */
+  private lastError: unknown;
+  private skipUntil = 0;
 
   constructor(
     private readonly redis: Redis,
@@ -61,6 +70,7 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
 
   /** `blockDuration` is not used: a sliding window blocks exactly until a slot frees. */
   async increment(key: string, ttl: number, limit: number): Promise<ThrottlerStorageRecord> {
+    if (Date.now() < this.skipUntil) throw this.lastError;
     try {
       const reply = await this.run(`${this.keyPrefix}:${key}`, ttl, limit);
       if (this.failing) this.logger.log('Rate limiting restored');
@@ -71,6 +81,8 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
         this.logger.warn(`Rate limits fail open while Redis fails: ${(error as Error).message}`);
       }
       this.failing = true;
+      this.lastError = error;
+      this.skipUntil = Date.now() + SKIP_REDIS_AFTER_FAILURE_MS;
       throw error;
     }
   }
