@@ -340,6 +340,16 @@ describe('Text is valid Unicode, stored in NFC; bodies are bounded', () => {
       expect(fieldsOf(feed)).toEqual(['sourceUrl']);
     });
 
+    it('after a byte order mark too, and the service stays up', async () => {
+      const json = JSON.stringify(aListing().build());
+      const res = await sendRaw(
+        '/v1/listings',
+        Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), latin1After(json)]),
+      );
+      expect(expectError(res, 400, 'VALIDATION_ERROR').details).toEqual(notUtf8('title'));
+      await t.http().get('/health/live').expect(200);
+    });
+
     it('outside a string, or where a mark could be mistaken, the body is refused as a whole', async () => {
       const bodyNotUtf8 = [{ field: 'body', message: 'The body is not valid UTF-8.' }];
       const json = JSON.stringify(aListing().build());

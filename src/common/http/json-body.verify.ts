@@ -156,7 +156,8 @@ function pathOf(
 function decodeBody(req: IncomingMessage, buf: Buffer, encoding: string): string | undefined {
   if (encoding === 'utf-8' || encoding === 'utf8') {
     if (isUtf8(buf)) return buf.toString('utf8');
-    const marked = markInvalidUtf8(buf);
+    // without a byte order mark, as body-parser (iconv-lite) reads the text it parses
+    const marked = markInvalidUtf8(buf)?.replace(/^\uFEFF/, '');
     if (marked !== undefined) markedText.set(req, marked);
     return marked;
   }
@@ -220,7 +221,12 @@ export function jsonBodyParser(limit: number | string): RequestHandler {
       if (marked === undefined) return next(error);
       markedText.delete(req);
       if (!error) {
-        req.body = JSON.parse(marked);
+        // In a stream's callback: a throw here would end the process, so none may escape.
+        try {
+          req.body = JSON.parse(marked);
+        } catch {
+          return next(notInCharset('utf-8'));
+        }
         return next();
       }
       const parseFailed = (error as { type?: unknown }).type === 'entity.parse.failed';
