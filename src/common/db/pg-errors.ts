@@ -7,6 +7,8 @@ interface PgErrorFields {
   code?: string;
   constraint?: string;
   message?: string;
+  /** a network error's peer port */
+  port?: unknown;
 }
 
 /** pg's own error fields, whether TypeORM wrapped the error (`driverError`) or not. */
@@ -43,21 +45,30 @@ export function isDataError(error: unknown): boolean {
 }
 
 /**
- * SQLSTATEs of a server that cannot serve now: class 08 (connection exception), 53300 (too many
- * connections), 57P01–57P03 (shut down, crashed, not accepting connections yet), 57014
- * (cancelled: statement_timeout).
+ * SQLSTATEs of a server that cannot serve now: 08000–08006 (connection failures; not 08P01, a
+ * protocol violation being our bug), 53300 (too many connections), 57P01–57P03 (shut down,
+ * crashed, starting). A statement_timeout (57014) is not one: a slow query or a lock wait is a
+ * fault to log in full.
  */
-const UNAVAILABLE_STATE = /^(08|53300$|57P0[123]$|57014$)/;
-/**
- * What pg, pg-pool and Node say when the server is gone, silent, closed to connections (55000
- * says so only in its message) or the pool is exhausted.
- */
-const UNAVAILABLE_MESSAGE =
-  /timeout exceeded when trying to connect|Connection terminated|Query read timeout|not currently accepting connections|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH/;
+const UNAVAILABLE_STATE = /^(0800[0-6]|53300|57P0[123])$/;
+/** 55000 says that the database is closed to connections only in its message. */
+const CLOSED = /is not currently accepting connections/;
+/** What pg and pg-pool alone say when the server is gone or silent, or no connection is free. */
+const POOL_GAVE_UP =
+  /^(timeout exceeded when trying to connect|Connection terminated|Query read timeout)/;
+/** Node's words for a TCP connection refused or lost, whoever it was to. */
+const NETWORK_FAILURE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH']);
 
-/** True when the database could not serve the statement now, rather than refused it. */
-export function isDatabaseUnavailable(error: unknown): boolean {
+/**
+ * True when the database could not serve the statement now, rather than refused it: pg's own
+ * errors, and a network failure of a connection to `databasePort` (another service's, to S3 say,
+ * is not the database's).
+ */
+export function isDatabaseUnavailable(error: unknown, databasePort: number): boolean {
   const fields = pgFields(error);
-  if (UNAVAILABLE_STATE.test(fields?.code ?? '')) return true;
-  return UNAVAILABLE_MESSAGE.test(`${fields?.code ?? ''} ${fields?.message ?? ''}`);
+  const code = fields?.code ?? '';
+  const message = fields?.message ?? '';
+  if (UNAVAILABLE_STATE.test(code) || POOL_GAVE_UP.test(message)) return true;
+  if (code === '55000') return CLOSED.test(message);
+  return NETWORK_FAILURE.has(code) && fields?.port === databasePort;
 }

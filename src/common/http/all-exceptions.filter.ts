@@ -1,8 +1,10 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import type { Request, Response } from 'express';
 import { DomainError, FieldError, RateLimitedError } from '../errors/domain-error';
 import { ERROR_HTTP_STATUS, ErrorCode } from '../errors/error-code';
 import { errorEnvelope } from './envelope';
+import type { AllConfig } from '../../platform/config';
 import { requestIdOf } from '../../platform/logging/request-id';
 import { isDatabaseUnavailable } from '../db/pg-errors';
 
@@ -16,6 +18,7 @@ interface Mapped {
 /** A database that is down or silent: when to try again, and how often to say so in the log. */
 const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 const UNAVAILABLE_LOG_EVERY_MS = 10_000;
+const POSTGRES_PORT = 5432;
 
 /** body-parser raises these before any route runs; each is the client's fault. */
 const BODY_PARSER_ERRORS: Record<string, string> = {
@@ -59,6 +62,14 @@ function statusToCode(status: number): ErrorCode {
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Exceptions');
   private unavailableLoggedAt = -Infinity;
+  private unavailableUnlogged = 0;
+  /** a network error of a connection to this port is the database's */
+  private readonly databasePort: number;
+
+  constructor(config: ConfigService<AllConfig, true>) {
+    const url = new URL(config.get('database', { infer: true }).url);
+    this.databasePort = Number(url.port || POSTGRES_PORT);
+  }
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const ctx = host.switchToHttp();
@@ -104,7 +115,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
         };
       }
     }
-    if (isDatabaseUnavailable(cause ?? exception)) return this.databaseUnavailable(exception);
+    if (isDatabaseUnavailable(cause ?? exception, this.databasePort))
+      return this.databaseUnavailable(exception, req);
     this.logger.error(
       { err: exception, requestId: requestIdOf(req), method: req.method, path: req.path },
       'Unhandled error',
@@ -119,12 +131,24 @@ export class AllExceptionsFilter implements ExceptionFilter {
    * Still SERVER_ERROR (the contract's code for a failure on our side), but saying that a retry
    * will do and when; logged as one warning per interval, not a stack per request.
    */
-  private databaseUnavailable(exception: unknown): Mapped {
+  private databaseUnavailable(exception: unknown, req: Request): Mapped {
     const now = Date.now();
     if (now - this.unavailableLoggedAt >= UNAVAILABLE_LOG_EVERY_MS) {
       this.unavailableLoggedAt = now;
       const reason = exception instanceof Error ? exception.message : String(exception);
-      this.logger.warn(`Database unavailable; requests answer 500 with Retry-After: ${reason}`);
+      this.logger.warn(
+        {
+          reason,
+          requestId: requestIdOf(req),
+          method: req.method,
+          path: req.path,
+          alsoAnsweredSoSinceLastWarning: this.unavailableUnlogged,
+        },
+        'Database unavailable; requests answer 500 with Retry-After',
+      );
+      this.unavailableUnlogged = 0;
+    } else {
+      this.unavailableUnlogged++;
     }
     return {
       code: ErrorCode.SERVER_ERROR,
