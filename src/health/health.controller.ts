@@ -20,7 +20,7 @@ import { DataSource } from 'typeorm';
 import { Public } from '../auth/auth.decorators';
 import { ErrorCode } from '../common/errors/error-code';
 import { errorEnvelope, metaFor } from '../common/http/envelope';
-import { writePoolUsage } from '../platform/database/pool-usage';
+import { PoolUsage, writePoolUsage } from '../platform/database/pool-usage';
 import { PreparedReads } from '../platform/database/prepared-reads';
 import { REDIS } from '../platform/redis/redis.module';
 import { ShutdownDrain } from './shutdown-drain.service';
@@ -35,11 +35,14 @@ interface IndicatorDetails {
 /** What readiness says of a dependency it cannot reach; the driver's own words go to the log. */
 const UNREACHABLE = 'unreachable';
 /**
- * A probe that timed out while every connection of its pool was in use: the database answers,
- * this process is just busy. Degraded, not down, or a load balancer would take every busy
- * replica out at once and turn slowness into an outage.
+ * A probe that timed out while every connection of its pool was in use, one of which came back
+ * within BUSY_EVIDENCE_MS: the database answers, this process is just busy. Degraded, not down,
+ * or a load balancer would take every busy replica out at once and turn slowness into an outage.
+ * With nothing back for longer, the server is taken not to answer (frozen, cut off).
  */
 const BUSY = 'busy: every connection in use';
+const BUSY_EVIDENCE_MS = 10_000;
+const busy = (usage: PoolUsage) => usage.saturated && usage.lastAnswerAgoMs < BUSY_EVIDENCE_MS;
 
 /**
  * Liveness says the process answers; readiness says it can do its work. Without Redis the API
@@ -104,7 +107,7 @@ export class HealthController {
     if (status === 'up') return result;
     this.logFailure('database', message);
     const session = this.indicators.check('database');
-    return writePoolUsage(this.dataSource).saturated
+    return busy(writePoolUsage(this.dataSource))
       ? session.degraded({ message: BUSY })
       : session.down({ message: UNREACHABLE });
   }
@@ -117,7 +120,7 @@ export class HealthController {
       return session.up();
     } catch (error) {
       this.logFailure('reads', (error as Error).message);
-      return this.reads.usage().saturated
+      return busy(this.reads.usage())
         ? session.degraded({ message: BUSY })
         : session.down({ message: UNREACHABLE });
     }

@@ -6,6 +6,7 @@ import type { AllConfig } from '../config';
 import { dataSourceOptions } from './data-source-options';
 import { ensureDatabaseExists } from './ensure-database';
 import { DatabaseSeed, prepareDatabase } from './prepare-database';
+import { watchAnswers, writePoolOf } from './pool-usage';
 import { PreparedReads } from './prepared-reads';
 
 /** TypeORM hands the factory only the options, so the start-up switch travels with them. */
@@ -34,6 +35,7 @@ export class DatabaseModule {
             const { migrateOnStart, ...rest } = options as StartupOptions;
             if (migrateOnStart) await ensureDatabaseExists((rest as { url: string }).url);
             const dataSource = await new DataSource(rest as DataSourceOptions).initialize();
+            watchAnswers(writePoolOf(dataSource));
             if (migrateOnStart) await prepareDatabase(dataSource, seed);
             return dataSource;
           },

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { CustomTypesConfig, Pool, types } from 'pg';
 import { EntityManager, QueryFailedError } from 'typeorm';
 import type { AllConfig } from '../config';
-import { poolUsage, PoolUsage } from './pool-usage';
+import { poolUsage, PoolUsage, watchAnswers } from './pool-usage';
 import { poolTimeouts } from '../config/database.config';
 import { parseTimestamptz } from './timestamptz-parser';
 
@@ -68,6 +68,7 @@ export class PreparedReads implements OnApplicationShutdown {
     });
     // Idle connections the server ended are replaced on the next read; unhandled, 'error' crashes.
     this.pool.on('error', (error) => this.logger.warn(`Read connection lost: ${error.message}`));
+    watchAnswers(this.pool);
   }
 
   async query<T>(em: EntityManager, text: string, values: unknown[]): Promise<T[]> {
