@@ -86,7 +86,9 @@ export class ImportsService {
       throw ValidationError.field('maxRemovals', 'maxRemovals applies to mirror imports only');
     const options = { mode: query.mode, dryRun: query.dryRun, maxRemovals: query.maxRemovals };
     const { draft, digest } =
-      'body' in source ? await this.storeUpload(source) : this.fromUrl(source);
+      'body' in source
+        ? await this.storeUpload(source, idempotencyKey !== undefined)
+        : this.fromUrl(source);
     // How the content is read is part of the request: the same bytes as CSV are another request;
     // gzip or not is not (the digest is of the content).
     const fingerprint = requestFingerprint('POST /imports', {
@@ -135,7 +137,8 @@ export class ImportsService {
   }
 
   /** Streams the body to storage, counting and hashing it; nothing of it is held in memory. */
-  private async storeUpload(upload: ImportUpload) {
+  /** `fingerprinted`: an Idempotency-Key came with it, so its content is hashed on the way. */
+  private async storeUpload(upload: ImportUpload, fingerprinted: boolean) {
     const type = (upload.contentType ?? '').split(';')[0].trim().toLowerCase();
     const format = FEED_TYPES[type];
     if (!format) {
@@ -160,13 +163,14 @@ export class ImportsService {
       );
     if ((upload.contentLength ?? 0) > this.config.maxBytes) throw tooLarge();
     const gzip = encoding === 'gzip';
-    const digest = new FeedDigest(gzip, this.config.maxBytes);
+    const digest = fingerprinted ? new FeedDigest(gzip, this.config.maxBytes) : undefined;
     let bytes = 0;
     const max = this.config.maxBytes;
     const counter = new Transform({
       transform(chunk: Buffer, _encoding, done) {
         bytes += chunk.length;
         if (bytes > max) return done(tooLarge());
+        if (!digest) return done(null, chunk);
         digest.update(chunk).then(() => done(null, chunk), done);
       },
     });
@@ -175,7 +179,7 @@ export class ImportsService {
     try {
       await this.storage.putPrivate(fileKey, upload.body.pipe(counter));
     } catch (error) {
-      digest.discard();
+      digest?.discard();
       await this.storage.deletePrivate(fileKey).catch(() => undefined);
       throw error;
     }
@@ -186,7 +190,7 @@ export class ImportsService {
       gzip,
       fileKey,
     };
-    return { draft, digest: await digest.digest() };
+    return { draft, digest: await digest?.digest() };
   }
 
   /**
