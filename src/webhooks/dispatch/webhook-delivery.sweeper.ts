@@ -18,6 +18,12 @@ const SWEEP_EVERY_MS = 60_000;
 /** A delivery this far past its due time with no live job has lost it. */
 const OVERDUE_GRACE_MS = 5 * 60_000;
 const SWEEP_BATCH = 500;
+/**
+ * Pages of each kind a run takes at most: 10,000 lost fan-outs and 10,000 overdue deliveries a
+ * minute (a backlog of 100,000 in ten). Deliveries overdue only because their live job waits
+ * behind a backlog cost a Redis read each, so a run must not walk all of them.
+ */
+const SWEEP_MAX_PAGES = 20;
 
 /**
  * Safety net under Redis, whose jobs PostgreSQL's records outrank: re-queues pending
@@ -31,8 +37,9 @@ export class WebhookDeliverySweeper implements OnApplicationBootstrap, OnModuleD
     this.logger,
     SWEEP_EVERY_MS,
     (error) => this.logger.warn({ err: error }, 'Webhook sweep failed'),
-    async () => {
-      if (this.deliveryQueue.client.status === 'ready') await this.sweep();
+    async (stopped) => {
+      if (this.deliveryQueue.client.status === 'ready')
+        await this.sweep(undefined, undefined, stopped);
     },
     { runAtStart: false },
   );
@@ -54,29 +61,36 @@ export class WebhookDeliverySweeper implements OnApplicationBootstrap, OnModuleD
   }
 
   /**
-   * Returns how many deliveries got a new job. Works through every page of what is overdue, so a
-   * Redis that came back empty has its whole backlog queued again in one sweep, not a page a minute.
+   * Returns how many deliveries got a new job. Takes page after page of what is overdue (up to
+   * SWEEP_MAX_PAGES of each, oldest first), so a Redis that came back empty has its backlog queued
+   * again within minutes, not a page a minute; a stopping worker ends it between pages.
    */
-  async sweep(graceMs = OVERDUE_GRACE_MS, batch = SWEEP_BATCH): Promise<number> {
+  async sweep(
+    graceMs = OVERDUE_GRACE_MS,
+    batch = SWEEP_BATCH,
+    stopped: () => boolean = () => false,
+  ): Promise<number> {
     for (const job of await this.fanoutQueue.getFailed()) {
       // Another worker's sweep may have retried it first.
       await job.retry().catch(() => undefined);
     }
     // A relayed event never fanned out lost its job: the same job id queues it again, once.
-    for (let page = await this.dispatch.unfannedEvents(graceMs, batch); page.length > 0;) {
+    let page = await this.dispatch.unfannedEvents(graceMs, batch);
+    for (let n = 1; page.length > 0; n++) {
       await this.fanoutQueue.addBulk(
         page.map(({ id }) => ({ data: { eventId: id }, opts: fanoutJobOptions(id) })),
       );
-      if (page.length < batch) break;
+      if (page.length < batch || n === SWEEP_MAX_PAGES || stopped()) break;
       page = await this.dispatch.unfannedEvents(graceMs, batch, page[page.length - 1]);
     }
     let requeued = 0;
     const maxAttempts = this.attempts.maxAttempts;
-    for (let page = await this.deliveries.overdue(graceMs, batch); page.length > 0;) {
-      for (const { id, attempts } of page)
+    let overdue = await this.deliveries.overdue(graceMs, batch);
+    for (let n = 1; overdue.length > 0; n++) {
+      for (const { id, attempts } of overdue)
         if (await requeueDelivery(this.deliveryQueue, id, maxAttempts - attempts)) requeued++;
-      if (page.length < batch) break;
-      page = await this.deliveries.overdue(graceMs, batch, page[page.length - 1]);
+      if (overdue.length < batch || n === SWEEP_MAX_PAGES || stopped()) break;
+      overdue = await this.deliveries.overdue(graceMs, batch, overdue[overdue.length - 1]);
     }
     if (requeued > 0)
       this.logger.warn({ requeued }, 'Re-queued webhook deliveries whose job was lost');
