@@ -141,7 +141,7 @@ describe('Retention: the worker’s event and delivery purges', () => {
     expect(await purgeDeliveries()).toBe(1);
   });
 
-  it('a manual retry of a delivery the purge deletes meanwhile answers 404; one asked for first keeps it', async () => {
+  it('a manual retry waiting on a delivery the purge deletes answers 404; a delivery with a retry asked for is not purged', async () => {
     const old = await deliveredEvents(2);
     const [gone, kept] = (
       await t.dataSource.query(
