@@ -2,7 +2,14 @@ import type { Response } from 'supertest';
 import { anAccount, as, TestAccount } from '../support/factories';
 import { aListing } from '../support/listing-builder';
 import { createTestApp, TestApp } from '../support/test-app';
-import { withAdminClient } from '../support/test-database';
+import { FreezableProxy } from '../support/freezable-proxy';
+import {
+  createTestDatabase,
+  databaseUrl,
+  PG_ADMIN_URL,
+  withAdminClient,
+} from '../support/test-database';
+import { eventually } from '../support/webhook-receiver';
 
 /** [fault] PostgreSQL connections dropped, and PostgreSQL refusing this service for a while. */
 describe('[fault] database connections', () => {
@@ -113,6 +120,46 @@ describe('[fault] database connections', () => {
       }
     } finally {
       await small.close();
+    }
+  });
+});
+
+describe('[fault] a database that freezes', () => {
+  it('a read or write sent before it froze fails DB_STATEMENT_TIMEOUT + 5 s later, told to retry; the service goes on after', async () => {
+    const upstream = new URL(PG_ADMIN_URL);
+    const proxy = await FreezableProxy.start({
+      host: upstream.hostname,
+      port: Number(upstream.port || 5432),
+    });
+    const databaseName = await createTestDatabase();
+    const viaProxy = new URL(databaseUrl(databaseName));
+    viaProxy.port = String(proxy.port);
+    const app = await createTestApp({
+      databaseName,
+      env: { DATABASE_URL: viaProxy.toString(), DB_STATEMENT_TIMEOUT: '1s' },
+    });
+    try {
+      const owner = await anAccount(app).build();
+      const api = () => as(app, owner.liveKey);
+      const { body } = await api().post('/v1/listings').send(aListing().build()).expect(201);
+      await api().get(`/v1/listings/${body.data.id}`).expect(200); // the key is cached now
+      proxy.freeze();
+      const started = Date.now();
+      const [write, read] = await Promise.all([
+        api().post('/v1/listings').send(aListing().build()),
+        api().get(`/v1/listings/${body.data.id}`),
+      ]);
+      // 6 s for the statement, 6 more for the write's rollback: never the minutes TCP takes
+      expect(Date.now() - started).toBeLessThan(20_000);
+      expectUnavailable(write);
+      expectUnavailable(read);
+      proxy.thaw();
+      await eventually(
+        async () => (await api().post('/v1/listings').send(aListing().build())).status === 201,
+      );
+    } finally {
+      await app.close();
+      await proxy.close();
     }
   });
 });

@@ -1,8 +1,7 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../../src/platform/database/data-source-options';
-import { prepareDatabase } from '../../src/platform/database/prepare-database';
+import { migrateDatabase } from '../../src/platform/database/prepare-database';
 import { seedReferenceData } from '../../src/reference/reference-seed';
 import { databaseUrl, templateName, withAdminClient } from './test-database';
 
@@ -15,7 +14,7 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_RUN_ID = id;
   const name = templateName(id);
   await withAdminClient((c) => c.query(`CREATE DATABASE "${name}"`));
-  const dataSource = await new DataSource(
+  await migrateDatabase(
     dataSourceOptions({
       url: databaseUrl(name),
       migrateOnStart: true,
@@ -24,10 +23,6 @@ export default async function globalSetup(): Promise<void> {
       idleInTransactionTimeoutMs: 120_000,
       acquireTimeoutMs: 120_000,
     }),
-  ).initialize();
-  try {
-    await prepareDatabase(dataSource, seedReferenceData);
-  } finally {
-    await dataSource.destroy();
-  }
+    seedReferenceData,
+  );
 }

@@ -39,6 +39,16 @@ export function poolTimeouts(config: DatabaseConfig) {
   };
 }
 
+/**
+ * A client-side bound on a statement the server does not answer (a frozen or cut-off host), a
+ * little past the server's own statement_timeout, which would have cancelled it if it could.
+ */
+export function queryTimeoutMs(config: DatabaseConfig): number {
+  return config.statementTimeoutMs + QUERY_TIMEOUT_MARGIN_MS;
+}
+
+const QUERY_TIMEOUT_MARGIN_MS = 5_000;
+
 export const databaseConfig = registerAs('database', (): DatabaseConfig => {
   const env = validateConfig(process.env, DatabaseEnv);
   return {

@@ -3,14 +3,17 @@ import { ConfigService } from '@nestjs/config';
 import { TypeOrmModule, TypeOrmModuleOptions } from '@nestjs/typeorm';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import type { AllConfig } from '../config';
-import { dataSourceOptions } from './data-source-options';
+import { dataSourceOptions, serviceDataSourceOptions } from './data-source-options';
 import { ensureDatabaseExists } from './ensure-database';
-import { DatabaseSeed, prepareDatabase } from './prepare-database';
+import { DatabaseSeed, migrateDatabase } from './prepare-database';
 import { watchAnswers, writePoolOf } from './pool-usage';
 import { PreparedReads } from './prepared-reads';
 
-/** TypeORM hands the factory only the options, so the start-up switch travels with them. */
-type StartupOptions = TypeOrmModuleOptions & { migrateOnStart: boolean };
+/** TypeORM hands the factory only the options, so the start-up settings travel with them. */
+type StartupOptions = TypeOrmModuleOptions & {
+  migrateOnStart: boolean;
+  migrationOptions: DataSourceOptions;
+};
 
 /** Entities come from each feature's TypeOrmModule.forFeature (autoLoadEntities). */
 @Module({})
@@ -26,17 +29,21 @@ export class DatabaseModule {
           useFactory: (config: ConfigService<AllConfig, true>): StartupOptions => {
             const database = config.get('database', { infer: true });
             return {
-              ...dataSourceOptions(database),
+              ...serviceDataSourceOptions(database),
               autoLoadEntities: true,
               migrateOnStart: database.migrateOnStart,
+              migrationOptions: dataSourceOptions(database),
             };
           },
           dataSourceFactory: async (options) => {
-            const { migrateOnStart, ...rest } = options as StartupOptions;
-            if (migrateOnStart) await ensureDatabaseExists((rest as { url: string }).url);
+            const { migrateOnStart, migrationOptions, ...rest } = options as StartupOptions;
+            // On a data source of their own, without the service's query time-out.
+            if (migrateOnStart) {
+              await ensureDatabaseExists((rest as { url: string }).url);
+              await migrateDatabase(migrationOptions, seed);
+            }
             const dataSource = await new DataSource(rest as DataSourceOptions).initialize();
             watchAnswers(writePoolOf(dataSource));
-            if (migrateOnStart) await prepareDatabase(dataSource, seed);
             return dataSource;
           },
         }),

@@ -1,4 +1,4 @@
-import { DataSource, EntityManager, MigrationExecutor } from 'typeorm';
+import { DataSource, DataSourceOptions, EntityManager, MigrationExecutor } from 'typeorm';
 
 /** Data that the service refreshes on every start, after the migrations (reference data). */
 export type DatabaseSeed = (em: EntityManager) => Promise<void>;
@@ -21,5 +21,18 @@ export async function prepareDatabase(dataSource: DataSource, seed: DatabaseSeed
   } finally {
     await lock.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
     await lock.release();
+  }
+}
+
+/** prepareDatabase on a data source of its own, made for it and closed after. */
+export async function migrateDatabase(
+  options: DataSourceOptions,
+  seed: DatabaseSeed,
+): Promise<void> {
+  const dataSource = await new DataSource(options).initialize();
+  try {
+    await prepareDatabase(dataSource, seed);
+  } finally {
+    await dataSource.destroy();
   }
 }

@@ -6,7 +6,7 @@ import { CustomTypesConfig, Pool, types } from 'pg';
 import { EntityManager, QueryFailedError } from 'typeorm';
 import type { AllConfig } from '../config';
 import { poolUsage, PoolUsage, watchAnswers } from './pool-usage';
-import { poolTimeouts } from '../config/database.config';
+import { poolTimeouts, queryTimeoutMs } from '../config/database.config';
 import { parseTimestamptz } from './timestamptz-parser';
 
 /**
@@ -43,8 +43,6 @@ function statementName(text: string): string {
   return name;
 }
 
-const READ_TIMEOUT_MARGIN_MS = 5_000;
-
 /** Hot reads as named statements on their own pool; in a transaction, on the caller's manager. */
 @Injectable()
 export class PreparedReads implements OnApplicationShutdown {
@@ -58,9 +56,7 @@ export class PreparedReads implements OnApplicationShutdown {
       max: database.poolSize,
       application_name: 'listings-service-reads',
       ...poolTimeouts(database),
-      // A read the server does not answer (a frozen host) fails a little after the server's own
-      // statement_timeout would have cancelled it. Reads only: a migration may run for minutes.
-      query_timeout: database.statementTimeoutMs + READ_TIMEOUT_MARGIN_MS,
+      query_timeout: queryTimeoutMs(database),
       // Set on each new connection before its first read; if that fails, so does the read, and
       // the connection is dropped. (Startup `options` would replace any the URL or PGOPTIONS set.)
       onConnect: (client) => client.query(READ_SESSION_SETTINGS),
