@@ -136,8 +136,10 @@ export class ImportsService {
     return row;
   }
 
-  /** Streams the body to storage, counting and hashing it; nothing of it is held in memory. */
-  /** `fingerprinted`: an Idempotency-Key came with it, so its content is hashed on the way. */
+  /**
+   * Streams the body to storage, counting it and, when an Idempotency-Key came with it
+   * (`fingerprinted`), hashing its content; nothing of it is held in memory.
+   */
   private async storeUpload(upload: ImportUpload, fingerprinted: boolean) {
     const type = (upload.contentType ?? '').split(';')[0].trim().toLowerCase();
     const format = FEED_TYPES[type];
