@@ -50,13 +50,9 @@ export class BulkService {
     idempotencyKey?: string,
   ): Promise<IdempotentOutcome<BulkCreateResponse>> {
     const work = (em: EntityManager) => this.createItems(em, scope, dto.items);
-    if (!idempotencyKey) {
-      const data = await retryingConflicts(() => this.dataSource.transaction(work));
-      return { status: 200, data, replayed: false };
-    }
-    const fingerprint = requestFingerprint('POST /listings/bulk', dto);
+    const fingerprint = () => requestFingerprint('POST /listings/bulk', dto);
     return retryingConflicts(() =>
-      this.idempotency.execute(scope, idempotencyKey, fingerprint, 200, work),
+      this.idempotency.executeIfKeyed(scope, idempotencyKey, fingerprint, 200, work),
     );
   }
 

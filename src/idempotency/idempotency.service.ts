@@ -50,6 +50,22 @@ export class IdempotencyService {
     });
   }
 
+  /**
+   * `execute` when a key came with the request; without one, the work in a transaction of its own,
+   * answered as a first run. `fingerprint` is computed only for a key.
+   */
+  async executeIfKeyed<T>(
+    scope: OwnerScope,
+    key: string | undefined,
+    fingerprint: () => string,
+    successStatus: number,
+    work: (em: EntityManager) => Promise<T>,
+  ): Promise<IdempotentOutcome<T>> {
+    if (key === undefined)
+      return successOutcome(successStatus, await this.dataSource.transaction(work));
+    return this.execute(scope, key, fingerprint(), successStatus, work);
+  }
+
   /** Drops keys past their 24 hours. */
   purgeExpired(): Promise<void> {
     return this.store.purgeExpired();

@@ -91,11 +91,8 @@ export class ImportsService {
         : this.fromUrl(source);
     // How the content is read is part of the request: the same bytes as CSV are another request;
     // gzip or not is not (the digest is of the content).
-    const fingerprint = requestFingerprint('POST /imports', {
-      ...options,
-      format: draft.format,
-      digest,
-    });
+    const fingerprint = () =>
+      requestFingerprint('POST /imports', { ...options, format: draft.format, digest });
     const work = async (em: EntityManager) =>
       toImportResponse(
         await this.insert(em, scope, {
@@ -107,9 +104,13 @@ export class ImportsService {
       );
     let outcome: IdempotentOutcome<ImportResponse>;
     try {
-      outcome = idempotencyKey
-        ? await this.idempotency.execute(scope, idempotencyKey, fingerprint, 202, work)
-        : { status: 202, data: await this.dataSource.transaction(work), replayed: false };
+      outcome = await this.idempotency.executeIfKeyed(
+        scope,
+        idempotencyKey,
+        fingerprint,
+        202,
+        work,
+      );
     } catch (error) {
       // No import holds the stored file (refused by the limit, the key, the database): drop it.
       await this.dropUpload(draft.fileKey).catch(() => undefined); // the refusal matters more

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { randomBase62 } from '../../accounts/api-key-secret';
 import { NotFoundError, ValidationError } from '../../common/errors/domain-error';
 import type { AllConfig } from '../../platform/config';
@@ -32,7 +31,6 @@ export class WebhookEndpointsService {
   private readonly allowPrivateTargets: boolean;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly store: WebhookEndpointStore,
     private readonly idempotency: IdempotencyService,
     private readonly dns: OutboundDns,
@@ -54,11 +52,11 @@ export class WebhookEndpointsService {
     return endpoint;
   }
 
-  /** The limit of 5 holds per mode: test endpoints never use up the live ones' quota. */
   /**
-   * The answer carries the only copy of the secret a caller sees, so a retry after a lost answer
-   * needs the key: the same key and body replay the endpoint and its secret; without the key a
-   * retry registers a second endpoint.
+   * The limit of 5 holds per mode: test endpoints never use up the live ones' quota. The answer
+   * carries the only copy of the secret a caller sees, so a retry after a lost answer needs the
+   * key: the same key and body replay the endpoint and its secret; without one a retry registers
+   * a second endpoint.
    */
   async create(
     owner: OwnerScope,
@@ -66,12 +64,13 @@ export class WebhookEndpointsService {
     idempotencyKey?: string,
   ): Promise<IdempotentOutcome<CreatedWebhookEndpointResponse>> {
     await this.assertAllowedUrl(dto.url);
-    const work = async (em: EntityManager) =>
-      toCreatedEndpointResponse(await this.insert(em, owner, dto));
-    if (!idempotencyKey)
-      return { status: 201, data: await this.dataSource.transaction(work), replayed: false };
-    const fingerprint = requestFingerprint('POST /webhooks', dto);
-    return this.idempotency.execute(owner, idempotencyKey, fingerprint, 201, work);
+    return this.idempotency.executeIfKeyed(
+      owner,
+      idempotencyKey,
+      () => requestFingerprint('POST /webhooks', dto),
+      201,
+      async (em) => toCreatedEndpointResponse(await this.insert(em, owner, dto)),
+    );
   }
 
   private async insert(em: EntityManager, owner: OwnerScope, dto: CreateWebhookDto) {
