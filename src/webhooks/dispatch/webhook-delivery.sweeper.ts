@@ -63,7 +63,7 @@ export class WebhookDeliverySweeper implements OnApplicationBootstrap, OnModuleD
   /**
    * Returns how many deliveries got a new job. Takes page after page of what is overdue (up to
    * SWEEP_MAX_PAGES of each, oldest first), so a Redis that came back empty has its backlog queued
-   * again within minutes, not a page a minute; a stopping worker ends it between pages.
+   * again within minutes; a stopping worker ends it between pages.
    */
   async sweep(
     graceMs = OVERDUE_GRACE_MS,
