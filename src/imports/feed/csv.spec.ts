@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { getMetadataStorage } from 'class-validator';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
+import { NOT_UTF8_MARK } from '../../common/http/invalid-utf8';
 import { CreateListingDto } from '../../listings/dto/create-listing.dto';
 import { CATEGORY_TREE } from '../../reference/categories.data';
 import { attributeTypesOf } from './attribute-types';
@@ -207,7 +208,7 @@ describe('readFeed, CSV', () => {
     expect(short).toEqual([{ line: 2, error: 'line 2: 2 cells where the header has 3 columns' }]);
   });
 
-  it('fails a line with a cell that is not UTF-8, naming the column; a character split across chunks is read', async () => {
+  it('marks bytes that are not UTF-8 in a cell, for its field to refuse; a character split across chunks is read', async () => {
     const latin1 = Buffer.from(
       'externalId;title\nlat-1;Soffa gr\xe5 fin\nlat-2;Fin soffa gr\u00e5\n',
       'latin1',
@@ -219,8 +220,8 @@ describe('readFeed, CSV', () => {
       'line 1: the header is not valid UTF-8; convert the file to UTF-8',
     );
     expect(await read([latin1, utf8.subarray(0, split), utf8.subarray(split)])).toEqual([
-      { line: 2, error: 'title is not valid UTF-8', field: 'title', externalId: 'lat-1' },
-      { line: 3, error: 'title is not valid UTF-8', field: 'title', externalId: 'lat-2' },
+      { line: 2, body: { externalId: 'lat-1', title: `Soffa gr${NOT_UTF8_MARK} fin` } },
+      { line: 3, body: { externalId: 'lat-2', title: `Fin soffa gr${NOT_UTF8_MARK}` } },
       { line: 4, body: { externalId: 'ok-2', title: 'Soffa grå' } },
     ]);
   });

@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { parse } from 'csv-parse';
+import { markInvalidUtf8, NOT_UTF8_MARK } from '../../common/http/invalid-utf8';
 import { FeedError } from './feed-error';
 import type { AttributeTypeOf, FeedLimits, FeedLine, FeedRecord } from './feed.types';
 import { LineCount } from './line-count';
@@ -51,8 +52,7 @@ export async function* csvLines(
       relax_column_count: true, // a row of the wrong width is that row's error, not the file's
       skip_empty_lines: false, // blank lines come through so that line numbers count them
       max_record_size: limits.maxLineBytes,
-      // Cells as bytes: a cell that is not UTF-8 fails its line, as in NDJSON, instead of being
-      // read with U+FFFD in place of what it held.
+      // Cells as bytes: bytes that are not UTF-8 are marked (cellText), never read as U+FFFD.
       encoding: null,
       on_record: (record: unknown) => {
         records.push(record as Buffer[]);
@@ -66,10 +66,7 @@ export async function* csvLines(
     // Records parsed before a failure are read first, so chunk boundaries never change the result.
     const drain = function* (): Generator<FeedRecord> {
       for (const record of records.splice(0)) {
-        const line = rows.read(
-          record.map((cell) => cell.toString('utf8')),
-          record.findIndex((cell) => !isUtf8(cell)),
-        );
+        const line = rows.read(record.map(cellText));
         if (line) yield new CsvRecord(line);
       }
       if (failure !== undefined) throw rows.malformed(failure);
@@ -148,6 +145,15 @@ class DelimiterFinder {
 }
 
 /**
+ * A cell's text, with bytes that are not UTF-8 marked as in a JSON body, so that the PUT's own
+ * check of the field refuses them by name (`title is not valid UTF-8`), with the line's other
+ * errors; a cell that cannot be marked in place is the mark alone.
+ */
+function cellText(cell: Buffer): string {
+  return isUtf8(cell) ? cell.toString('utf8') : (markInvalidUtf8(cell) ?? NOT_UTF8_MARK);
+}
+
+/**
  * A record read as it was parsed. Its content is what it reads as (a cell's meaning depends on
  * the header, so the raw cells would not do): the body's JSON, serialised when asked for.
  */
@@ -175,7 +181,6 @@ type Column = (body: Record<string, unknown>, value: string) => void;
 class RowReader {
   private nextLine = 1;
   private columns: Column[] | undefined;
-  private columnNames: string[] = [];
   /** the header's externalId column, -1 when it has none */
   private externalIdColumn = -1;
   /** the header ends with its delimiter: an unnamed last column, to be left empty */
@@ -189,15 +194,15 @@ class RowReader {
     this.count = new LineCount(limits.maxLines);
   }
 
-  /** `notUtf8`: the index of the first cell whose bytes are not UTF-8 (read with U+FFFD), or -1. */
-  read(record: string[], notUtf8: number): FeedLine | undefined {
+  read(record: string[]): FeedLine | undefined {
     const line = this.nextLine;
     this.nextLine += 1 + lineBreaks(record);
     if (record.length === 1 && record[0].trim() === '') return void this.count.blank(line);
     if (record.reduce((n, cell) => n + Buffer.byteLength(cell), 0) > this.limits.maxLineBytes)
       throw tooLong(line, this.limits.maxLineBytes);
     if (this.columns === undefined) {
-      if (notUtf8 !== -1)
+      // A mark (cellText) is the only lone surrogate a UTF-8 file can give.
+      if (record.some((name) => !name.isWellFormed()))
         throw new FeedError(
           'header_not_utf8',
           `line ${line}: the header is not valid UTF-8; convert the file to UTF-8`,
@@ -207,18 +212,11 @@ class RowReader {
       this.trailingDelimiter = record.length > 1 && record[record.length - 1].trim() === '';
       const named = this.trailingDelimiter ? record.slice(0, -1) : record;
       this.columns = columnsOf(named, this.attributeType, line);
-      this.columnNames = named.map((name) => name.trim());
       this.externalIdColumn = record.findIndex((name) => name.trim() === 'externalId');
       return undefined;
     }
     this.count.data(line);
     const named = this.columns.length;
-    if (notUtf8 !== -1) {
-      const column = notUtf8 < named ? this.columnNames[notUtf8] : undefined;
-      return column === undefined
-        ? this.failed(line, record, `line ${line}: not valid UTF-8`)
-        : { ...this.failed(line, record, `${column} is not valid UTF-8`), field: column };
-    }
     // Under a header that ends in its delimiter, a row may end in one too (an empty last cell).
     const width = this.trailingDelimiter && record.length === named + 1 ? named + 1 : named;
     if (record.length !== width)
