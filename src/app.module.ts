@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
+import { ScheduleModule } from '@nestjs/schedule';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { AccountsModule } from './accounts/accounts.module';
 import { ApiLoadModule } from './platform/api-load/api-load.module';
@@ -17,6 +18,8 @@ import { seedReferenceData } from './reference/reference-seed';
 import { ImagesModule } from './images/images.module';
 import { ImagesWorkerModule } from './images/images-worker.module';
 import { ListingsModule } from './listings/listings.module';
+import { ExpiryModule } from './listings/expiry/expiry.module';
+import { SchedulingModule } from './platform/scheduling/scheduling.module';
 import { EventsFeedModule } from './events/events-feed.module';
 import { EventsModule } from './events/events.module';
 import { EventsWorkerModule } from './events/events-worker.module';
@@ -30,7 +33,6 @@ import { RedisModule } from './platform/redis/redis.module';
 import { ReferenceModule } from './reference/reference.module';
 import { ImportsWorkerModule } from './imports/imports-worker.module';
 import { ImportsModule } from './imports/imports.module';
-import { SchedulerModule } from './scheduler/scheduler.module';
 import { TestHelpersModule } from './test-helpers/test-helpers.module';
 import { UsageModule } from './usage/usage.module';
 import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
@@ -88,7 +90,10 @@ export class AppModule {
           : []),
         ...(worker
           ? [
-              SchedulerModule,
+              // Each feature declares its periodic jobs (@Every); SchedulingModule starts them.
+              ScheduleModule.forRoot(),
+              SchedulingModule,
+              ExpiryModule,
               EventsWorkerModule,
               WebhooksWorkerModule,
               ImportsWorkerModule,

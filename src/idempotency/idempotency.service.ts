@@ -12,8 +12,11 @@ import {
   successOutcome,
 } from './idempotency-outcome';
 import { IdempotencyStore } from './idempotency.store';
+import { Every } from '../platform/scheduling/every.decorator';
 
 export type { IdempotentOutcome, StoredError } from './idempotency-outcome';
+
+const PURGE_EVERY_MS = 10 * 60_000;
 
 /**
  * The key row is claimed in the work's transaction, so the work commits once; a concurrent
@@ -67,6 +70,7 @@ export class IdempotencyService {
   }
 
   /** Drops keys past their 24 hours. */
+  @Every('idempotency-purge', PURGE_EVERY_MS)
   purgeExpired(): Promise<void> {
     return this.store.purgeExpired();
   }

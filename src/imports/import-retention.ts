@@ -1,6 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { AllConfig } from '../platform/config';
+import { Every } from '../platform/scheduling/every.decorator';
+import { inBatches } from '../platform/scheduling/in-batches';
 import { deleteEach } from '../storage/delete-each';
 import { STORAGE_DRIVER, StorageDriver } from '../storage/storage-driver';
 import { ImportsStore } from './imports.store';
@@ -22,8 +24,14 @@ export class ImportRetention {
     this.retentionMs = config.get('imports.retentionMs', { infer: true });
   }
 
+  /** The worker's purge: batches until one is short or the worker stops. */
+  @Every('import-purge', (config) => config.get('events.purgeEveryMs', { infer: true }))
+  purge(stopping?: () => boolean): Promise<number> {
+    return inBatches((n) => this.purgeBatch(n), stopping);
+  }
+
   /**
-   * One batch; returns how many imports went (the scheduler runs batches until one is short).
+   * One batch; returns how many imports went.
    * An import's file goes before its record: a purge stopped in between leaves records whose
    * files are gone, which the next batch takes again (deleting a missing file is no error). A
    * file that cannot be deleted keeps its record, so it is tried again and never left behind.

@@ -1,7 +1,5 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
-import type { AllConfig } from '../platform/config';
-import { PollingLoop } from '../platform/scheduling/polling-loop';
+import { Injectable } from '@nestjs/common';
+import { Every } from '../platform/scheduling/every.decorator';
 import { ImportsService } from './imports.service';
 import { ImportsStore } from './imports.store';
 
@@ -13,32 +11,13 @@ const SWEEP_BATCH = 100;
  * its job (Redis restarted empty) or its runner (a worker died; its lease ran out).
  */
 @Injectable()
-export class ImportSweeper implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger(ImportSweeper.name);
-  private readonly loop: PollingLoop;
-
+export class ImportSweeper {
   constructor(
     private readonly store: ImportsStore,
     private readonly imports: ImportsService,
-    config: ConfigService<AllConfig, true>,
-  ) {
-    this.loop = new PollingLoop(
-      this.logger,
-      config.get('imports.sweepEveryMs', { infer: true }),
-      'Import sweep failed',
-      () => this.sweep(),
-      { runAtStart: false },
-    );
-  }
+  ) {}
 
-  onApplicationBootstrap(): void {
-    this.loop.start();
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    await this.loop.stop();
-  }
-
+  @Every('import-sweep', (config) => config.get('imports.sweepEveryMs', { infer: true }))
   async sweep(): Promise<void> {
     for (const id of await this.store.runnable(SWEEP_BATCH)) await this.imports.enqueue(id);
   }

@@ -1,8 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { Every } from '../platform/scheduling/every.decorator';
 
 const FOLD_BATCH = 50_000;
+/** Deltas a page sums on top of its base stay few. */
+const FOLD_EVERY_MS = 5_000;
 
 /** Exact totals without scanning listings: triggers append deltas, pages read base plus deltas. */
 @Injectable()
@@ -13,6 +16,7 @@ export class ListingCountsService {
    * One statement, so a reader sees the deltas or their sum, never both or neither. SKIP LOCKED
    * gives each delta to exactly one of several concurrent folds.
    */
+  @Every('listing-counts-fold', FOLD_EVERY_MS)
   async fold(): Promise<void> {
     await this.dataSource.query(
       `WITH moved AS (

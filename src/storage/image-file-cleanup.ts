@@ -2,6 +2,8 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { AfterCommit } from '../common/db/after-commit';
+import { Every } from '../platform/scheduling/every.decorator';
+import { inBatches } from '../platform/scheduling/in-batches';
 import { deleteEach } from './delete-each';
 import { STORAGE_DRIVER, StorageDriver } from './storage-driver';
 import { Sql, StorageDeletionsStore } from './storage-deletions.store';
@@ -11,6 +13,7 @@ const DELETES_AT_ONCE = 16;
 
 /** How long the sweep leaves a request to the after-commit path of the transaction that made it. */
 export const SWEEP_GRACE_MS = 60_000;
+const SWEEP_EVERY_MS = 60_000;
 
 /**
  * Deletes dropped images' files (else they stay public, cached for a year) only after commit: a
@@ -53,6 +56,12 @@ export class ImageFileCleanup {
         'Could not delete the files of dropped images; the storage-deletion sweep retries them',
       );
     }
+  }
+
+  /** The worker's sweep: batches until one is short or the worker stops. */
+  @Every('storage-deletion-sweep', SWEEP_EVERY_MS)
+  sweep(stopping?: () => boolean): Promise<number> {
+    return inBatches((n) => this.sweepBatch(n), stopping);
   }
 
   /**

@@ -1,7 +1,12 @@
 import { Injectable } from '@nestjs/common';
+import { Every } from '../platform/scheduling/every.decorator';
 import type { UsageResponse } from './dto/usage.response';
 import { summarizeUsage, usageRange } from './usage-summary';
 import { UsageStore } from './usage.store';
+
+/** GET /me/usage reaches 90 days back; a margin keeps the boundary day whole across time zones. */
+const RETENTION_DAYS = 92;
+const PURGE_EVERY_MS = 60 * 60_000;
 
 @Injectable()
 export class UsageService {
@@ -13,8 +18,9 @@ export class UsageService {
     return summarizeUsage(days, now, await this.store.byDayAndEndpoint(keyId, from, to));
   }
 
-  /** GET /me/usage looks back at most 90 days; older rows serve nobody. */
-  purgeOlderThan(days: number): Promise<void> {
-    return this.store.purgeOlderThan(days);
+  /** Older rows serve nobody. */
+  @Every('usage-purge', PURGE_EVERY_MS)
+  purgeOld(): Promise<void> {
+    return this.store.purgeOlderThan(RETENTION_DAYS);
   }
 }

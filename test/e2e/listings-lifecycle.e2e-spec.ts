@@ -3,6 +3,7 @@ import { expectError, fieldsOf } from '../support/envelope';
 import { aListing } from '../support/listing-builder';
 import { createTestApp, TestApp } from '../support/test-app';
 import { eventually } from '../support/webhook-receiver';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import { ExpiryService } from '../../src/listings/expiry/expiry.service';
 
 describe('Listings: states and transitions', () => {
@@ -266,6 +267,40 @@ describe('Listings: states and transitions', () => {
   });
 
   describe('expiry', () => {
+    it("runs on the worker's own schedule, beside every other periodic job", async () => {
+      const worker = await createTestApp({
+        databaseName: t.databaseName,
+        redisPrefix: t.redisPrefix,
+        role: 'worker',
+        env: { EXPIRY_SWEEP_EVERY: '200ms' },
+      });
+      try {
+        expect(worker.app.get(SchedulerRegistry).getIntervals().sort()).toEqual([
+          'delivery-purge',
+          'event-purge',
+          'idempotency-purge',
+          'import-purge',
+          'import-sweep',
+          'listing-counts-fold',
+          'listing-expiry',
+          'storage-deletion-sweep',
+          'usage-purge',
+        ]);
+        const l = await create();
+        await t.dataSource.query(
+          `UPDATE listings SET expires_at = now() - interval '1 second' WHERE id = $1`,
+          [l.id],
+        );
+        await eventually(
+          async () => (await live().get(`/v1/listings/${l.id}`)).body.data.status === 'EXPIRED',
+          5_000,
+          () => 'the worker did not expire the listing',
+        );
+      } finally {
+        await worker.close();
+      }
+    });
+
     it('expires ACTIVE listings past expiresAt, once each, with one listing.expired event each, even when two instances sweep at once', async () => {
       const other = await createTestApp({
         databaseName: t.databaseName,

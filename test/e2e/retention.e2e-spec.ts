@@ -1,5 +1,5 @@
 import { OutboxStore } from '../../src/events/outbox.store';
-import { inBatches } from '../../src/scheduler/in-batches';
+import { inBatches } from '../../src/platform/scheduling/in-batches';
 import { WebhookDeliveryStore } from '../../src/webhooks/deliveries/webhook-delivery.store';
 import { WebhookDeliverySweeper } from '../../src/webhooks/dispatch/webhook-delivery.sweeper';
 import type { Response } from 'supertest';
@@ -30,9 +30,10 @@ describe('Retention: the worker’s event and delivery purges', () => {
     await Promise.all([t.close(), receiver.close()]);
   });
 
-  const purgeEvents = () => inBatches((n) => t.app.get(OutboxStore).purgeBatch(RETENTION_MS, n), 7);
+  const purgeEvents = () =>
+    inBatches((n) => t.app.get(OutboxStore).purgeBatch(RETENTION_MS, n), undefined, 7);
   const purgeDeliveries = () =>
-    inBatches((n) => t.app.get(WebhookDeliveryStore).purgeBatch(RETENTION_MS, n), 7);
+    inBatches((n) => t.app.get(WebhookDeliveryStore).purgeBatch(RETENTION_MS, n), undefined, 7);
 
   /**
    * `count` events, delivered and in the feed, as month-old events are; returns their ids. Not yet
@@ -214,7 +215,7 @@ describe('Retention: an event is purged only once it is fanned out to its endpoi
   });
 
   const purgeEvents = () =>
-    inBatches((n) => api.app.get(OutboxStore).purgeBatch(RETENTION_MS, n), 7);
+    inBatches((n) => api.app.get(OutboxStore).purgeBatch(RETENTION_MS, n), undefined, 7);
   const fannedOut = async (ids: string[]) => {
     const [{ n }] = await api.dataSource.query(
       `SELECT count(*)::int AS n FROM outbox_events WHERE id = ANY($1) AND fanned_out_at IS NOT NULL`,

@@ -8,7 +8,7 @@ import { ImagesService } from '../../src/images/images.service';
 import type { CreateListingDto } from '../../src/listings/dto/create-listing.dto';
 import { GalleryStore } from '../../src/listings/gallery/gallery.store';
 import { ListingsService } from '../../src/listings/listings.service';
-import { inBatches } from '../../src/scheduler/in-batches';
+import { inBatches } from '../../src/platform/scheduling/in-batches';
 import { ImageFileCleanup } from '../../src/storage/image-file-cleanup';
 import { STORAGE_DRIVER, StorageDriver } from '../../src/storage/storage-driver';
 import { StorageDeletionsStore } from '../../src/storage/storage-deletions.store';
@@ -66,10 +66,11 @@ describe('Storage deletions', () => {
     );
     return { listingId: listing.id, imageId: image.id, key };
   };
-  /** Batches until one comes back short, as the scheduler runs them (without its rests). */
+  /** Batches until one comes back short, as the worker's sweep runs them (without its rests). */
   const sweep = () =>
     inBatches(
       (n) => cleanup.sweepBatch(n),
+      undefined,
       100,
       async () => undefined,
     );

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { ListingsModule } from '../listings.module';
 import { ExpiryService } from './expiry.service';
 
-/** Listing expiry; its schedule is the scheduler module's. */
+/** Listing expiry, for the worker role: ExpiryService.sweep runs every EXPIRY_SWEEP_EVERY. */
 @Module({
   imports: [ListingsModule],
   providers: [ExpiryService],

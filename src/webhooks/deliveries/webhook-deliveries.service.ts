@@ -5,6 +5,8 @@ import { DataSource } from 'typeorm';
 import { NotFoundError, ValidationError } from '../../common/errors/domain-error';
 import { Paginated } from '../../common/pagination/paginated';
 import type { AllConfig } from '../../platform/config';
+import { Every } from '../../platform/scheduling/every.decorator';
+import { inBatches } from '../../platform/scheduling/in-batches';
 import { deliveryPayload, newEventDelivery, TEST_EVENT } from './delivery-payload';
 import type { ListDeliveriesQueryDto } from './dto/list-deliveries.query.dto';
 import type { WebhookDelivery } from './webhook-delivery.entity';
@@ -43,6 +45,7 @@ export function recoverableSince(iso: string, eventRetentionMs: number, now = Da
 @Injectable()
 export class WebhookDeliveriesService {
   private readonly eventRetentionMs: number;
+  private readonly deliveryRetentionMs: number;
 
   constructor(
     private readonly store: WebhookDeliveryStore,
@@ -52,6 +55,13 @@ export class WebhookDeliveriesService {
     config: ConfigService<AllConfig, true>,
   ) {
     this.eventRetentionMs = config.get('events.eventRetentionMs', { infer: true });
+    this.deliveryRetentionMs = config.get('events.deliveryRetentionMs', { infer: true });
+  }
+
+  /** Ended deliveries past DELIVERY_RETENTION go, with their attempt logs (the worker's job). */
+  @Every('delivery-purge', (config) => config.get('events.purgeEveryMs', { infer: true }))
+  purgeOld(stopping?: () => boolean): Promise<number> {
+    return inBatches((n) => this.store.purgeBatch(this.deliveryRetentionMs, n), stopping);
   }
 
   async history(

@@ -16,6 +16,7 @@ describe('inBatches', () => {
         now += took.shift()!;
         return removed.shift()!;
       },
+      () => false,
       5,
       async (ms) => {
         calls.push(`rest ${ms}`);
@@ -25,9 +26,33 @@ describe('inBatches', () => {
     expect(calls).toEqual(['batch 5', 'rest 40', 'batch 5', 'rest 70', 'batch 5']);
   });
 
+  it('ends after the batch in progress once the worker is stopping', async () => {
+    let stopping = false;
+    const sizes: number[] = [];
+    const total = await inBatches(
+      async (size) => {
+        sizes.push(size);
+        stopping = true;
+        return size;
+      },
+      () => stopping,
+      5,
+      async () => undefined,
+    );
+    expect(total).toBe(5);
+    expect(sizes).toEqual([5]);
+  });
+
   it('does not rest when nothing more is due', async () => {
     const rest = jest.fn(async () => undefined);
-    expect(await inBatches(async () => 0, 5, rest)).toBe(0);
+    expect(
+      await inBatches(
+        async () => 0,
+        () => false,
+        5,
+        rest,
+      ),
+    ).toBe(0);
     expect(rest).not.toHaveBeenCalled();
   });
 });
