@@ -1,6 +1,7 @@
 /**
  * The house's import rules, checked by `npm run lint` (and before `npm test`): no cycles between
- * files, and imports point down the layers below, never up. docs/architecture.md explains them.
+ * files (in src/ and test/), imports point down the layers below, never up, and a feature's store
+ * stays in its feature but for the reaches listed. docs/architecture.md explains them.
  */
 const LAYERS = [
   { name: 'platform', path: '^src/platform/' },
@@ -31,13 +32,95 @@ const WEBHOOK_LAYERS = [
 /** Specs may reach across layers to build their inputs (a DTO to validate, a fixture). */
 const SPECS = '\\.spec\\.ts$';
 
+const STORE = '\\.store\\.ts$';
+
+/**
+ * The few places that use another feature's store, each with its reason. A store is otherwise
+ * imported only within its own feature folder: a file directly in a feature's folder may use any
+ * store of that feature, a file in a subfolder its own subfolder's and the feature's top-level ones.
+ */
+const STORE_REACHES = [
+  {
+    from: 'src/images/images.service.ts',
+    to: 'src/listings/gallery/gallery.store.ts',
+    why: "an image added or removed is a gallery edit: the listing's lock and dense positions",
+  },
+  {
+    from: 'src/imports/import-runner.ts',
+    to: 'src/listings/listings.store.ts',
+    why: "an import chunk reads and writes its listings in the chunk's own transaction",
+  },
+  {
+    from: 'src/test-helpers/test-helpers.service.ts',
+    to: 'src/listings/listings.store.ts',
+    why: "the sandbox's publish and expire are the store's test-mode transitions",
+  },
+  {
+    from: 'src/webhooks/dispatch/',
+    to: 'src/webhooks/deliveries/webhook-delivery.store.ts',
+    why: 'the dispatch pipeline keeps the delivery records it works through',
+  },
+  {
+    from: 'src/webhooks/dispatch/',
+    to: 'src/webhooks/endpoints/webhook-endpoint.store.ts',
+    why: 'fan-out and attempts read targets and record the failure streak',
+  },
+];
+
+const exactly = (path) => `^${path.replace(/[.]/g, '\\.')}${path.endsWith('/') ? '' : '$'}`;
+
+/** The stores a file may import without a listed reach (see STORE_REACHES). */
+function ownStores(path) {
+  const [, feature, sub] = path.split('/');
+  const inSubfolder = path.split('/').length > 3;
+  return inSubfolder
+    ? [`^src/${feature}/[^/]+${STORE}`, `^src/${feature}/${sub}/`]
+    : [`^src/${feature}/`];
+}
+
+function storesStayHome() {
+  const comment = "Another feature's store: list the reach in STORE_REACHES with its reason.";
+  const reaching = [...new Set(STORE_REACHES.map((r) => r.from))];
+  return [
+    {
+      name: 'store-stays-home',
+      comment,
+      severity: 'error',
+      from: { path: '^src/([^/]+)/[^/]+$', pathNot: [SPECS, ...reaching.map(exactly)] },
+      to: { path: STORE, pathNot: '^src/$1/' },
+    },
+    {
+      name: 'store-stays-home',
+      comment,
+      severity: 'error',
+      from: { path: '^src/([^/]+)/([^/]+)/', pathNot: [SPECS, ...reaching.map(exactly)] },
+      to: { path: STORE, pathNot: [`^src/$1/[^/]+${STORE}`, '^src/$1/$2/'] },
+    },
+    ...reaching.map((from) => ({
+      name: 'store-stays-home',
+      comment,
+      severity: 'error',
+      from: { path: exactly(from), pathNot: SPECS },
+      to: {
+        path: STORE,
+        pathNot: [
+          ...ownStores(from),
+          ...STORE_REACHES.filter((r) => r.from === from).map((r) => exactly(r.to)),
+        ],
+      },
+    })),
+  ];
+}
+
 function pointDown(layers, prefix) {
   return layers.slice(0, -1).map((layer, i) => ({
     name: `${prefix}${layer.name}-points-down`,
-    comment: `${layer.name} may import only what lies below it: ${layers
-      .slice(0, i)
-      .map((l) => l.name)
-      .join(', ') || 'nothing of the service'}`,
+    comment: `${layer.name} may import only what lies below it: ${
+      layers
+        .slice(0, i)
+        .map((l) => l.name)
+        .join(', ') || 'nothing of the service'
+    }`,
     severity: 'error',
     from: { path: layer.path, pathNot: SPECS },
     to: { path: layers.slice(i + 1).map((l) => l.path) },
@@ -85,6 +168,7 @@ module.exports = {
       from: { path: '^src/platform/database/migrations/' },
       to: { path: '^src/', pathNot: '^src/platform/database/migrations/' },
     },
+    ...storesStayHome(),
     ...pointDown(LAYERS, 'layer-'),
     ...pointDown(WEBHOOK_LAYERS, 'webhooks-'),
     ...everyFolderInALayer(LAYERS, '^src/[^/]+/', 'folder-in-a-layer'),

@@ -18,9 +18,18 @@ const base = {
   testEnvironment: 'node',
   moduleFileExtensions: ['ts', 'js', 'json'],
   transform: {
-    '^.+\\.(ts|js)$': ['<rootDir>/test/support/esm-interop.transformer.js', { tsconfig: '<rootDir>/tsconfig.jest.json' }],
+    '^.+\\.(ts|js)$': [
+      '<rootDir>/test/support/esm-interop.transformer.js',
+      { tsconfig: '<rootDir>/tsconfig.jest.json' },
+    ],
   },
   transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
+};
+
+/** Each file clones the run's template database and takes a Redis prefix of its own. */
+const database = {
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
 };
 
 module.exports = {
@@ -30,29 +39,37 @@ module.exports = {
   // still waits, and says what it waits for.
   forceExit: process.env.CI === 'true',
   projects: [
-    // Unit specs need neither PostgreSQL nor Redis, so the database set-up belongs to e2e alone
-    // (Jest runs a project's global set-up only when that project has tests to run).
+    // Unit specs need neither PostgreSQL nor Redis, so the database set-up belongs to the other
+    // tiers alone (Jest runs a project's global set-up only when that project has tests to run).
     {
       ...base,
       displayName: 'unit',
       testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/clients/typescript/src/**/*.spec.ts'],
     },
-    // Services against the real database, no HTTP: the same database set-up as e2e.
+    // Services against the real database and Redis, no HTTP.
     {
       ...base,
+      ...database,
       displayName: 'integration',
       testMatch: ['<rootDir>/test/integration/**/*.int-spec.ts'],
-      globalSetup: '<rootDir>/test/support/global-setup.ts',
-      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },
+    // The application in the test's process, through HTTP.
     {
       ...base,
+      ...database,
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
       // Every answer of an app under test is checked against openapi/openapi.json.
       setupFilesAfterEnv: ['<rootDir>/test/support/contract-setup.ts'],
-      globalSetup: '<rootDir>/test/support/global-setup.ts',
-      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    },
+    // Faults, several processes, the document export: the compiled service in processes of its own.
+    {
+      ...base,
+      ...database,
+      displayName: 'slow',
+      testMatch: ['<rootDir>/test/slow/**/*.slow-spec.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/support/contract-setup.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup-slow.ts',
     },
   ],
 };

@@ -29,24 +29,17 @@ export interface ServiceProcess {
 }
 
 /**
- * Runs src/main.ts in its own process, as production would, and waits until it is ready;
- * `built: true` runs the compiled dist/main.js instead (see build-dist.ts).
+ * Runs the compiled dist/main.js in its own process, as production would, and waits until it is
+ * ready. The slow tier's global set-up builds dist/ first (see build-dist.ts).
  */
 export async function startServiceProcess(
   env: Record<string, string | undefined>,
-  { built = false }: { built?: boolean } = {},
 ): Promise<ServiceProcess> {
   const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    built
-      ? [join(__dirname, '../../dist/main.js')]
-      : ['-r', 'ts-node/register/transpile-only', join(__dirname, '../../src/main.ts')],
-    {
-      env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: env.LOG_LEVEL ?? 'error' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
+  const child = spawn(process.execPath, [join(__dirname, '../../dist/main.js')], {
+    env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: env.LOG_LEVEL ?? 'error' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let stdout = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   const exited = new Promise<Exit>((resolve) =>

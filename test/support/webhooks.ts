@@ -2,6 +2,9 @@ import { as } from './factories';
 import type { TestApp } from './test-app';
 import type { WebhookReceiver } from './webhook-receiver';
 
+/** Nine retries 200 ms apart: a delivery's whole schedule fits in a test. */
+export const FAST_RETRIES = { WEBHOOK_RETRY_SCHEDULE: '200,200,200,200,200,200,200,200,200' };
+
 export interface RegisteredEndpoint {
   id: string;
   secret: string;

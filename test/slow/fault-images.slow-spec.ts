@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import request from 'supertest';
-import { ensureBuiltDist } from '../support/build-dist';
 import { anAccount, TestAccount } from '../support/factories';
 import { ImageServer } from '../support/image-server';
 import { aListing } from '../support/listing-builder';
@@ -34,7 +33,6 @@ describe('[fault] images: the worker killed during a burst', () => {
   const workers: ServiceProcess[] = [];
 
   beforeAll(async () => {
-    ensureBuiltDist();
     await images.start();
     storageDir = mkdtempSync(join(tmpdir(), 'lsvc-fault-images-'));
     const databaseName = await createTestDatabase();
@@ -47,7 +45,7 @@ describe('[fault] images: the worker killed during a burst', () => {
     db = new Client({ connectionString: databaseUrl(databaseName) });
     await db.connect();
     // The API never processes images, whatever its IMAGE_CONCURRENCY.
-    api = await startServiceProcess({ ...env, PROCESS_ROLE: 'api' }, { built: true });
+    api = await startServiceProcess({ ...env, PROCESS_ROLE: 'api' });
   }, 120_000);
 
   afterAll(async () => {
@@ -84,7 +82,7 @@ describe('[fault] images: the worker killed during a burst', () => {
   }
 
   const startWorker = async () => {
-    const worker = await startServiceProcess({ ...env, PROCESS_ROLE: 'worker' }, { built: true });
+    const worker = await startServiceProcess({ ...env, PROCESS_ROLE: 'worker' });
     workers.push(worker);
     return worker;
   };

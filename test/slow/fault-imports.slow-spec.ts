@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import request from 'supertest';
-import { ensureBuiltDist } from '../support/build-dist';
 import { anAccount, TestAccount } from '../support/factories';
 import { aListing } from '../support/listing-builder';
 import { ServiceProcess, startServiceProcess } from '../support/service-process';
@@ -34,7 +33,6 @@ describe('[fault] imports: the worker killed mid-import', () => {
   const workers: ServiceProcess[] = [];
 
   beforeAll(async () => {
-    ensureBuiltDist();
     storageDir = mkdtempSync(join(tmpdir(), 'lsvc-fault-imports-'));
     const databaseName = await createTestDatabase();
     env = testEnv(databaseName, newRedisPrefix(), {
@@ -45,7 +43,7 @@ describe('[fault] imports: the worker killed mid-import', () => {
     });
     db = new Client({ connectionString: databaseUrl(databaseName) });
     await db.connect();
-    api = await startServiceProcess({ ...env, PROCESS_ROLE: 'api' }, { built: true });
+    api = await startServiceProcess({ ...env, PROCESS_ROLE: 'api' });
   }, 120_000);
 
   afterAll(async () => {
@@ -75,7 +73,7 @@ describe('[fault] imports: the worker killed mid-import', () => {
   }
 
   const startWorker = async () => {
-    const worker = await startServiceProcess({ ...env, PROCESS_ROLE: 'worker' }, { built: true });
+    const worker = await startServiceProcess({ ...env, PROCESS_ROLE: 'worker' });
     workers.push(worker);
     return worker;
   };

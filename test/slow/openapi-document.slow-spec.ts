@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { EVENT_FIELDS } from '../../src/events/event-types';
-import { ensureBuiltDist } from '../support/build-dist';
 import { DOCUMENT_FILE } from '../support/contract';
 
 const ROOT = join(__dirname, '../..');
@@ -33,7 +32,6 @@ function operations(): [string, Operation][] {
 
 describe('OpenAPI document (openapi/openapi.json)', () => {
   it('is what the build exports, with PostgreSQL and Redis unreachable', () => {
-    ensureBuiltDist();
     const result = spawnSync(process.execPath, ['dist/openapi-export.js'], {
       cwd: ROOT,
       env: { ...process.env, ...UNREACHABLE },

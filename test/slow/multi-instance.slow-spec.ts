@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
-import { ensureBuiltDist } from '../support/build-dist';
 import { anAccount, as, createKey, TestAccount } from '../support/factories';
 import { png } from '../support/images';
 import { aListing } from '../support/listing-builder';
@@ -37,7 +36,6 @@ describe('Several API replicas and workers', () => {
   let workers: ServiceProcess[];
 
   beforeAll(async () => {
-    ensureBuiltDist();
     s3 = await TestS3Server.start();
     receiver = await WebhookReceiver.start();
     const env = {
@@ -60,10 +58,10 @@ describe('Several API replicas and workers', () => {
       SHUTDOWN_DRAIN_MS: '0',
     };
     apis = await Promise.all(
-      [1, 2].map(() => startServiceProcess({ ...env, PROCESS_ROLE: 'api' }, { built: true })),
+      [1, 2].map(() => startServiceProcess({ ...env, PROCESS_ROLE: 'api' })),
     );
     workers = await Promise.all(
-      [1, 2].map(() => startServiceProcess({ ...env, PROCESS_ROLE: 'worker' }, { built: true })),
+      [1, 2].map(() => startServiceProcess({ ...env, PROCESS_ROLE: 'worker' })),
     );
   }, 300_000);
   afterAll(async () => {
