@@ -1,8 +1,8 @@
 /**
  * How much the fastest cost per line drifts up per chunk: faster than a large import's own cost
  * grows with its indexes (about 0.3% a chunk, measured on 100,000 lines), so that a lasting
- * slowdown becomes the new normal and the import stops waiting (IMPORT_YIELD_SLOWDOWN in
- * docs/operations.md).
+ * slowdown becomes the new normal and the import stops waiting ("How an import gives way" in
+ * docs/performance.md).
  */
 const DRIFT = 1.005;
 /** How long a slowed import waits, in chunk times: the others get two thirds of the time. */

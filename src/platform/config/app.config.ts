@@ -21,8 +21,6 @@ class AppEnv {
   @IsTrustProxy() TRUST_PROXY: string = '0';
   /** at most 4 s: a revoked key or suspended account must be refused everywhere within 5 s */
   @ToInt() @IsInt() @Min(0) @Max(4_000) API_KEY_CACHE_TTL_MS: number = 4_000;
-  /** the worker role's OS niceness (0 to 19): background work gives way to the API for the CPU */
-  @ToInt() @IsInt() @Min(0) @Max(19) WORKER_NICE: number = 19;
 }
 
 export interface AppConfig {
@@ -37,8 +35,6 @@ export interface AppConfig {
   logLevel: string;
   /** how long an API key's answer (principal, or unknown/revoked) is cached per process */
   apiKeyCacheTtlMs: number;
-  /** the niceness a worker process (PROCESS_ROLE=worker) lowers its own priority to */
-  workerNice: number;
 }
 
 export const appConfig = registerAs('app', (): AppConfig => {
@@ -52,6 +48,5 @@ export const appConfig = registerAs('app', (): AppConfig => {
     shutdownDrainMs: env.SHUTDOWN_DRAIN_MS,
     trustProxy: parseTrustProxy(env.TRUST_PROXY)!,
     apiKeyCacheTtlMs: env.API_KEY_CACHE_TTL_MS,
-    workerNice: env.WORKER_NICE,
   };
 });

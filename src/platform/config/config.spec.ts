@@ -37,7 +37,6 @@ describe('config validation', () => {
       'LISTING_VALIDITY',
       'DATABASE_URL',
       'API_KEY_CACHE_TTL_MS',
-      'WORKER_NICE',
     ])
       delete process.env[k];
     try {
@@ -46,7 +45,6 @@ describe('config validation', () => {
         processRole: 'all',
         publicBaseUrl: 'http://localhost:3000',
         apiKeyCacheTtlMs: 4_000,
-        workerNice: 19,
       });
       expect(listingsConfig().validityMs).toBe(30 * 24 * 3600 * 1000);
       expect(databaseConfig().url).toBe('postgres://postgres@127.0.0.1:5432/listings');
@@ -92,8 +90,6 @@ describe('config validation', () => {
     ['API_KEY_CACHE_TTL_MS', '5000', appConfig],
     ['API_KEY_CACHE_TTL_MS', '-1', appConfig],
     ['API_KEY_CACHE_TTL_MS', '2s', appConfig],
-    ['WORKER_NICE', '20', appConfig],
-    ['WORKER_NICE', '-5', appConfig],
   ] as [string, string, () => unknown][])(
     'rejects %s=%s, naming the variable',
     (name, value, loader) => {

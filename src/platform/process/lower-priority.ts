@@ -2,6 +2,12 @@ import { readdirSync } from 'node:fs';
 import { setPriority } from 'node:os';
 
 /**
+ * A worker's niceness (the lowest priority): on a host shared with the API, background work gives
+ * way to requests for the CPU; 19 held the API's p95 best in the image bench (docs/performance.md).
+ */
+export const WORKER_NICENESS = 19;
+
+/**
  * Lowers the OS priority of every thread of this process to `nice`. On Linux a priority belongs
  * to a thread and os.setPriority() without a pid sets only the calling one, so each thread in
  * /proc/self/task is set (libuv's pool among them); threads started later inherit from their starter.
