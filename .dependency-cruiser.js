@@ -15,7 +15,7 @@ const LAYERS = [
   { name: 'features', path: '^src/(images|bulk|webhooks|imports|test-helpers)/' },
   {
     name: 'composition',
-    path: '^src/(admin|health|queue-dashboard|scheduler)/|^src/[^/]+\\.ts$',
+    path: '^src/(admin|health|queue-dashboard|scheduler|openapi)/|^src/[^/]+\\.ts$',
   },
 ];
 

@@ -6,30 +6,30 @@ import type {
   ResponseObject,
   SchemaObject,
 } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
-import { BulkCreateResponse } from './bulk/dto/bulk-create.response';
-import { BulkDeleteResponse } from './bulk/dto/bulk-delete.response';
-import { BulkSoldResponse } from './bulk/dto/bulk-sold.response';
-import { BulkUpdateResponse } from './bulk/dto/bulk-update.response';
-import { MeResponse } from './accounts/dto/me.response';
-import { EVENT_DATA_SCHEMAS } from './events/dto/event-payloads.response';
-import type { EventName } from './events/event-types';
-import { GalleryResponse } from './images/dto/image.response';
-import { ImportResponse, ImportResultResponse } from './imports/dto/import.response';
-import { ImportSourceDto } from './imports/dto/import-source.dto';
-import { ImageResponse, ListingResponse } from './listings/dto/listing.response';
-import { UsageResponse } from './usage/dto/usage.response';
+import { BulkCreateResponse } from '../bulk/dto/bulk-create.response';
+import { BulkDeleteResponse } from '../bulk/dto/bulk-delete.response';
+import { BulkSoldResponse } from '../bulk/dto/bulk-sold.response';
+import { BulkUpdateResponse } from '../bulk/dto/bulk-update.response';
+import { MeResponse } from '../accounts/dto/me.response';
+import { EVENT_DATA_SCHEMAS } from '../events/dto/event-payloads.response';
+import type { EventName } from '../events/event-types';
+import { GalleryResponse } from '../images/dto/image.response';
+import { ImportResponse, ImportResultResponse } from '../imports/dto/import.response';
+import { ImportSourceDto } from '../imports/dto/import-source.dto';
+import { ImageResponse, ListingResponse } from '../listings/dto/listing.response';
+import { UsageResponse } from '../usage/dto/usage.response';
 import {
   RecoverResponse,
   WebhookDeliveryDetailResponse,
   WebhookDeliveryResponse,
-} from './webhooks/deliveries/dto/webhook-delivery.response';
+} from '../webhooks/deliveries/dto/webhook-delivery.response';
 import {
   CreatedWebhookEndpointResponse,
   WebhookEndpointResponse,
-} from './webhooks/endpoints/dto/webhook-endpoint.response';
-import { describeResponseHeaders } from './openapi-headers';
-import { Answer, OPERATIONS } from './openapi-operations';
-import { eventSchemas, ref, STATIC_SCHEMAS, webhookOperations } from './openapi-schemas';
+} from '../webhooks/endpoints/dto/webhook-endpoint.response';
+import { describeResponseHeaders } from './headers';
+import { Answer, OPERATIONS } from './operations';
+import { eventSchemas, ref, STATIC_SCHEMAS, webhookOperations } from './schemas';
 
 /** Answers whose class a route's return type may not name (a union, a Paginated<T>, a stream). */
 const MODELS = [
@@ -212,7 +212,7 @@ function describeOperations(document: OpenAPIObject): void {
       if (!operation) continue;
       const key = `${method} ${path}`;
       const spec = OPERATIONS[key];
-      if (!spec) throw new Error(`openapi-operations.ts has no entry for ${key}`);
+      if (!spec) throw new Error(`operations.ts has no entry for ${key}`);
       named.add(key);
       operation.operationId = spec.operationId;
       // The Swagger plugin puts a handler's doc comment in `summary`: it becomes the description.
@@ -236,8 +236,7 @@ function describeOperations(document: OpenAPIObject): void {
     }
   }
   const stale = Object.keys(OPERATIONS).filter((key) => !named.has(key));
-  if (stale.length > 0)
-    throw new Error(`openapi-operations.ts names no route: ${stale.join(', ')}`);
+  if (stale.length > 0) throw new Error(`operations.ts names no route: ${stale.join(', ')}`);
 }
 
 /** What the decorators cannot say of request bodies read by hand and of the NDJSON download. */

@@ -2,11 +2,11 @@
  * What the OpenAPI document says of each operation that decorators cannot: a stable, readable
  * operationId (the typed client is generated from it: renaming one breaks integrators' code), a
  * summary, and the shape of each success answer inside its envelope. Keys are `method path` as
- * served. openapi.ts refuses to build a document with a route missing here, or an entry here
+ * served. document.ts refuses to build a document with a route missing here, or an entry here
  * that names no route, so a new route cannot ship undocumented.
  */
 
-/** A success answer's body; openapi.ts wraps it in the matching envelope component. */
+/** A success answer's body; document.ts wraps it in the matching envelope component. */
 export type Answer =
   /** `{success, data: <schema>, meta}` */
   | { data: string }
@@ -20,7 +20,7 @@ export interface OperationSpec {
   summary: string;
   /** success statuses and their bodies, schema names as in components.schemas */
   success: Partial<Record<200 | 201 | 202, Answer>>;
-  /** error statuses beyond those derived from the route (see openapi.ts) */
+  /** error statuses beyond those derived from the route (see document.ts) */
   extraErrors?: number[];
 }
 
