@@ -14,11 +14,11 @@ class UnnamedController {
 class UnnamedModule {}
 
 describe('buildOpenApiDocument', () => {
-  it('refuses a route that operations.ts does not name', async () => {
+  it('refuses a route whose handler has no @Operation', async () => {
     const app = await NestFactory.create(UnnamedModule, { preview: true, logger: false });
     try {
       expect(() => buildOpenApiDocument(app)).toThrow(
-        'operations.ts has no entry for get /unnamed',
+        'get /unnamed has no @Operation(...) on its handler',
       );
     } finally {
       await app.close();

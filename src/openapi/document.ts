@@ -27,8 +27,8 @@ import {
   CreatedWebhookEndpointResponse,
   WebhookEndpointResponse,
 } from '../webhooks/endpoints/dto/webhook-endpoint.response';
+import { Answer, takeOperationSpec } from '../common/http/operation.decorator';
 import { describeResponseHeaders } from './headers';
-import { Answer, OPERATIONS } from './operations';
 import { eventSchemas, ref, STATIC_SCHEMAS, webhookOperations } from './schemas';
 
 /** Answers whose class a route's return type may not name (a union, a Paginated<T>, a stream). */
@@ -205,15 +205,12 @@ function optionalDefaults(operation: OperationObject): void {
 }
 
 function describeOperations(document: OpenAPIObject): void {
-  const named = new Set<string>();
   for (const [path, item] of Object.entries(document.paths)) {
     for (const method of ['get', 'put', 'post', 'patch', 'delete'] as const) {
       const operation = item[method];
       if (!operation) continue;
-      const key = `${method} ${path}`;
-      const spec = OPERATIONS[key];
-      if (!spec) throw new Error(`operations.ts has no entry for ${key}`);
-      named.add(key);
+      const spec = takeOperationSpec(operation);
+      if (!spec) throw new Error(`${method} ${path} has no @Operation(...) on its handler`);
       operation.operationId = spec.operationId;
       // The Swagger plugin puts a handler's doc comment in `summary`: it becomes the description.
       const comment = operation.summary;
@@ -235,8 +232,6 @@ function describeOperations(document: OpenAPIObject): void {
       operation.responses = responses;
     }
   }
-  const stale = Object.keys(OPERATIONS).filter((key) => !named.has(key));
-  if (stale.length > 0) throw new Error(`operations.ts names no route: ${stale.join(', ')}`);
 }
 
 /** What the decorators cannot say of request bodies read by hand and of the NDJSON download. */
