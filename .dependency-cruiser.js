@@ -16,7 +16,7 @@ const LAYERS = [
   { name: 'features', path: '^src/(images|bulk|webhooks|imports|test-helpers)/' },
   {
     name: 'composition',
-    path: '^src/(admin|health|queue-dashboard)/|^src/[^/]+\\.ts$',
+    path: '^src/(admin|health|queue-dashboard|openapi)/|^src/[^/]+\\.ts$',
   },
 ];
 

@@ -19,13 +19,13 @@ import { answerClientErrorsInEnvelope } from './common/http/client-errors';
 import { requestIdMiddleware } from './platform/logging/request-id';
 import { ROOT_LOGGER } from './platform/logging/logging.module';
 import { requestLogger } from './platform/logging/request-logger';
-import { buildOpenApiDocument } from './openapi';
+import { buildOpenApiDocument } from './openapi/document';
 import { TEST_HELPERS_PATH, testModeOnly } from './test-helpers/test-mode-only.middleware';
 
 export const API_PREFIX = 'v1';
 export const JSON_BODY_LIMIT = '2mb';
 
-/** Routes under /v1 but health, media and the queue dashboard; also used by openapi-export. */
+/** Routes under /v1 but health, media and the queue dashboard; also used by openapi/export. */
 export function setGlobalPrefix(app: INestApplication): void {
   app.setGlobalPrefix(API_PREFIX, {
     exclude: [

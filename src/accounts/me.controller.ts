@@ -2,6 +2,7 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Scopes } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
+import { Operation } from '../common/http/operation.decorator';
 import { MeResponse } from './dto/me.response';
 import { MeService } from './me.service';
 
@@ -13,6 +14,7 @@ export class MeController {
 
   /** The account and the API key making this request. */
   @Get()
+  @Operation('getMe', 'Describe the account and API key', { 200: { data: 'Me' } })
   @Scopes('account:read')
   describe(@CurrentPrincipal() principal: Principal): Promise<MeResponse> {
     return this.me.describe(principal);

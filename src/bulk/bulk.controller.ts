@@ -4,6 +4,7 @@ import type { Response } from 'express';
 import { CurrentPrincipal, Scopes } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
 import { ownerScopeOf } from '../auth/scope';
+import { Operation } from '../common/http/operation.decorator';
 import { ApiIdempotencyKey, IdempotencyKey } from '../idempotency/idempotency-key.decorator';
 import { sendIdempotent } from '../idempotency/idempotent-response';
 import { BulkService } from './bulk.service';
@@ -27,6 +28,9 @@ export class BulkController {
 
   /** Creates each item as POST /listings would. Retries with the same Idempotency-Key replay. */
   @Post()
+  @Operation('bulkCreateListings', 'Create up to 100 listings, each item on its own', {
+    200: { data: 'BulkCreateResult' },
+  })
   @HttpCode(200)
   @Scopes('listings:write')
   @ApiIdempotencyKey()
@@ -44,6 +48,9 @@ export class BulkController {
 
   /** Updates each item as PATCH /listings/:id would. */
   @Patch()
+  @Operation('bulkUpdateListings', 'Update up to 100 listings, each item on its own', {
+    200: { data: 'BulkUpdateResult' },
+  })
   @Scopes('listings:write')
   update(
     @CurrentPrincipal() principal: Principal,
@@ -54,6 +61,9 @@ export class BulkController {
 
   /** Soft-deletes each listing as DELETE /listings/:id would. */
   @Delete()
+  @Operation('bulkRemoveListings', 'Remove up to 100 listings', {
+    200: { data: 'BulkRemoveResult' },
+  })
   @Scopes('listings:write')
   remove(
     @CurrentPrincipal() principal: Principal,
@@ -64,6 +74,9 @@ export class BulkController {
 
   /** Marks each listing sold as POST /listings/:id/sold would (ACTIVE only). */
   @Post('sold')
+  @Operation('bulkMarkListingsSold', 'Mark up to 100 listings sold', {
+    200: { data: 'BulkSoldResult' },
+  })
   @HttpCode(200)
   @Scopes('listings:write')
   markSold(

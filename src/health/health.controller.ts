@@ -20,6 +20,7 @@ import { DataSource } from 'typeorm';
 import { Public } from '../auth/auth.decorators';
 import { ErrorCode } from '../common/errors/error-code';
 import { errorEnvelope, metaFor } from '../common/http/envelope';
+import { Operation } from '../common/http/operation.decorator';
 import { PoolUsage, writePoolUsage } from '../platform/database/pool-usage';
 import { PreparedReads } from '../platform/database/prepared-reads';
 import { REDIS } from '../platform/redis/redis.module';
@@ -67,12 +68,19 @@ export class HealthController {
   ) {}
 
   @Get('live')
+  @Operation('getLiveness', 'Liveness: the process answers', { 200: { data: 'Liveness' } })
   live() {
     return { status: 'ok' };
   }
 
   /** 200 with each dependency's state; 503 (probes take any non-2xx as not ready) when one is down. */
   @Get('ready')
+  @Operation(
+    'getReadiness',
+    'Readiness: database and Redis reachable',
+    { 200: { data: 'Readiness' } },
+    { extraErrors: [503] },
+  )
   async ready(@Req() req: Request, @Res() res: Response): Promise<void> {
     try {
       const result = await this.health.check([

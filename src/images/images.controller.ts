@@ -17,6 +17,7 @@ import { CurrentPrincipal, Scopes } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
 import { ownerScopeOf } from '../auth/scope';
 import { MultipartIntegers } from '../common/http/multipart-integers.interceptor';
+import { Operation } from '../common/http/operation.decorator';
 import { UuidParam } from '../common/http/uuid-param.decorator';
 import { ImageResponse } from '../listings/dto/listing.response';
 import { AddImageDto } from './dto/add-image.dto';
@@ -35,6 +36,9 @@ export class ImagesController {
 
   /** One image by URL, base64 or multipart upload; `order` is a wish, the answer has the real position. */
   @Post()
+  @Operation('addListingImage', 'Add an image by URL, base64 or file upload', {
+    201: { data: 'ListingImage' },
+  })
   @Scopes('listings:write')
   @ApiConsumes('application/json', 'multipart/form-data')
   @UseInterceptors(
@@ -62,6 +66,9 @@ export class ImagesController {
 
   /** Every image id exactly once, in the new order; the first becomes the primary image. */
   @Patch('reorder')
+  @Operation('reorderListingImages', "Put a listing's images in a new order", {
+    200: { data: 'Gallery' },
+  })
   @Scopes('listings:write')
   reorder(
     @CurrentPrincipal() principal: Principal,
@@ -73,6 +80,9 @@ export class ImagesController {
 
   /** A failed image is processed again from its first try: 202 with the image, now pending. */
   @Post(':imageId/retry')
+  @Operation('retryListingImage', 'Queue a failed image to be fetched and rendered again', {
+    202: { data: 'ListingImage' },
+  })
   @HttpCode(202)
   @Scopes('listings:write')
   retry(
@@ -84,6 +94,7 @@ export class ImagesController {
   }
 
   @Delete(':imageId')
+  @Operation('removeListingImage', 'Remove an image from a listing', { 200: { data: 'Gallery' } })
   @HttpCode(200)
   @Scopes('listings:write')
   remove(

@@ -4,6 +4,7 @@ import type { Request, Response } from 'express';
 import { CurrentPrincipal, Scopes } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
 import { ownerScopeOf } from '../auth/scope';
+import { Operation } from '../common/http/operation.decorator';
 import { validateDto } from '../common/http/validation.pipe';
 import { UuidParam } from '../common/http/uuid-param.decorator';
 import { CursorPage } from '../common/pagination/cursor-page';
@@ -31,6 +32,7 @@ export class ImportsController {
    * the worker to fetch. Answers 202 once the file is stored; a worker then runs the import.
    */
   @Post()
+  @Operation('createImport', 'Start an import from a feed file or URL', { 202: { data: 'Import' } })
   @HttpCode(202)
   @Scopes('listings:write')
   @ApiIdempotencyKey()
@@ -62,6 +64,7 @@ export class ImportsController {
 
   /** Newest first. */
   @Get()
+  @Operation('listImports', 'List imports, newest first', { 200: { page: 'Import' } })
   @Scopes('listings:read')
   list(
     @CurrentPrincipal() principal: Principal,
@@ -71,6 +74,7 @@ export class ImportsController {
   }
 
   @Get(':id')
+  @Operation('getImport', 'Get an import and its counts', { 200: { data: 'Import' } })
   @Scopes('listings:read')
   get(
     @CurrentPrincipal() principal: Principal,
@@ -85,6 +89,9 @@ export class ImportsController {
    * NDJSON in one answer (no envelope, no `limit`).
    */
   @Get(':id/results')
+  @Operation('listImportResults', "Each line's outcome (JSON pages or one NDJSON download)", {
+    200: { cursor: 'ImportResult' },
+  })
   @Scopes('listings:read')
   async results(
     @CurrentPrincipal() principal: Principal,
@@ -102,6 +109,7 @@ export class ImportsController {
 
   /** A queued or held import ends at once; a running one stops at its next commit. */
   @Post(':id/cancel')
+  @Operation('cancelImport', 'Cancel a queued, held or running import', { 200: { data: 'Import' } })
   @HttpCode(200)
   @Scopes('listings:write')
   cancel(
@@ -113,6 +121,7 @@ export class ImportsController {
 
   /** Runs a held mirror import in full, removals included. */
   @Post(':id/confirm')
+  @Operation('confirmImport', 'Run a held mirror import in full', { 200: { data: 'Import' } })
   @HttpCode(200)
   @Scopes('listings:write')
   confirm(

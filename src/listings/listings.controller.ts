@@ -17,6 +17,7 @@ import type { Response } from 'express';
 import { CurrentPrincipal, Scopes } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
 import { ownerScopeOf } from '../auth/scope';
+import { Operation } from '../common/http/operation.decorator';
 import { UuidParam } from '../common/http/uuid-param.decorator';
 import { Paginated } from '../common/pagination/paginated';
 import { ApiIdempotencyKey, IdempotencyKey } from '../idempotency/idempotency-key.decorator';
@@ -36,6 +37,7 @@ export class ListingsController {
 
   /** The caller's listings of the key's mode; REMOVED ones only with status=REMOVED. */
   @Get()
+  @Operation('listListings', 'List listings, a page at a time', { 200: { page: 'Listing' } })
   @Scopes('listings:read')
   list(
     @CurrentPrincipal() principal: Principal,
@@ -46,6 +48,7 @@ export class ListingsController {
 
   /** Live keys create ACTIVE listings, test keys DRAFT ones. Retries with the same Idempotency-Key replay. */
   @Post()
+  @Operation('createListing', 'Create a listing', { 201: { data: 'Listing' } })
   @Scopes('listings:write')
   @UseInterceptors(ListingBodyErrors)
   @ApiIdempotencyKey()
@@ -63,6 +66,10 @@ export class ListingsController {
 
   /** Creates or updates the listing with this externalId: 201 when created, 200 when updated. */
   @Put('by-external-id/:externalId')
+  @Operation('upsertListingByExternalId', 'Create or replace the listing with this externalId', {
+    200: { data: 'Listing' },
+    201: { data: 'Listing' },
+  })
   @Scopes('listings:write')
   @UseInterceptors(ListingBodyErrors)
   async upsert(
@@ -81,6 +88,7 @@ export class ListingsController {
   }
 
   @Get(':id')
+  @Operation('getListing', 'Get a listing', { 200: { data: 'Listing' } })
   @Scopes('listings:read')
   get(
     @CurrentPrincipal() principal: Principal,
@@ -90,6 +98,7 @@ export class ListingsController {
   }
 
   @Patch(':id')
+  @Operation('updateListing', 'Update some fields of a listing', { 200: { data: 'Listing' } })
   @Scopes('listings:write')
   @UseInterceptors(ListingBodyErrors)
   update(
@@ -102,6 +111,7 @@ export class ListingsController {
 
   /** Soft delete: the listing becomes REMOVED and stays readable by id. */
   @Delete(':id')
+  @Operation('removeListing', 'Remove a listing (soft delete)', { 200: { data: 'Listing' } })
   @Scopes('listings:write')
   remove(
     @CurrentPrincipal() principal: Principal,
@@ -111,6 +121,7 @@ export class ListingsController {
   }
 
   @Post(':id/sold')
+  @Operation('markListingSold', 'Mark a listing sold', { 200: { data: 'Listing' } })
   @HttpCode(200)
   @Scopes('listings:write')
   markSold(
@@ -121,6 +132,7 @@ export class ListingsController {
   }
 
   @Post(':id/renew')
+  @Operation('renewListing', 'Renew an active or expired listing', { 200: { data: 'Listing' } })
   @HttpCode(200)
   @Scopes('listings:write')
   renew(

@@ -3,6 +3,7 @@ import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Scopes } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
 import { ownerScopeOf } from '../auth/scope';
+import { Operation } from '../common/http/operation.decorator';
 import { UuidParam } from '../common/http/uuid-param.decorator';
 import type { ListingResponse } from '../listings/dto/listing.response';
 import { FavoritedDto, MessageReceivedDto } from '../listings/dto/listing-activity.dto';
@@ -18,6 +19,9 @@ export class TestHelpersController {
 
   /** DRAFT → ACTIVE, as a live create publishes; still never public. */
   @Post(':id/publish')
+  @Operation('testPublishListing', 'Test mode: publish a draft listing', {
+    200: { data: 'Listing' },
+  })
   @HttpCode(200)
   @Scopes('listings:write')
   publish(
@@ -29,6 +33,9 @@ export class TestHelpersController {
 
   /** ACTIVE → EXPIRED now, as the expiry sweep would. */
   @Post(':id/expire')
+  @Operation('testExpireListing', 'Test mode: expire an active listing now', {
+    200: { data: 'Listing' },
+  })
   @HttpCode(200)
   @Scopes('listings:write')
   expire(
@@ -40,6 +47,9 @@ export class TestHelpersController {
 
   /** A buyer's message about an ACTIVE listing: event message.received. */
   @Post(':id/messages')
+  @Operation('testReceiveMessage', 'Test mode: emit message.received for a listing', {
+    200: { data: 'Listing' },
+  })
   @HttpCode(200)
   @Scopes('listings:write')
   message(
@@ -52,6 +62,9 @@ export class TestHelpersController {
 
   /** Someone saved an ACTIVE listing: event listing.favorited. */
   @Post(':id/favorites')
+  @Operation('testFavoriteListing', 'Test mode: emit listing.favorited for a listing', {
+    200: { data: 'Listing' },
+  })
   @HttpCode(200)
   @Scopes('listings:write')
   favorite(

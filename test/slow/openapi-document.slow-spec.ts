@@ -32,7 +32,7 @@ function operations(): [string, Operation][] {
 
 describe('OpenAPI document (openapi/openapi.json)', () => {
   it('is what the build exports, with PostgreSQL and Redis unreachable', () => {
-    const result = spawnSync(process.execPath, ['dist/openapi-export.js'], {
+    const result = spawnSync(process.execPath, ['dist/openapi/export.js'], {
       cwd: ROOT,
       env: { ...process.env, ...UNREACHABLE },
       encoding: 'utf8',

@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Scopes } from '../../auth/auth.decorators';
 import type { Principal } from '../../auth/principal';
+import { Operation } from '../../common/http/operation.decorator';
 import { UuidParam } from '../../common/http/uuid-param.decorator';
 import { Paginated } from '../../common/pagination/paginated';
 import { ListDeliveriesQueryDto } from './dto/list-deliveries.query.dto';
@@ -26,6 +27,9 @@ export class WebhookDeliveriesController {
 
   /** Sends one signed `webhook.test` delivery now and answers with its record (no retries). */
   @Post(':id/test')
+  @Operation('sendTestWebhook', 'Send a signed webhook.test delivery now', {
+    200: { data: 'Delivery' },
+  })
   @HttpCode(200)
   async test(
     @CurrentPrincipal() principal: Principal,
@@ -36,6 +40,9 @@ export class WebhookDeliveriesController {
 
   /** The endpoint's deliveries, newest first, optionally only one status or event. */
   @Get(':id/deliveries')
+  @Operation('listWebhookDeliveries', "List an endpoint's deliveries, newest first", {
+    200: { page: 'Delivery' },
+  })
   async history(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', ENDPOINT) id: string,
@@ -46,6 +53,9 @@ export class WebhookDeliveriesController {
 
   /** One delivery with its attempt log. */
   @Get(':id/deliveries/:deliveryId')
+  @Operation('getWebhookDelivery', 'Get a delivery with its attempt log', {
+    200: { data: 'DeliveryDetail' },
+  })
   async delivery(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', ENDPOINT) id: string,
@@ -60,6 +70,9 @@ export class WebhookDeliveriesController {
    * signature; not counted toward auto-disable. 400 on isActive while the endpoint is disabled.
    */
   @Post(':id/deliveries/:deliveryId/retry')
+  @Operation('retryWebhookDelivery', 'Attempt a delivery once more now', {
+    202: { data: 'Delivery' },
+  })
   @HttpCode(202)
   async retry(
     @CurrentPrincipal() principal: Principal,
@@ -74,6 +87,9 @@ export class WebhookDeliveriesController {
    * subscribes to and that has no succeeded (or pending) delivery to it.
    */
   @Post(':id/recover')
+  @Operation('recoverWebhookDeliveries', 'Deliver again every event missed since a time', {
+    202: { data: 'RecoverResult' },
+  })
   @HttpCode(202)
   async recover(
     @CurrentPrincipal() principal: Principal,

@@ -3,6 +3,7 @@ import type { Response } from 'express';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Scopes } from '../../auth/auth.decorators';
 import type { Principal } from '../../auth/principal';
+import { Operation } from '../../common/http/operation.decorator';
 import { UuidParam } from '../../common/http/uuid-param.decorator';
 import { ApiIdempotencyKey, IdempotencyKey } from '../../idempotency/idempotency-key.decorator';
 import { sendIdempotent } from '../../idempotency/idempotent-response';
@@ -31,6 +32,9 @@ export class WebhookEndpointsController {
    * only time it is shown. A retry with the same Idempotency-Key replays it.
    */
   @Post()
+  @Operation('createWebhookEndpoint', 'Register a webhook endpoint (shows its secret once)', {
+    201: { data: 'WebhookEndpointWithSecret' },
+  })
   @ApiIdempotencyKey()
   async create(
     @CurrentPrincipal() principal: Principal,
@@ -43,6 +47,7 @@ export class WebhookEndpointsController {
 
   /** The account's endpoints in the key's mode, oldest first, without their secrets. */
   @Get()
+  @Operation('listWebhookEndpoints', 'List webhook endpoints', { 200: { page: 'WebhookEndpoint' } })
   async list(
     @CurrentPrincipal() principal: Principal,
   ): Promise<Paginated<WebhookEndpointResponse>> {
@@ -51,6 +56,9 @@ export class WebhookEndpointsController {
 
   /** isActive true re-enables an endpoint and resets its failure count. */
   @Patch(':id')
+  @Operation('updateWebhookEndpoint', 'Update or re-enable a webhook endpoint', {
+    200: { data: 'WebhookEndpoint' },
+  })
   async update(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', ENDPOINT) id: string,
@@ -61,6 +69,9 @@ export class WebhookEndpointsController {
 
   /** Answers with the deleted endpoint; its delivery history goes with it. */
   @Delete(':id')
+  @Operation('deleteWebhookEndpoint', 'Delete a webhook endpoint and its deliveries', {
+    200: { data: 'WebhookEndpoint' },
+  })
   async remove(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', ENDPOINT) id: string,
@@ -74,6 +85,9 @@ export class WebhookEndpointsController {
    * to 2 more replaced earlier whose grace has not ended; 0 ends them all now.
    */
   @Post(':id/rotate-secret')
+  @Operation('rotateWebhookSecret', "Rotate a webhook endpoint's signing secret", {
+    200: { data: 'WebhookEndpointWithSecret' },
+  })
   @HttpCode(200)
   async rotateSecret(
     @CurrentPrincipal() principal: Principal,

@@ -3,9 +3,9 @@ import type {
   PathItemObject,
   SchemaObject,
 } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
-import { ErrorCode } from './common/errors/error-code';
-import { EVENT_NAMES, EventName } from './events/event-types';
-import { TEST_EVENT } from './webhooks/deliveries/delivery-payload';
+import { ErrorCode } from '../common/errors/error-code';
+import { EVENT_NAMES, EventName } from '../events/event-types';
+import { TEST_EVENT } from '../webhooks/deliveries/delivery-payload';
 
 /** The schemas that no DTO class describes: envelopes, reference data, health, event unions. */
 

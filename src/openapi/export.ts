@@ -1,12 +1,12 @@
 import 'reflect-metadata';
 import { writeFileSync } from 'node:fs';
 import { NestFactory } from '@nestjs/core';
-import { AppModule } from './app.module';
-import { setGlobalPrefix } from './configure-app';
-import { buildOpenApiDocument } from './openapi';
+import { AppModule } from '../app.module';
+import { setGlobalPrefix } from '../configure-app';
+import { buildOpenApiDocument } from './document';
 
 /**
- * `node dist/openapi-export.js [file]`: the OpenAPI document as /docs-json serves it, written to
+ * `node dist/openapi/export.js [file]`: the OpenAPI document as /docs-json serves it, written to
  * `file` (or stdout), pretty-printed with a trailing newline. Runs from the build, because the
  * document needs the Swagger compiler plugin's DTO metadata. Preview mode builds the module graph
  * without instantiating a provider, so no database or Redis connection is opened.

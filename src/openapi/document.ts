@@ -6,30 +6,30 @@ import type {
   ResponseObject,
   SchemaObject,
 } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
-import { BulkCreateResponse } from './bulk/dto/bulk-create.response';
-import { BulkDeleteResponse } from './bulk/dto/bulk-delete.response';
-import { BulkSoldResponse } from './bulk/dto/bulk-sold.response';
-import { BulkUpdateResponse } from './bulk/dto/bulk-update.response';
-import { MeResponse } from './accounts/dto/me.response';
-import { EVENT_DATA_SCHEMAS } from './events/dto/event-payloads.response';
-import type { EventName } from './events/event-types';
-import { GalleryResponse } from './images/dto/image.response';
-import { ImportResponse, ImportResultResponse } from './imports/dto/import.response';
-import { ImportSourceDto } from './imports/dto/import-source.dto';
-import { ImageResponse, ListingResponse } from './listings/dto/listing.response';
-import { UsageResponse } from './usage/dto/usage.response';
+import { BulkCreateResponse } from '../bulk/dto/bulk-create.response';
+import { BulkDeleteResponse } from '../bulk/dto/bulk-delete.response';
+import { BulkSoldResponse } from '../bulk/dto/bulk-sold.response';
+import { BulkUpdateResponse } from '../bulk/dto/bulk-update.response';
+import { MeResponse } from '../accounts/dto/me.response';
+import { EVENT_DATA_SCHEMAS } from '../events/dto/event-payloads.response';
+import type { EventName } from '../events/event-types';
+import { GalleryResponse } from '../images/dto/image.response';
+import { ImportResponse, ImportResultResponse } from '../imports/dto/import.response';
+import { ImportSourceDto } from '../imports/dto/import-source.dto';
+import { ImageResponse, ListingResponse } from '../listings/dto/listing.response';
+import { UsageResponse } from '../usage/dto/usage.response';
 import {
   RecoverResponse,
   WebhookDeliveryDetailResponse,
   WebhookDeliveryResponse,
-} from './webhooks/deliveries/dto/webhook-delivery.response';
+} from '../webhooks/deliveries/dto/webhook-delivery.response';
 import {
   CreatedWebhookEndpointResponse,
   WebhookEndpointResponse,
-} from './webhooks/endpoints/dto/webhook-endpoint.response';
-import { describeResponseHeaders } from './openapi-headers';
-import { Answer, OPERATIONS } from './openapi-operations';
-import { eventSchemas, ref, STATIC_SCHEMAS, webhookOperations } from './openapi-schemas';
+} from '../webhooks/endpoints/dto/webhook-endpoint.response';
+import { Answer, takeOperationSpec } from '../common/http/operation.decorator';
+import { describeResponseHeaders } from './headers';
+import { eventSchemas, ref, STATIC_SCHEMAS, webhookOperations } from './schemas';
 
 /** Answers whose class a route's return type may not name (a union, a Paginated<T>, a stream). */
 const MODELS = [
@@ -205,15 +205,12 @@ function optionalDefaults(operation: OperationObject): void {
 }
 
 function describeOperations(document: OpenAPIObject): void {
-  const named = new Set<string>();
   for (const [path, item] of Object.entries(document.paths)) {
     for (const method of ['get', 'put', 'post', 'patch', 'delete'] as const) {
       const operation = item[method];
       if (!operation) continue;
-      const key = `${method} ${path}`;
-      const spec = OPERATIONS[key];
-      if (!spec) throw new Error(`openapi-operations.ts has no entry for ${key}`);
-      named.add(key);
+      const spec = takeOperationSpec(operation);
+      if (!spec) throw new Error(`${method} ${path} has no @Operation(...) on its handler`);
       operation.operationId = spec.operationId;
       // The Swagger plugin puts a handler's doc comment in `summary`: it becomes the description.
       const comment = operation.summary;
@@ -235,9 +232,6 @@ function describeOperations(document: OpenAPIObject): void {
       operation.responses = responses;
     }
   }
-  const stale = Object.keys(OPERATIONS).filter((key) => !named.has(key));
-  if (stale.length > 0)
-    throw new Error(`openapi-operations.ts names no route: ${stale.join(', ')}`);
 }
 
 /** What the decorators cannot say of request bodies read by hand and of the NDJSON download. */

@@ -1,6 +1,6 @@
 import { Controller, Get, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { buildOpenApiDocument } from './openapi';
+import { buildOpenApiDocument } from './document';
 
 @Controller('unnamed')
 class UnnamedController {
@@ -14,11 +14,11 @@ class UnnamedController {
 class UnnamedModule {}
 
 describe('buildOpenApiDocument', () => {
-  it('refuses a route that openapi-operations.ts does not name', async () => {
+  it('refuses a route whose handler has no @Operation', async () => {
     const app = await NestFactory.create(UnnamedModule, { preview: true, logger: false });
     try {
       expect(() => buildOpenApiDocument(app)).toThrow(
-        'openapi-operations.ts has no entry for get /unnamed',
+        'get /unnamed has no @Operation(...) on its handler',
       );
     } finally {
       await app.close();
