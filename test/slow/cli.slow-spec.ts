@@ -18,16 +18,12 @@ describe('Admin CLI', () => {
   });
   afterAll(() => t.close());
 
-  /** Runs `npm run cli -- …` as an operator would, against this test's database. */
+  /** Runs the compiled CLI (`npm run cli` runs the same code from source) against this test's database. */
   async function cli(...args: string[]): Promise<string> {
-    const { stdout } = await run(
-      'node',
-      ['-r', 'ts-node/register/transpile-only', join(__dirname, '../../src/cli.ts'), ...args],
-      {
-        env: { ...process.env, DATABASE_URL: t.env.DATABASE_URL, DB_MIGRATE_ON_START: 'false' },
-        timeout: 60_000,
-      },
-    );
+    const { stdout } = await run('node', [join(__dirname, '../../dist/cli.js'), ...args], {
+      env: { ...process.env, DATABASE_URL: t.env.DATABASE_URL, DB_MIGRATE_ON_START: 'false' },
+      timeout: 60_000,
+    });
     return stdout.trim();
   }
 
