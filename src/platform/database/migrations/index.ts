@@ -23,6 +23,7 @@ import { ImportResultsWithoutForeignKey1764600000000 } from './1764600000000-Imp
 import { MirrorPlanningSnapshot1764700000000 } from './1764700000000-MirrorPlanningSnapshot';
 import { IdempotentReplayKeyOrder1764800000000 } from './1764800000000-IdempotentReplayKeyOrder';
 import { MirrorSnapshotAtAcceptance1764900000000 } from './1764900000000-MirrorSnapshotAtAcceptance';
+import { LineHashRowTrigger1765000000000 } from './1765000000000-LineHashRowTrigger';
 
 /** Listed explicitly so ts-node, Jest and the compiled build all load the same set. */
 export const MIGRATIONS = [
@@ -51,4 +52,5 @@ export const MIGRATIONS = [
   MirrorPlanningSnapshot1764700000000,
   IdempotentReplayKeyOrder1764800000000,
   MirrorSnapshotAtAcceptance1764900000000,
+  LineHashRowTrigger1765000000000,
 ];

@@ -1,0 +1,40 @@
+import { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * `listings_line_hash_update` drops a listing's line hash per row, no longer per statement by
+ * joining the statement's old and new rows: a session plans that join once, for the sizes of the
+ * first statement it fires on, and a connection whose first update was small (an expiry sweep
+ * that found nothing) compared every row with every other from then on. A row trigger needs no
+ * join: the same rows (anything but `rendered` changed) drop their hash, by primary key.
+ */
+export class LineHashRowTrigger1765000000000 implements MigrationInterface {
+  name = 'LineHashRowTrigger1765000000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`DROP TRIGGER listings_line_hash_update ON listings`);
+    await q.query(`CREATE OR REPLACE FUNCTION listings_line_hash_update() RETURNS trigger
+      LANGUAGE plpgsql AS $$
+      BEGIN
+        DELETE FROM listing_line_hashes WHERE listing_id = NEW.id;
+        RETURN NULL;
+      END $$`);
+    await q.query(`CREATE TRIGGER listings_line_hash_update AFTER UPDATE ON listings
+      FOR EACH ROW WHEN ((to_jsonb(NEW) - 'rendered') IS DISTINCT FROM (to_jsonb(OLD) - 'rendered'))
+      EXECUTE FUNCTION listings_line_hash_update()`);
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query(`DROP TRIGGER listings_line_hash_update ON listings`);
+    await q.query(`CREATE OR REPLACE FUNCTION listings_line_hash_update() RETURNS trigger
+      LANGUAGE plpgsql AS $$
+      BEGIN
+        DELETE FROM listing_line_hashes h USING new_rows n, old_rows o
+        WHERE h.listing_id = n.id AND o.id = n.id
+          AND (to_jsonb(n) - 'rendered') IS DISTINCT FROM (to_jsonb(o) - 'rendered');
+        RETURN NULL;
+      END $$`);
+    await q.query(`CREATE TRIGGER listings_line_hash_update AFTER UPDATE ON listings
+      REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+      FOR EACH STATEMENT EXECUTE FUNCTION listings_line_hash_update()`);
+  }
+}
