@@ -262,7 +262,11 @@ describe('Webhook delivery', () => {
     expect(exhausted.lastError).toBe('HTTP 500');
     for (const ended of deliveries.filter((d) => d !== exhausted)) {
       expect(ended.attempts).toBeLessThan(10);
-      expect(ended.lastError).toMatch(/Endpoint disabled: a delivery failed all of its attempts$/);
+      // An attempt in flight when the endpoint was disabled records its own answer on the ended
+      // delivery (how often depends on the machine's load); otherwise the disable's reason shows.
+      expect(ended.lastError).toMatch(
+        /^(HTTP 500|.*Endpoint disabled: a delivery failed all of its attempts)$/,
+      );
     }
     // Jobs of the ended deliveries still in the queue run and send nothing.
     const afterDisable = receiver.at(endpoint.path).length;
