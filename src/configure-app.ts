@@ -1,14 +1,11 @@
-import { INestApplication, RequestMethod } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
 import { ConfigService } from '@nestjs/config';
 import { Request, Response } from 'express';
 import type { AllConfig } from './platform/config';
-import { MEDIA_ROUTE } from './storage/storage-driver';
 import { httpMetrics, metricsHandler } from './platform/metrics/http-metrics.middleware';
 import { ApiLoad } from './platform/api-load/api-load';
 import { Metrics } from './platform/metrics/metrics';
-import { QUEUE_DASHBOARD_ROUTE } from './queue-dashboard/queue-dashboard.module';
 import { ErrorCode } from './common/errors/error-code';
 import { errorEnvelope } from './common/http/envelope';
 import { Logger } from 'nestjs-pino';
@@ -20,23 +17,10 @@ import { requestIdMiddleware } from './platform/logging/request-id';
 import { ROOT_LOGGER } from './platform/logging/logging.module';
 import { requestLogger } from './platform/logging/request-logger';
 import { buildOpenApiDocument } from './openapi/document';
+import { API_PREFIX, setGlobalPrefix } from './global-prefix';
 import { TEST_HELPERS_PATH, testModeOnly } from './test-helpers/test-mode-only.middleware';
 
-export const API_PREFIX = 'v1';
 export const JSON_BODY_LIMIT = '2mb';
-
-/** Routes under /v1 but health, media and the queue dashboard; also used by openapi/export. */
-export function setGlobalPrefix(app: INestApplication): void {
-  app.setGlobalPrefix(API_PREFIX, {
-    exclude: [
-      { path: 'health/live', method: RequestMethod.GET },
-      { path: 'health/ready', method: RequestMethod.GET },
-      { path: MEDIA_ROUTE, method: RequestMethod.ALL },
-      { path: QUEUE_DASHBOARD_ROUTE, method: RequestMethod.ALL },
-      { path: `${QUEUE_DASHBOARD_ROUTE}/*path`, method: RequestMethod.ALL },
-    ],
-  });
-}
 
 /** Shared with the tests. Order matters: request id first, auth before any body is read. */
 export async function configureApp(app: NestExpressApplication): Promise<NestExpressApplication> {

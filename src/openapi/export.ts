@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { writeFileSync } from 'node:fs';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from '../app.module';
-import { setGlobalPrefix } from '../configure-app';
+import { setGlobalPrefix } from '../global-prefix';
 import { buildOpenApiDocument } from './document';
 
 /**
