@@ -57,7 +57,9 @@ export class PeriodicJobs implements OnApplicationBootstrap, BeforeApplicationSh
     let failing = false;
     const timer = setInterval(() => {
       if (this.stopping || this.runs.has(name)) return;
-      const running = run()
+      // Through a promise, so a job that throws before its first await is logged, not fatal.
+      const running = Promise.resolve()
+        .then(run)
         .then(
           () => {
             if (failing) this.logger.log(`${name} recovered`);
