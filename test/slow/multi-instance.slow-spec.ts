@@ -49,8 +49,10 @@ describe('Several API replicas and workers', () => {
       WEBHOOK_ALLOW_HTTP: 'true',
       FETCH_ALLOW_PRIVATE_TARGETS: 'true',
       WEBHOOK_WORKER_CONCURRENCY: String(CONCURRENCY),
-      // A killed worker's jobs go back to the queue after this long without its lock.
-      WEBHOOK_JOB_LOCK_MS: '2000',
+      // A killed worker's jobs go back to the queue after this long without its lock. Not
+      // shorter: a live worker starved of CPU by the test files beside it (2 s was) loses its
+      // locks, and its jobs run twice.
+      WEBHOOK_JOB_LOCK_MS: '10000',
       RATE_LIMIT_READ_PER_MIN: String(READS_PER_MIN),
       RATE_LIMIT_WRITE_PER_MIN: '100000',
       LISTING_VALIDITY: '5s',
