@@ -91,6 +91,8 @@ describe('Listing expiry on a long-lived connection', () => {
     }
 
     expect(plans.some((p) => p['Query Text'].includes(`SET status = 'EXPIRED'`))).toBe(true);
+    // Only the lifecycle part of `rendered` is rewritten: no gallery is read again.
+    expect(plans.filter((p) => p['Query Text'].includes('listing_images'))).toEqual([]);
     const handled = plans.reduce((sum, p) => sum + rowsHandled(p.Plan), 0);
     // A few dozen rows per listing (its update, event, counts, render and hash); a plan that
     // compares every row with every other handles about DUE rows per listing.
@@ -100,5 +102,68 @@ describe('Listing expiry on a long-lived connection', () => {
       [owner.accountId],
     );
     expect(left).toBe(0);
+  });
+
+  it('a lifecycle change keeps `rendered` equal to a full render, gallery included', async () => {
+    const owner2 = await ctx.newOwner();
+    await ctx.dataSource.query(
+      `INSERT INTO listings (account_id, livemode, external_id, title, description, price, condition,
+         category_slug, location_lan, location_kommun, phone, attributes, status, published_at, expires_at)
+       SELECT $1, true, 'r-' || g, 'Bil "nummer" ' || g || ' ,"status":"', 'Åäö ✓ beskrivning ' || g,
+         g, 'GOOD', 'cars', 'stockholm', 'upplands-vasby', CASE WHEN g % 2 = 0 THEN '+46701234567' END,
+         '{"make":"volvo","note":",\\"status\\":\\""}', 'ACTIVE', now(), now() + interval '1 day'
+       FROM generate_series(1, 30) AS g`,
+      [owner2.accountId],
+    );
+    await ctx.dataSource.query(
+      `INSERT INTO listing_images (listing_id, url, position, status)
+       SELECT l.id, 'https://img.example.com/' || l.id || '/' || p || '.jpg', p, 'pending'
+       FROM listings l CROSS JOIN generate_series(0, 1) AS p
+       WHERE l.account_id = $1 AND right(l.external_id, 1) IN ('1', '2', '3')`,
+      [owner2.accountId],
+    );
+    const rendered = async (): Promise<Map<string, string>> => {
+      const rows: { id: string; rendered: string }[] = await ctx.dataSource.query(
+        'SELECT id, rendered FROM listings WHERE account_id = $1',
+        [owner2.accountId],
+      );
+      return new Map(rows.map((r) => [r.id, r.rendered]));
+    };
+    const fullRender = async (): Promise<Map<string, string>> => {
+      const runner = ctx.dataSource.createQueryRunner();
+      await runner.startTransaction();
+      try {
+        await runner.query('UPDATE listings SET rendered = NULL WHERE account_id = $1', [
+          owner2.accountId,
+        ]);
+        const rows: { id: string; rendered: string }[] = await runner.query(
+          'SELECT id, rendered FROM listings WHERE account_id = $1',
+          [owner2.accountId],
+        );
+        return new Map(rows.map((r) => [r.id, r.rendered]));
+      } finally {
+        await runner.rollbackTransaction();
+        await runner.release();
+      }
+    };
+    const transitions = [
+      `status = 'SOLD', sold_at = now()`,
+      `status = 'EXPIRED', expired_at = now(), expires_at = NULL`,
+      `status = 'ACTIVE', expires_at = now() + interval '30 days', published_at = now()`,
+      `title = title || ' (ny)'`,
+      `status = 'REMOVED', removed_at = now()`,
+    ];
+    for (const set of transitions) {
+      await ctx.dataSource.query(
+        `UPDATE listings SET ${set}, updated_at = now() WHERE account_id = $1 AND right(external_id, 1) <> '9'`,
+        [owner2.accountId],
+      );
+      expect(await rendered()).toEqual(await fullRender());
+    }
+    const shown = [...(await rendered()).values()].map((text) => JSON.parse(text));
+    expect(shown.filter((l) => l.status === 'REMOVED' && l.title.endsWith('(ny)'))).toHaveLength(
+      27,
+    );
+    expect(shown.filter((l) => l.images.length === 2)).toHaveLength(9);
   });
 });
