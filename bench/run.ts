@@ -930,12 +930,15 @@ async function main(): Promise<void> {
       `UPDATE listings SET expires_at = now() - interval '1 minute' WHERE account_id = $1`,
       [expiring.id],
     );
+    // Probed through the worker's own partial index: counting 100,000 rows ten times a second
+    // took a core of this 2-core machine from the worker it measures.
     const expiryMs = await waitFor(async () => {
       const { rows: r } = await db.query(
-        `SELECT count(*)::int AS n FROM listings WHERE account_id = $1 AND status = 'EXPIRED'`,
+        `SELECT NOT EXISTS (SELECT 1 FROM listings WHERE status = 'ACTIVE' AND expires_at <= now()
+           AND account_id = $1) AS done`,
         [expiring.id],
       );
-      return r[0].n === 100_000;
+      return r[0].done;
     }, 300_000);
     const { rows: ev } = await db.query(
       `SELECT count(*)::int AS events, count(DISTINCT data->>'id')::int AS listings FROM outbox_events WHERE account_id = $1 AND event = 'listing.expired'`,
@@ -984,8 +987,8 @@ async function main(): Promise<void> {
       },
       expiry100kSeconds: {
         value: Number((expiryMs / 1000).toFixed(1)),
-        target: '≤ 60, one event each',
-        met: expiryMs <= 60_000 && ev[0].events === 100_000,
+        target: '< 30, one event each',
+        met: expiryMs < 30_000 && ev[0].events === 100_000 && ev[0].listings === 100_000,
       },
       apiPeakRssMb: { value: peakRssMb, target: '< 300', met: peakRssMb < 300 },
       getP95UnderPixelBombs: pixelBombs,
