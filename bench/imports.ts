@@ -59,7 +59,7 @@ interface ImportView {
  * memory. With `lineBytes`, each line's description is padded so the line, `\n` included, is
  * exactly that long.
  */
-async function writeFeed(path: string, prefix: string, lines: number, lineBytes?: number) {
+export async function writeFeed(path: string, prefix: string, lines: number, lineBytes?: number) {
   const out = createWriteStream(path);
   for (let i = 1; i <= lines; i++) {
     const externalId = `${prefix}-${String(i).padStart(7, '0')}`;
@@ -77,7 +77,7 @@ async function writeFeed(path: string, prefix: string, lines: number, lineBytes?
 }
 
 /** POSTs the file as the request body, streamed from disk with its Content-Length. */
-function upload(base: string, key: string, path: string): Promise<ImportView> {
+export function upload(base: string, key: string, path: string): Promise<ImportView> {
   const size = statSync(path).size;
   return new Promise((resolvePromise, reject) => {
     const req = request(
@@ -113,7 +113,7 @@ async function getImport(base: string, key: string, id: string): Promise<ImportV
 }
 
 /** Polls GET /v1/imports/:id every `everyMs` until `until` holds. */
-async function pollImport(
+export async function pollImport(
   base: string,
   key: string,
   id: string,

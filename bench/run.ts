@@ -36,6 +36,8 @@
  *
  * BENCH_ONLY=images runs only the image-pipeline scenarios (bench/images.ts): the worker's
  * renditions per second against bare sharp, and GET by id's p95 during a burst of 500 URL images.
+ * BENCH_ONLY=fairness runs only the event-lane scenario (bench/fairness.ts): sales of two accounts
+ * timed alone and while one of them imports 100,000 listings.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -53,6 +55,7 @@ import {
   withPeakRss,
 } from './lib/processes';
 import { BenchReceiver } from './lib/receiver';
+import { benchFairness } from './fairness';
 import { BenchAccount, createAccount, LISTING_BODY, seedListings } from './lib/seed';
 import { pixelBomb } from '../test/support/images';
 import { benchSync } from './sync';
@@ -831,6 +834,14 @@ async function main(): Promise<void> {
       mergeTargets(targets, 'imagesAt');
       return;
     }
+    if (process.env.BENCH_ONLY === 'fairness') {
+      console.log('\nFairness…');
+      const targets = await benchFairness({ base, adminToken: ADMIN_TOKEN });
+      console.log('\nTargets:');
+      printTargets(targets);
+      mergeTargets(targets, 'fairnessAt');
+      return;
+    }
     if (process.env.BENCH_ONLY === 'imports') {
       const writer = await createAccount(base, ADMIN_TOKEN, 'Nattlig Synk AB');
       const bulk = await bulkScenario(writer);
@@ -965,6 +976,9 @@ async function main(): Promise<void> {
     console.log('\nImage pipeline…');
     const imageTargets = await benchImages(imagesContext);
 
+    console.log('\nFairness…');
+    const fairnessTargets = await benchFairness({ base, adminToken: ADMIN_TOKEN });
+
     const targets = {
       ...syncTargets,
       getByIdRatio: { value: getById.ratio, target: '≥ 0.6', met: (getById.ratio ?? 0) >= 0.6 },
@@ -995,6 +1009,7 @@ async function main(): Promise<void> {
       ...webhookTargets(webhooks),
       ...importTargets,
       ...imageTargets,
+      ...fairnessTargets,
     };
     console.log('\nTargets:');
     printTargets(targets);

@@ -1,14 +1,14 @@
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** A minimal webhook receiver that answers 200 at once and timestamps every delivery. */
+/** A minimal webhook receiver that answers 200 (at once, or after `delayMs`) and timestamps every delivery. */
 export class BenchReceiver {
   readonly arrivals: { at: number; event: string; id: string }[] = [];
   /** TCP connections accepted so far */
   connections = 0;
   private constructor(private readonly server: Server) {}
 
-  static async start(): Promise<BenchReceiver> {
+  static async start(delayMs = 0): Promise<BenchReceiver> {
     const server = createServer();
     const receiver = new BenchReceiver(server);
     server.on('connection', () => receiver.connections++);
@@ -18,7 +18,8 @@ export class BenchReceiver {
       req.on('end', () => {
         const body = JSON.parse(Buffer.concat(chunks).toString());
         receiver.arrivals.push({ at: Date.now(), event: body.event, id: body.data.id });
-        res.end('ok');
+        if (delayMs > 0) setTimeout(() => res.end('ok'), delayMs);
+        else res.end('ok');
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -2,7 +2,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { Metrics } from '../platform/metrics/metrics';
 import { OutboxStore } from './outbox.store';
 
-/** The outbox backlog, read once per scrape on the pending-events index. */
+/** The outbox backlog per lane, read once per scrape on the pending-events index. */
 @Injectable()
 export class OutboxGauges implements OnModuleInit {
   constructor(
@@ -12,7 +12,7 @@ export class OutboxGauges implements OnModuleInit {
 
   onModuleInit(): void {
     // One query, both gauges; with the database away the scrape answers, these keep their value.
-    let backlog: Promise<{ count: number; oldestAgeSeconds: number } | undefined> | undefined;
+    let backlog: Promise<Awaited<ReturnType<OutboxStore['backlog']>> | undefined> | undefined;
     const readBacklog = () =>
       (backlog ??= this.outbox
         .backlog()
@@ -20,20 +20,19 @@ export class OutboxGauges implements OnModuleInit {
         .finally(() => (backlog = undefined)));
     this.metrics.scrapedGauge(
       'outbox_backlog_events',
-      'Events committed but not yet relayed to the queue',
-      [],
+      'Events committed but not yet relayed to their lane’s fan-out queue',
+      ['lane'],
       async function () {
-        const read = await readBacklog();
-        if (read) this.set(read.count);
+        for (const { lane, count } of (await readBacklog()) ?? []) this.set({ lane }, count);
       },
     );
     this.metrics.scrapedGauge(
       'outbox_lag_seconds',
-      'Age of the oldest event not yet relayed (0 when none)',
-      [],
+      'Age of the oldest event of the lane not yet relayed (0 when none)',
+      ['lane'],
       async function () {
-        const read = await readBacklog();
-        if (read) this.set(read.oldestAgeSeconds);
+        for (const { lane, oldestAgeSeconds } of (await readBacklog()) ?? [])
+          this.set({ lane }, oldestAgeSeconds);
       },
     );
   }

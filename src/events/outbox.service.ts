@@ -30,6 +30,11 @@ export class OutboxService {
     if (events.length > 0) await this.store.insert(em, events);
   }
 
+  /** The rest of `em`'s transaction writes its events in the bulk lane (an import's chunk). */
+  useBulkLane(em: EntityManager): Promise<void> {
+    return this.store.useBulkLane(em);
+  }
+
   @Every('event-purge', (config) => config.get('events.purgeEveryMs', { infer: true }))
   purgeOld(stopping?: () => boolean): Promise<number> {
     return inBatches((n) => this.store.purgeBatch(this.retentionMs, n), stopping);

@@ -7,6 +7,7 @@ import { feedItemSql } from './feed-item.sql';
 import { PreparedReads } from '../platform/database/prepared-reads';
 import { OutboxWake } from './outbox-wake';
 import type { DomainEvent, EventName } from './event-types';
+import type { EventLane } from './event-lane';
 
 /** One assigner at a time; the others skip their turn (the holder is doing the work). */
 const FEED_POSITION_LOCK_KEY = 7_263_920_001;
@@ -95,16 +96,24 @@ export class OutboxStore {
     this.wake.written(em);
   }
 
-  /** Events not relayed yet: how many, and how old the oldest is (0 when none); for metrics. */
-  async backlog(): Promise<{ count: number; oldestAgeSeconds: number }> {
+  /**
+   * Every event the rest of `em`'s transaction writes goes in the bulk lane (the column's default
+   * reads this setting): the import chunk's statements need not know about lanes.
+   */
+  async useBulkLane(em: EntityManager): Promise<void> {
+    await em.query(`SELECT set_config('listings.event_lane', 'bulk', true)`);
+  }
+
+  /** Events not relayed yet, per lane: how many, and how old the oldest is (0 when none). */
+  async backlog(): Promise<{ lane: EventLane; count: number; oldestAgeSeconds: number }[]> {
     // Both on the pending partial index; seq order is commit order closely enough for an age.
-    const [row] = await this.dataSource.query(
-      `SELECT count(*)::int AS count,
+    return this.dataSource.query(
+      `SELECT CASE WHEN lane.bulk THEN 'bulk' ELSE 'interactive' END AS lane,
+         (SELECT count(*)::int FROM outbox_events WHERE relayed_at IS NULL AND bulk = lane.bulk) AS count,
          COALESCE(EXTRACT(EPOCH FROM now() - (SELECT created_at FROM outbox_events
-           WHERE relayed_at IS NULL ORDER BY seq LIMIT 1)), 0)::float8 AS "oldestAgeSeconds"
-       FROM outbox_events WHERE relayed_at IS NULL`,
+           WHERE relayed_at IS NULL AND bulk = lane.bulk ORDER BY seq LIMIT 1)), 0)::float8 AS "oldestAgeSeconds"
+       FROM (VALUES (false), (true)) AS lane(bulk)`,
     );
-    return row;
   }
 
   /**

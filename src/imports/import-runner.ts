@@ -394,6 +394,7 @@ export class ImportRunner {
             row.dry_run
               ? this.saveDryRun(claim, scope, admitted, progress)
               : this.dataSource.transaction(async (em) => {
+                  await this.outbox.useBulkLane(em);
                   const applied = await this.listings.upsertBatch(em, scope, admitted);
                   await this.store.saveLineHashes(em, scope, matchingHashes(admitted, applied));
                   return this.store.saveChunk(em, claim, progress(applied), leaseMs);
@@ -530,6 +531,7 @@ export class ImportRunner {
         () =>
           retryingConflicts(() =>
             this.dataSource.transaction(async (em) => {
+              await this.outbox.useBulkLane(em);
               const targets = await this.listingsStore.lockMirrorRemovals(em, scope, {
                 accepted: row.planned_snapshot!,
                 keep,

@@ -6,7 +6,7 @@ import { ConfigService } from '@nestjs/config';
 import type { AllConfig } from '../platform/config';
 import { AuthFailureLimiter } from '../auth/auth-failure.limiter';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
-import { DELIVERY_QUEUE, FANOUT_QUEUE } from '../webhooks/dispatch/webhook-queues';
+import { DELIVERY_QUEUES, FANOUT_QUEUES } from '../webhooks/dispatch/webhook-queues';
 import { WebhookQueuesModule } from '../webhooks/dispatch/webhook-queues.module';
 import { IMPORT_QUEUE } from '../imports/import-queue';
 import { ImportQueueModule } from '../imports/import-queue.module';
@@ -34,7 +34,12 @@ export const QUEUE_DASHBOARD_ROUTE = 'admin/queues';
       }),
     }),
     BullBoardModule.forFeature(
-      ...[FANOUT_QUEUE, DELIVERY_QUEUE, IMPORT_QUEUE, IMAGE_QUEUE].map((name) => ({
+      ...[
+        ...Object.values(FANOUT_QUEUES),
+        ...Object.values(DELIVERY_QUEUES),
+        IMPORT_QUEUE,
+        IMAGE_QUEUE,
+      ].map((name) => ({
         name,
         adapter: BullAdapter,
         options: { readOnlyMode: true },

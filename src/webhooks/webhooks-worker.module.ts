@@ -1,6 +1,4 @@
-import { InjectQueue } from '@nestjs/bull';
 import { BeforeApplicationShutdown, Module } from '@nestjs/common';
-import type { Queue } from 'bull';
 import { DispatchStore } from './dispatch/dispatch.store';
 import { OutboxRelay } from './dispatch/outbox-relay';
 import { RedeliveryRelay } from './dispatch/redelivery-relay';
@@ -11,7 +9,7 @@ import { WebhookDeliverySweeper } from './dispatch/webhook-delivery.sweeper';
 import { WebhookFanoutProcessor } from './dispatch/webhook-fanout.processor';
 import { WebhookFanoutService } from './dispatch/webhook-fanout.service';
 import { settleWorkerNaming } from '../platform/queues/queue-processing';
-import { DELIVERY_QUEUE, FANOUT_QUEUE } from './dispatch/webhook-queues';
+import { WebhookLanes } from './dispatch/webhook-lanes';
 import { WebhookQueuesModule } from './dispatch/webhook-queues.module';
 import { WebhooksModule } from './webhooks.module';
 
@@ -31,18 +29,13 @@ import { WebhooksModule } from './webhooks.module';
   ],
 })
 export class WebhooksWorkerModule implements BeforeApplicationShutdown {
-  constructor(
-    @InjectQueue(FANOUT_QUEUE) private readonly fanoutQueue: Queue,
-    @InjectQueue(DELIVERY_QUEUE) private readonly deliveryQueue: Queue,
-  ) {
+  constructor(private readonly lanes: WebhookLanes) {
     // Before @nestjs/bull registers processors (onModuleInit), when Bull names the connection.
-    settleWorkerNaming(fanoutQueue);
-    settleWorkerNaming(deliveryQueue);
+    for (const queue of lanes.all()) settleWorkerNaming(queue);
   }
 
   /** Before the database closes: running jobs finish, waiting ones stay in Redis for the next worker. */
   async beforeApplicationShutdown(): Promise<void> {
-    await this.fanoutQueue.close();
-    await this.deliveryQueue.close();
+    for (const queue of this.lanes.all()) await queue.close();
   }
 }

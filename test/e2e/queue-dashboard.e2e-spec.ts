@@ -128,7 +128,9 @@ describe('Queue dashboard and metrics on the public port', () => {
       'images',
       'imports',
       'webhook-delivery',
+      'webhook-delivery-bulk',
       'webhook-fanout',
+      'webhook-fanout-bulk',
     ]);
     expect(queues.every((q) => q.readOnlyMode)).toBe(true);
   });
@@ -147,16 +149,19 @@ describe('Queue dashboard and metrics on the public port', () => {
     expect(res.text).toMatch(/^process_cpu_user_seconds_total /m);
   });
 
-  it('reports the outbox backlog and its age: an API replica alone relays nothing', async () => {
+  it('reports the outbox backlog and its age per lane: an API replica alone relays nothing', async () => {
     const account = await anAccount(t).build();
-    const before = sampleValue(
-      (await t.http().get('/metrics').expect(200)).text,
-      'outbox_backlog_events',
-    );
+    const interactive = { lane: 'interactive' };
+    const bulk = { lane: 'bulk' };
+    const first = (await t.http().get('/metrics').expect(200)).text;
+    const before = sampleValue(first, 'outbox_backlog_events', interactive);
+    const bulkBefore = sampleValue(first, 'outbox_backlog_events', bulk);
     await as(t, account.liveKey).post('/v1/listings').send(aListing().build()).expect(201);
     await as(t, account.liveKey).post('/v1/listings').send(aListing().build()).expect(201);
     const text = (await t.http().get('/metrics').expect(200)).text;
-    expect(sampleValue(text, 'outbox_backlog_events')).toBe(before + 2);
-    expect(sampleValue(text, 'outbox_lag_seconds')).toBeGreaterThan(0);
+    expect(sampleValue(text, 'outbox_backlog_events', interactive)).toBe(before + 2);
+    expect(sampleValue(text, 'outbox_lag_seconds', interactive)).toBeGreaterThan(0);
+    // A request's events are interactive; only an import's chunks write bulk ones.
+    expect(sampleValue(text, 'outbox_backlog_events', bulk)).toBe(bulkBefore);
   });
 });

@@ -357,7 +357,7 @@ describe('Webhook delivery', () => {
         data.id,
       ])
       .then(([rows]: [{ id: string }[]]) => rows);
-    await t.app.get(WebhookFanoutProcessor).process({ data: { eventId } } as never);
+    await t.app.get(WebhookFanoutProcessor).process({ data: { eventId } } as never, 'interactive');
     await eventually(async () => {
       const [row] = await t.dataSource.query('SELECT relayed_at FROM outbox_events WHERE id = $1', [
         eventId,

@@ -76,16 +76,23 @@ describe('Prometheus metrics', () => {
         'process_cpu_user_seconds_total',
         'process_resident_memory_bytes',
         'nodejs_eventloop_lag_seconds',
-        'outbox_backlog_events',
-        'outbox_lag_seconds',
       ])
         expect(text).toMatch(new RegExp(`^${name} `, 'm'));
+      for (const name of ['outbox_backlog_events', 'outbox_lag_seconds'])
+        for (const lane of ['interactive', 'bulk'])
+          expect(text).toContain(`${name}{lane="${lane}"}`);
       for (const pool of ['write', 'read']) {
         expect(text).toContain(`db_pool_connections_in_use{pool="${pool}"}`);
         // an idle process: nobody waits (the scrape's own queries are not waiting callers)
         expect(text).toContain(`db_pool_waiting_clients{pool="${pool}"} 0\n`);
       }
-      for (const queue of ['webhook-fanout', 'webhook-delivery', 'images'])
+      for (const queue of [
+        'webhook-fanout',
+        'webhook-fanout-bulk',
+        'webhook-delivery',
+        'webhook-delivery-bulk',
+        'images',
+      ])
         for (const state of ['waiting', 'active', 'delayed', 'completed', 'failed'])
           expect(text).toContain(`queue_jobs{queue="${queue}",state="${state}"}`);
     }

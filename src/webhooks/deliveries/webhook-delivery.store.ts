@@ -367,12 +367,15 @@ export class WebhookDeliveryStore {
     graceMs: number,
     limit: number,
     after?: SweepCursor,
-  ): Promise<(PendingDelivery & SweepCursor)[]> {
+  ): Promise<(PendingDelivery & SweepCursor & { bulk: boolean })[]> {
+    // The event's lane: a purged event (it outlived nothing here) counts as interactive.
     return this.dataSource.query(
-      `SELECT id, attempts, next_attempt_at::text AS at FROM webhook_deliveries
-       WHERE status = 'pending' AND next_attempt_at < now() - $1 * interval '1 millisecond'
-         AND ($3::timestamptz IS NULL OR (next_attempt_at, id) > ($3::timestamptz, $4::uuid))
-       ORDER BY next_attempt_at, id LIMIT $2`,
+      `SELECT d.id, d.attempts, d.next_attempt_at::text AS at,
+         COALESCE((SELECT e.bulk FROM outbox_events e WHERE e.id = d.event_id), false) AS bulk
+       FROM webhook_deliveries d
+       WHERE d.status = 'pending' AND d.next_attempt_at < now() - $1 * interval '1 millisecond'
+         AND ($3::timestamptz IS NULL OR (d.next_attempt_at, d.id) > ($3::timestamptz, $4::uuid))
+       ORDER BY d.next_attempt_at, d.id LIMIT $2`,
       [graceMs, limit, after?.at ?? null, after?.id ?? null],
     );
   }

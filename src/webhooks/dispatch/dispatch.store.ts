@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
+import type { EventLane } from '../../events/event-lane';
 import type { EventName } from '../../events/event-types';
 import type { SweepCursor } from '../deliveries/webhook-delivery.store';
 
@@ -16,7 +17,17 @@ export interface StoredEvent {
 /** An outbox row the relay holds: whether its account has an active webhook endpoint. */
 export interface ClaimedEvent {
   id: string;
+  accountId: string;
   subscribed: boolean;
+}
+
+/**
+ * The account a claim served last, in claimUnrelayed's order (every account's first, then
+ * seconds...): the last of the firsts. The next claim of the lane starts after it.
+ */
+export function lastAccountServed(rows: readonly ClaimedEvent[]): string | null {
+  const accounts = new Set(rows.map((row) => row.accountId)).size;
+  return accounts === 0 ? null : rows[accounts - 1].accountId;
 }
 
 /**
@@ -28,21 +39,55 @@ export interface ClaimedEvent {
 export class DispatchStore {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** Whether any event waits for the relay: one cheap read on the pending index. */
-  async hasUnrelayed(): Promise<boolean> {
+  /** Whether any event of the lane waits for the relay: one cheap read on the pending index. */
+  async hasUnrelayed(lane: EventLane): Promise<boolean> {
     const [{ pending }] = await this.dataSource.query(
-      `SELECT EXISTS (SELECT 1 FROM outbox_events WHERE relayed_at IS NULL) AS pending`,
+      `SELECT EXISTS (SELECT 1 FROM outbox_events WHERE relayed_at IS NULL AND bulk = $1) AS pending`,
+      [lane === 'bulk'],
     );
     return pending;
   }
 
-  /** Locks up to `limit` unrelayed events, oldest first; `subscribed`: account has an endpoint. */
-  claimUnrelayed(em: EntityManager, limit: number): Promise<ClaimedEvent[]> {
+  /**
+   * Locks up to `limit` unrelayed events of a lane, shared round-robin among the accounts that
+   * have some: the accounts after `afterAccount` first, then from the lowest id (a walk of the
+   * pending index, one probe per account), each account's oldest first. Returned interleaved
+   * (every account's first, then every account's second...), the order to queue them in.
+   */
+  async claimUnrelayed(
+    em: EntityManager,
+    lane: EventLane,
+    limit: number,
+    afterAccount: string | null,
+  ): Promise<ClaimedEvent[]> {
+    const bulk = lane === 'bulk';
+    const accounts: { account_id: string }[] = await em.query(
+      `WITH RECURSIVE pending AS (
+         (SELECT account_id FROM outbox_events WHERE relayed_at IS NULL AND bulk = $1
+          ORDER BY account_id LIMIT 1)
+         UNION ALL
+         SELECT (SELECT o.account_id FROM outbox_events o
+                 WHERE o.relayed_at IS NULL AND o.bulk = $1 AND o.account_id > p.account_id
+                 ORDER BY o.account_id LIMIT 1)
+         FROM pending p WHERE p.account_id IS NOT NULL)
+       SELECT account_id FROM pending WHERE account_id IS NOT NULL
+       ORDER BY account_id > $2::uuid IS NOT FALSE DESC, account_id LIMIT $3`,
+      [bulk, afterAccount, limit],
+    );
+    if (accounts.length === 0) return [];
+    const share = Math.max(1, Math.floor(limit / accounts.length));
     return em.query(
-      `SELECT o.id, EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.account_id = o.account_id AND e.is_active) AS subscribed
-       FROM outbox_events o WHERE o.relayed_at IS NULL
-       ORDER BY o.seq LIMIT $1 FOR UPDATE OF o SKIP LOCKED`,
-      [limit],
+      `SELECT c.id, c."accountId", s.subscribed
+       FROM unnest($2::uuid[]) WITH ORDINALITY AS a(account_id, turn)
+       CROSS JOIN LATERAL (SELECT EXISTS (SELECT 1 FROM webhook_endpoints e
+         WHERE e.account_id = a.account_id AND e.is_active) AS subscribed) s
+       CROSS JOIN LATERAL (
+         SELECT o.id, o.account_id AS "accountId", row_number() OVER (ORDER BY o.seq) AS rank
+         FROM (SELECT p.id, p.account_id, p.seq FROM outbox_events p
+               WHERE p.relayed_at IS NULL AND p.bulk = $1 AND p.account_id = a.account_id
+               ORDER BY p.seq LIMIT $3 FOR UPDATE SKIP LOCKED) o) c
+       ORDER BY c.rank, a.turn`,
+      [bulk, accounts.map((a) => a.account_id), share],
     );
   }
 
@@ -75,9 +120,13 @@ export class DispatchStore {
    * Events relayed more than `graceMs` ago whose fan-out never ran (their job was lost), a page
    * after `after`, the last of the previous page (relayed_at as text: a Date drops microseconds).
    */
-  unfannedEvents(graceMs: number, limit: number, after?: SweepCursor): Promise<SweepCursor[]> {
+  unfannedEvents(
+    graceMs: number,
+    limit: number,
+    after?: SweepCursor,
+  ): Promise<(SweepCursor & { bulk: boolean })[]> {
     return this.dataSource.query(
-      `SELECT id, relayed_at::text AS at FROM outbox_events
+      `SELECT id, relayed_at::text AS at, bulk FROM outbox_events
        WHERE fanned_out_at IS NULL AND relayed_at < now() - $1 * interval '1 millisecond'
          AND ($3::timestamptz IS NULL OR (relayed_at, id) > ($3::timestamptz, $4::uuid))
        ORDER BY relayed_at, id LIMIT $2`,

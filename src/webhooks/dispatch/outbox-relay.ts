@@ -1,26 +1,33 @@
-import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import type { Queue } from 'bull';
 import { DataSource } from 'typeorm';
+import { EVENT_LANES, type EventLane } from '../../events/event-lane';
+import { OutboxWake } from '../../events/outbox-wake';
 import { PollingLoop } from '../../platform/scheduling/polling-loop';
 import { withTimeout } from '../../platform/queues/with-timeout';
-import { FANOUT_QUEUE, FanoutJob, fanoutJobOptions } from './webhook-queues';
-import { DispatchStore } from './dispatch.store';
-import { OutboxWake } from '../../events/outbox-wake';
+import { fanoutJobOptions } from './webhook-queues';
+import { DispatchStore, lastAccountServed } from './dispatch.store';
+import { WebhookLanes } from './webhook-lanes';
 
 /**
  * How often an idle relay polls when no wake comes (OutboxWake); the poll delivers an event
- * whose wake was lost. Why polling, not LISTEN/NOTIFY: docs/performance.md, History.
+ * whose wake was lost, and tops up a lane's queue as it drains. Why polling, not LISTEN/NOTIFY:
+ * docs/performance.md, History.
  */
 const POLL_INTERVAL_MS = 50;
 const BATCH_SIZE = 100;
+/**
+ * Fan-out jobs a lane's queue holds waiting at most: fairness between accounts is decided when
+ * the relay claims, so the queue stays short and an account's backlog waits in the outbox.
+ */
+const QUEUED_PER_LANE = 200;
 /** Bull queues commands while Redis is away; past this, the batch is rolled back and retried. */
 const ENQUEUE_TIMEOUT_MS = 3_000;
 
 /**
- * Moves committed events into the fan-out queue: rows claimed with SKIP LOCKED and marked
- * relayed only once Bull took the jobs, so with Redis down an event waits, never lost.
- * Job id = event id, so enqueueing twice is harmless.
+ * Moves committed events into their lane's fan-out queue: rows claimed with SKIP LOCKED and
+ * marked relayed only once Bull took the jobs, so with Redis down an event waits, never lost.
+ * Job id = event id, so enqueueing twice is harmless. Each turn serves the interactive lane
+ * first; within a lane, accounts take turns (DispatchStore.claimUnrelayed).
  */
 @Injectable()
 export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
@@ -30,16 +37,22 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     'Outbox relay failed; events wait in the outbox',
     async (stopped) => {
       // While Redis is away there is nothing to do but wait; do not hold row locks meanwhile.
-      if (this.queue.client.status !== 'ready') return;
-      while (!stopped() && (await this.relayBatch()) === BATCH_SIZE);
+      if (this.lanes.fanout('interactive').client.status !== 'ready') return;
+      let more = true;
+      while (!stopped() && more) {
+        more = false;
+        for (const lane of EVENT_LANES) if (await this.relayBatch(lane)) more = true;
+      }
     },
   );
+  /** Per lane, the account served last: the next claim starts after it. */
+  private readonly servedLast: Record<EventLane, string | null> = { interactive: null, bulk: null };
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly dispatch: DispatchStore,
     private readonly wake: OutboxWake,
-    @InjectQueue(FANOUT_QUEUE) private readonly queue: Queue<FanoutJob>,
+    private readonly lanes: WebhookLanes,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -52,19 +65,24 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     return this.loop.stop();
   }
 
-  private async relayBatch(): Promise<number> {
+  /** Whether the lane may have more to relay now (it filled its batch). */
+  private async relayBatch(lane: EventLane): Promise<boolean> {
     // The idle case, most polls: one cheap read on the pending index instead of a transaction.
-    if (!(await this.dispatch.hasUnrelayed())) return 0;
+    if (!(await this.dispatch.hasUnrelayed(lane))) return false;
+    const queue = this.lanes.fanout(lane);
+    const room = QUEUED_PER_LANE - (await queue.getWaitingCount());
+    if (room <= 0) return false;
+    const limit = Math.min(BATCH_SIZE, room);
     return this.dataSource.transaction(async (em) => {
       // Events of accounts with no active endpoint have nobody to tell: they are settled here,
       // without a fan-out job. An endpoint hears of events relayed after it exists.
-      const rows = await this.dispatch.claimUnrelayed(em, BATCH_SIZE);
-      if (rows.length === 0) return 0;
+      const rows = await this.dispatch.claimUnrelayed(em, lane, limit, this.servedLast[lane]);
+      if (rows.length === 0) return false;
       const toFanOut = rows.filter((row) => row.subscribed).map((row) => row.id);
       if (toFanOut.length > 0) {
         await withTimeout(
           // One round trip for the whole batch; job ids still deduplicate each event.
-          this.queue.addBulk(
+          queue.addBulk(
             toFanOut.map((id) => ({ data: { eventId: id }, opts: fanoutJobOptions(id) })),
           ),
           ENQUEUE_TIMEOUT_MS,
@@ -75,7 +93,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
         rows.map((row) => row.id),
         toFanOut,
       );
-      return rows.length;
+      this.servedLast[lane] = lastAccountServed(rows);
+      return rows.length === limit;
     });
   }
 }

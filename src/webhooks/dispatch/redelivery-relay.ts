@@ -1,16 +1,10 @@
-import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import type { Queue } from 'bull';
 import { DataSource } from 'typeorm';
 import { PollingLoop } from '../../platform/scheduling/polling-loop';
 import { WebhookAttemptsService } from './webhook-attempts.service';
 import { RedeliveryRequest, WebhookDeliveryStore } from '../deliveries/webhook-delivery.store';
-import {
-  DELIVERY_QUEUE,
-  DeliveryJob,
-  manualRetryJobOptions,
-  requeueDelivery,
-} from './webhook-queues';
+import { manualRetryJobOptions, requeueDelivery } from './webhook-queues';
+import { WebhookLanes } from './webhook-lanes';
 
 const POLL_INTERVAL_MS = 200;
 const BATCH_SIZE = 500;
@@ -27,7 +21,7 @@ export class RedeliveryRelay implements OnApplicationBootstrap, OnModuleDestroy 
     'Redelivery relay failed; requests wait in the table',
     async (stopped) => {
       // While Redis is away there is nothing to do but wait; do not hold row locks meanwhile.
-      if (this.queue.client.status !== 'ready') return;
+      if (this.lanes.delivery('interactive').client.status !== 'ready') return;
       while (!stopped() && (await this.relayBatch()) === BATCH_SIZE);
     },
   );
@@ -36,7 +30,7 @@ export class RedeliveryRelay implements OnApplicationBootstrap, OnModuleDestroy 
     private readonly dataSource: DataSource,
     private readonly deliveries: WebhookDeliveryStore,
     private readonly attempts: WebhookAttemptsService,
-    @InjectQueue(DELIVERY_QUEUE) private readonly queue: Queue<DeliveryJob>,
+    private readonly lanes: WebhookLanes,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -66,12 +60,16 @@ export class RedeliveryRelay implements OnApplicationBootstrap, OnModuleDestroy 
     status,
     attempts,
   }: RedeliveryRequest): Promise<void> {
+    // Asked for by a person: the interactive lane, whatever the event's.
     if (status === 'pending')
-      await requeueDelivery(this.queue, deliveryId, this.attempts.maxAttempts - attempts);
-    if (manual)
-      await this.queue.add(
-        { deliveryId, manual: true },
-        manualRetryJobOptions(deliveryId, Date.now()),
+      await requeueDelivery(
+        this.lanes.requeueTarget('interactive'),
+        deliveryId,
+        this.attempts.maxAttempts - attempts,
       );
+    if (manual)
+      await this.lanes
+        .delivery('interactive')
+        .add({ deliveryId, manual: true }, manualRetryJobOptions(deliveryId, Date.now()));
   }
 }

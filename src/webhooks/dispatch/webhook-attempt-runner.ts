@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import pLimit, { type Limit } from 'p-limit';
+import type { EventLane } from '../../events/event-lane';
 import type { AllConfig } from '../../platform/config';
 import { Metrics } from '../../platform/metrics/metrics';
 import { WebhookAttemptsService } from './webhook-attempts.service';
@@ -14,8 +15,11 @@ export type AttemptOutcome =
 @Injectable()
 export class WebhookAttemptRunner {
   private readonly logger = new Logger(WebhookAttemptRunner.name);
-  /** Per worker across all jobs; a request waiting its turn has not started its time-out. */
-  private readonly sending: Limit;
+  /**
+   * Per worker and lane across all jobs, so a bulk backlog never holds the slot an interactive
+   * request waits for; a request waiting its turn has not started its time-out.
+   */
+  private readonly sending: Record<EventLane, Limit>;
 
   constructor(
     private readonly deliveries: WebhookAttemptsService,
@@ -23,18 +27,19 @@ export class WebhookAttemptRunner {
     private readonly metrics: Metrics,
     config: ConfigService<AllConfig, true>,
   ) {
-    this.sending = pLimit(config.get('webhooks.workerConcurrency', { infer: true }));
+    const concurrency = config.get('webhooks.workerConcurrency', { infer: true });
+    this.sending = { interactive: pLimit(concurrency), bulk: pLimit(concurrency) };
   }
 
   /** A scheduled attempt: nothing is sent for a delivery that already ended or a disabled endpoint. */
-  async attemptScheduled(deliveryId: string): Promise<AttemptOutcome> {
+  async attemptScheduled(deliveryId: string, lane: EventLane): Promise<AttemptOutcome> {
     const target = await this.deliveries.loadTarget(deliveryId);
     if (!target) return { failed: false }; // endpoint deleted, or the delivery already ended
     if (!target.endpointActive) {
       await this.deliveries.endWithoutAttempt(deliveryId, 'Endpoint is disabled');
       return { failed: false };
     }
-    const result = await this.sending(() => this.sender.send(target));
+    const result = await this.sending[lane](() => this.sender.send(target));
     this.countAttempt(result);
     if (result.ok) {
       await this.deliveries.recordSuccess(target, result);
@@ -59,7 +64,7 @@ export class WebhookAttemptRunner {
     const target = await this.deliveries.loadTarget(deliveryId, true);
     // Switched off since the retry was asked for: nothing is sent to a disabled endpoint.
     if (!target?.endpointActive) return;
-    const result = await this.sending(() => this.sender.send(target));
+    const result = await this.sending.interactive(() => this.sender.send(target));
     this.countAttempt(result);
     await this.deliveries.recordManualAttempt(target, result);
   }

@@ -1,10 +1,11 @@
-import { InjectQueue } from '@nestjs/bull';
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import type { Job, Queue } from 'bull';
+import type { Job } from 'bull';
+import { EVENT_LANES, type EventLane } from '../../events/event-lane';
 import type { AllConfig } from '../../platform/config';
 import { WebhookAttemptRunner } from './webhook-attempt-runner';
-import { DELIVERY_QUEUE, DeliveryAttemptError, DeliveryJob } from './webhook-queues';
+import { DeliveryAttemptError, DeliveryJob } from './webhook-queues';
+import { WebhookLanes } from './webhook-lanes';
 import { startProcessing } from '../../platform/queues/queue-processing';
 
 /** Failed attempts are recorded, then thrown, so Bull retries with the recorded backoff. */
@@ -13,7 +14,7 @@ export class WebhookDeliveryProcessor implements OnApplicationBootstrap {
   private readonly concurrency: number;
 
   constructor(
-    @InjectQueue(DELIVERY_QUEUE) private readonly queue: Queue<DeliveryJob>,
+    private readonly lanes: WebhookLanes,
     private readonly runner: WebhookAttemptRunner,
     config: ConfigService<AllConfig, true>,
   ) {
@@ -21,16 +22,17 @@ export class WebhookDeliveryProcessor implements OnApplicationBootstrap {
   }
 
   onApplicationBootstrap(): void {
-    // Not awaited: the loop runs for the life of the process (see startProcessing).
-    void startProcessing(this.queue, this.concurrency, (job: Job<DeliveryJob>) =>
-      this.process(job),
-    );
+    // Not awaited: the loops run for the life of the process (see startProcessing).
+    for (const lane of EVENT_LANES)
+      void startProcessing(this.lanes.delivery(lane), this.concurrency, (job: Job<DeliveryJob>) =>
+        this.process(job, lane),
+      );
   }
 
-  async process(job: Job<DeliveryJob>): Promise<void> {
+  async process(job: Job<DeliveryJob>, lane: EventLane): Promise<void> {
     const { deliveryId, manual } = job.data;
     if (manual) return this.runner.attemptManually(deliveryId);
-    const outcome = await this.runner.attemptScheduled(deliveryId);
+    const outcome = await this.runner.attemptScheduled(deliveryId, lane);
     if (!outcome.failed) return;
     if (outcome.final) await job.discard();
     throw new DeliveryAttemptError(outcome.error, outcome.retryDelayMs);

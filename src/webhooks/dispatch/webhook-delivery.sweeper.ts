@@ -1,18 +1,11 @@
-import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import type { Queue } from 'bull';
+import { EVENT_LANES, laneOf } from '../../events/event-lane';
 import { PollingLoop } from '../../platform/scheduling/polling-loop';
 import { DispatchStore } from './dispatch.store';
 import { WebhookAttemptsService } from './webhook-attempts.service';
 import { WebhookDeliveryStore } from '../deliveries/webhook-delivery.store';
-import {
-  DELIVERY_QUEUE,
-  DeliveryJob,
-  requeueDelivery,
-  FANOUT_QUEUE,
-  FanoutJob,
-  fanoutJobOptions,
-} from './webhook-queues';
+import { fanoutJobOptions, requeueDelivery } from './webhook-queues';
+import { WebhookLanes } from './webhook-lanes';
 
 const SWEEP_EVERY_MS = 60_000;
 /** A delivery this far past its due time with no live job has lost it. */
@@ -38,15 +31,14 @@ export class WebhookDeliverySweeper implements OnApplicationBootstrap, OnModuleD
     SWEEP_EVERY_MS,
     (error) => this.logger.warn({ err: error }, 'Webhook sweep failed'),
     async (stopped) => {
-      if (this.deliveryQueue.client.status === 'ready')
+      if (this.lanes.delivery('interactive').client.status === 'ready')
         await this.sweep(undefined, undefined, stopped);
     },
     { runAtStart: false },
   );
 
   constructor(
-    @InjectQueue(DELIVERY_QUEUE) private readonly deliveryQueue: Queue<DeliveryJob>,
-    @InjectQueue(FANOUT_QUEUE) private readonly fanoutQueue: Queue<FanoutJob>,
+    private readonly lanes: WebhookLanes,
     private readonly deliveries: WebhookDeliveryStore,
     private readonly attempts: WebhookAttemptsService,
     private readonly dispatch: DispatchStore,
@@ -70,16 +62,21 @@ export class WebhookDeliverySweeper implements OnApplicationBootstrap, OnModuleD
     batch = SWEEP_BATCH,
     stopped: () => boolean = () => false,
   ): Promise<number> {
-    for (const job of await this.fanoutQueue.getFailed()) {
-      // Another worker's sweep may have retried it first.
-      await job.retry().catch(() => undefined);
-    }
+    for (const lane of EVENT_LANES)
+      for (const job of await this.lanes.fanout(lane).getFailed()) {
+        // Another worker's sweep may have retried it first.
+        await job.retry().catch(() => undefined);
+      }
     // A relayed event never fanned out lost its job: the same job id queues it again, once.
     let page = await this.dispatch.unfannedEvents(graceMs, batch);
     for (let n = 1; page.length > 0; n++) {
-      await this.fanoutQueue.addBulk(
-        page.map(({ id }) => ({ data: { eventId: id }, opts: fanoutJobOptions(id) })),
-      );
+      for (const lane of EVENT_LANES) {
+        const lost = page.filter((event) => laneOf(event.bulk) === lane);
+        if (lost.length > 0)
+          await this.lanes
+            .fanout(lane)
+            .addBulk(lost.map(({ id }) => ({ data: { eventId: id }, opts: fanoutJobOptions(id) })));
+      }
       if (page.length < batch || n === SWEEP_MAX_PAGES || stopped()) break;
       page = await this.dispatch.unfannedEvents(graceMs, batch, page[page.length - 1]);
     }
@@ -87,8 +84,10 @@ export class WebhookDeliverySweeper implements OnApplicationBootstrap, OnModuleD
     const maxAttempts = this.attempts.maxAttempts;
     let overdue = await this.deliveries.overdue(graceMs, batch);
     for (let n = 1; overdue.length > 0; n++) {
-      for (const { id, attempts } of overdue)
-        if (await requeueDelivery(this.deliveryQueue, id, maxAttempts - attempts)) requeued++;
+      for (const { id, attempts, bulk } of overdue) {
+        const queues = this.lanes.requeueTarget(laneOf(bulk));
+        if (await requeueDelivery(queues, id, maxAttempts - attempts)) requeued++;
+      }
       if (overdue.length < batch || n === SWEEP_MAX_PAGES || stopped()) break;
       overdue = await this.deliveries.overdue(graceMs, batch, overdue[overdue.length - 1]);
     }

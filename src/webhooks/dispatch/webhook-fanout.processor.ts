@@ -1,32 +1,27 @@
-import { InjectQueue } from '@nestjs/bull';
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import type { Job, Queue } from 'bull';
+import type { Job } from 'bull';
+import { EVENT_LANES, type EventLane } from '../../events/event-lane';
 import type { AllConfig } from '../../platform/config';
 import { WebhookAttemptRunner } from './webhook-attempt-runner';
 import { WebhookAttemptsService } from './webhook-attempts.service';
 import { WebhookFanoutService } from './webhook-fanout.service';
-import {
-  DELIVERY_QUEUE,
-  DeliveryJob,
-  deliveryJobOptions,
-  FANOUT_QUEUE,
-  FanoutJob,
-} from './webhook-queues';
+import { deliveryJobOptions, FanoutJob } from './webhook-queues';
+import { WebhookLanes } from './webhook-lanes';
 import { startProcessing } from '../../platform/queues/queue-processing';
 
 /**
  * Creates an event's deliveries and makes each new one's first attempt here (why: design
- * notes in docs/performance.md); failures and earlier deliveries get jobs, deduplicated by id.
+ * notes in docs/performance.md); failures and earlier deliveries get jobs in the event's lane,
+ * deduplicated by id.
  */
 @Injectable()
 export class WebhookFanoutProcessor implements OnApplicationBootstrap {
-  /** As many as delivery jobs: a fan-out job now waits for its receivers. */
+  /** As many as delivery jobs, per lane: a fan-out job now waits for its receivers. */
   private readonly concurrency: number;
 
   constructor(
-    @InjectQueue(FANOUT_QUEUE) private readonly fanoutQueue: Queue<FanoutJob>,
-    @InjectQueue(DELIVERY_QUEUE) private readonly deliveryQueue: Queue<DeliveryJob>,
+    private readonly lanes: WebhookLanes,
     private readonly fanout: WebhookFanoutService,
     private readonly attempts: WebhookAttemptsService,
     private readonly runner: WebhookAttemptRunner,
@@ -36,17 +31,19 @@ export class WebhookFanoutProcessor implements OnApplicationBootstrap {
   }
 
   onApplicationBootstrap(): void {
-    // Not awaited: the loop runs for the life of the process (see startProcessing).
-    void startProcessing(this.fanoutQueue, this.concurrency, (job: Job<FanoutJob>) =>
-      this.process(job),
-    );
+    // Not awaited: the loops run for the life of the process (see startProcessing).
+    for (const lane of EVENT_LANES)
+      void startProcessing(this.lanes.fanout(lane), this.concurrency, (job: Job<FanoutJob>) =>
+        this.process(job, lane),
+      );
   }
 
-  async process(job: Job<FanoutJob>): Promise<void> {
+  async process(job: Job<FanoutJob>, lane: EventLane): Promise<void> {
     const { created, resumed } = await this.fanout.createForEvent(job.data.eventId);
     const maxAttempts = this.attempts.maxAttempts;
+    const deliveryQueue = this.lanes.delivery(lane);
     if (resumed.length > 0)
-      await this.deliveryQueue.addBulk(
+      await deliveryQueue.addBulk(
         resumed.map(({ id, attempts }) => ({
           data: { deliveryId: id },
           opts: deliveryJobOptions(id, maxAttempts - attempts),
@@ -54,9 +51,9 @@ export class WebhookFanoutProcessor implements OnApplicationBootstrap {
       );
     await Promise.all(
       created.map(async (id) => {
-        const outcome = await this.runner.attemptScheduled(id);
+        const outcome = await this.runner.attemptScheduled(id, lane);
         if (outcome.failed && !outcome.final)
-          await this.deliveryQueue.add(
+          await deliveryQueue.add(
             { deliveryId: id },
             { ...deliveryJobOptions(id, maxAttempts - 1), delay: outcome.retryDelayMs },
           );

@@ -1,45 +1,45 @@
-import { BullModule, InjectQueue } from '@nestjs/bull';
+import { BullModule } from '@nestjs/bull';
 import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import type { Queue } from 'bull';
 import type { AllConfig } from '../../platform/config';
 import { QueueGauges } from '../../platform/queues/queue-gauges';
 import { QueuesModule } from '../../platform/queues/queues.module';
+import { EVENT_LANES } from '../../events/event-lane';
 import {
-  DELIVERY_QUEUE,
+  DELIVERY_QUEUES,
   deliveryQueueOptions,
-  FANOUT_QUEUE,
+  FANOUT_QUEUES,
   fanoutQueueOptions,
 } from './webhook-queues';
+import { WebhookLanes } from './webhook-lanes';
 
-/** The webhook queues as handles: registering them starts no processing. */
+/** The webhook queues of both lanes as handles: registering them starts no processing. */
 @Module({
   imports: [
     QueuesModule,
-    BullModule.registerQueueAsync({
-      name: FANOUT_QUEUE,
-      inject: [ConfigService],
-      useFactory: (config: ConfigService<AllConfig, true>) =>
-        fanoutQueueOptions(config.get('webhooks.jobLockMs', { infer: true })),
-    }),
-    BullModule.registerQueueAsync({
-      name: DELIVERY_QUEUE,
-      inject: [ConfigService],
-      useFactory: (config: ConfigService<AllConfig, true>) =>
-        deliveryQueueOptions(
-          config.get('webhooks.retryDelaysMs', { infer: true }),
-          config.get('webhooks.jobLockMs', { infer: true }),
-        ),
-    }),
+    ...EVENT_LANES.flatMap((lane) => [
+      BullModule.registerQueueAsync({
+        name: FANOUT_QUEUES[lane],
+        inject: [ConfigService],
+        useFactory: (config: ConfigService<AllConfig, true>) =>
+          fanoutQueueOptions(config.get('webhooks.jobLockMs', { infer: true })),
+      }),
+      BullModule.registerQueueAsync({
+        name: DELIVERY_QUEUES[lane],
+        inject: [ConfigService],
+        useFactory: (config: ConfigService<AllConfig, true>) =>
+          deliveryQueueOptions(
+            config.get('webhooks.retryDelaysMs', { infer: true }),
+            config.get('webhooks.jobLockMs', { infer: true }),
+          ),
+      }),
+    ]),
   ],
-  exports: [BullModule],
+  providers: [WebhookLanes],
+  exports: [BullModule, WebhookLanes],
 })
 export class WebhookQueuesModule {
-  constructor(
-    gauges: QueueGauges,
-    @InjectQueue(FANOUT_QUEUE) fanout: Queue,
-    @InjectQueue(DELIVERY_QUEUE) delivery: Queue,
-  ) {
-    gauges.watch(fanout, delivery);
+  constructor(gauges: QueueGauges, lanes: WebhookLanes) {
+    gauges.watch(...lanes.all());
   }
 }

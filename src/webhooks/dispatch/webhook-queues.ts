@@ -1,9 +1,24 @@
 import type { JobOptions, Queue, QueueOptions } from 'bull';
+import type { EventLane } from '../../events/event-lane';
 import { stalledJobSettings } from '../../platform/queues/stalled-jobs';
 
-/** relay → FANOUT (per event, makes first attempts) → DELIVERY (later attempts, retries). */
+/**
+ * relay → FANOUT (per event, makes first attempts) → DELIVERY (later attempts, retries), each
+ * once per lane: a bulk backlog never holds a queue or a worker slot an interactive event needs.
+ */
 export const FANOUT_QUEUE = 'webhook-fanout';
+export const FANOUT_BULK_QUEUE = 'webhook-fanout-bulk';
 export const DELIVERY_QUEUE = 'webhook-delivery';
+export const DELIVERY_BULK_QUEUE = 'webhook-delivery-bulk';
+
+export const FANOUT_QUEUES: Record<EventLane, string> = {
+  interactive: FANOUT_QUEUE,
+  bulk: FANOUT_BULK_QUEUE,
+};
+export const DELIVERY_QUEUES: Record<EventLane, string> = {
+  interactive: DELIVERY_QUEUE,
+  bulk: DELIVERY_BULK_QUEUE,
+};
 
 export interface FanoutJob {
   eventId: string;
@@ -96,16 +111,27 @@ export function deliveryJobOptions(deliveryId: string, attemptsLeft: number): Jo
 
 const LIVE_STATES = new Set(['waiting', 'active', 'delayed', 'paused']);
 
-/** A finished job with the same id would swallow the add, so it is removed first. */
+/**
+ * Queues a pending delivery again unless a live job holds it in either lane (a live job elsewhere
+ * would make it attempted twice); a finished job with the same id would swallow the add, so it is
+ * removed first.
+ */
 export async function requeueDelivery(
-  queue: Queue<DeliveryJob>,
+  queues: { target: Queue<DeliveryJob>; other: Queue<DeliveryJob> },
   deliveryId: string,
   attemptsLeft: number,
 ): Promise<boolean> {
-  const job = await queue.getJob(deliveryId);
-  if (job && LIVE_STATES.has(await job.getState())) return false;
+  const [job, elsewhere] = await Promise.all([
+    queues.target.getJob(deliveryId),
+    queues.other.getJob(deliveryId),
+  ]);
+  for (const live of [job, elsewhere])
+    if (live && LIVE_STATES.has(await live.getState())) return false;
   await job?.remove().catch(() => undefined);
-  await queue.add({ deliveryId }, deliveryJobOptions(deliveryId, Math.max(1, attemptsLeft)));
+  await queues.target.add(
+    { deliveryId },
+    deliveryJobOptions(deliveryId, Math.max(1, attemptsLeft)),
+  );
   return true;
 }
 

@@ -1,0 +1,141 @@
+/**
+ * Event lanes under load (`npm run bench`, alone with BENCH_ONLY=fairness): account A imports
+ * 100,000 new listings with an endpoint on every event, account B has an endpoint on its sales;
+ * the receiver answers each request after about 5 ms. Sales of B, and of A itself, are timed from
+ * the request to their arrival, alone and while A's import writes and its events flow.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pollImport, upload, writeFeed } from './imports';
+import { BenchReceiver } from './lib/receiver';
+import { BenchAccount, createAccount, LISTING_BODY } from './lib/seed';
+
+export interface FairnessBenchContext {
+  base: string;
+  adminToken: string;
+}
+
+const IMPORT_LINES = 100_000;
+const SALES = 20;
+/** Between two sales: spread over the import's first half minute, never a burst. */
+const SALE_GAP_MS = 250;
+
+const percentile = (values: number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
+
+async function api(base: string, key: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}`);
+  return (await res.json()) as { data: { id: string; status?: string } };
+}
+
+/** `count` ACTIVE listings of the account, created by one bulk request per 50. */
+async function listingsToSell(base: string, account: BenchAccount, count: number) {
+  const ids: string[] = [];
+  for (let done = 0; done < count; done += 50) {
+    const items = Array.from({ length: Math.min(50, count - done) }, () => LISTING_BODY);
+    const res = (await api(base, account.key, 'POST', '/v1/listings/bulk', {
+      items,
+    })) as unknown as {
+      data: { results: { data: { id: string } }[] };
+    };
+    ids.push(...res.data.results.map((r) => r.data.id));
+  }
+  return ids;
+}
+
+/** Sells each listing in turn, `SALE_GAP_MS` apart; the ms from each request to its arrival. */
+async function timedSales(
+  base: string,
+  receiver: BenchReceiver,
+  sales: { account: BenchAccount; listingId: string }[],
+): Promise<Map<string, number[]>> {
+  const sent = new Map<string, { at: number; account: string }>();
+  for (const { account, listingId } of sales) {
+    sent.set(listingId, { at: Date.now(), account: account.id });
+    await api(base, account.key, 'POST', `/v1/listings/${listingId}/sold`);
+    await new Promise((r) => setTimeout(r, SALE_GAP_MS));
+  }
+  const arrival = (id: string) =>
+    receiver.arrivals.find((a) => a.event === 'listing.sold' && a.id === id);
+  const deadline = Date.now() + 600_000;
+  while ([...sent.keys()].some((id) => !arrival(id))) {
+    if (Date.now() > deadline) throw new Error('sales not delivered within 10 minutes');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const byAccount = new Map<string, number[]>();
+  for (const [id, { at, account }] of sent)
+    byAccount.set(account, [...(byAccount.get(account) ?? []), arrival(id)!.at - at]);
+  return byAccount;
+}
+
+export async function benchFairness(ctx: FairnessBenchContext) {
+  const { base, adminToken } = ctx;
+  const receiver = await BenchReceiver.start(5);
+  const dir = await mkdtemp(join(tmpdir(), 'lsvc-bench-fair-'));
+  try {
+    const importer = await createAccount(base, adminToken, 'Storimportören AB');
+    const other = await createAccount(base, adminToken, 'Småhandlaren AB');
+    await api(base, importer.key, 'POST', '/v1/webhooks', { url: receiver.url('/importer') });
+    await api(base, other.key, 'POST', '/v1/webhooks', {
+      url: receiver.url('/other'),
+      events: ['listing.sold'],
+    });
+    const mine = await listingsToSell(base, importer, 2 * SALES);
+    const theirs = await listingsToSell(base, other, 2 * SALES);
+    const interleaved = (from: number) =>
+      Array.from({ length: SALES }, (_, i) => [
+        { account: other, listingId: theirs[from + i] },
+        { account: importer, listingId: mine[from + i] },
+      ]).flat();
+
+    const idle = await timedSales(base, receiver, interleaved(0));
+    const feed = join(dir, 'fair.ndjson');
+    await writeFeed(feed, 'fair', IMPORT_LINES);
+    const started = await upload(base, importer.key, feed);
+    // Sales once the import writes and its events are on their way to the receiver.
+    await pollImport(base, importer.key, started.id, (v) => (v.counts.processed ?? 0) >= 5_000);
+    const createdSoFar = () =>
+      receiver.arrivals.filter((a) => a.event === 'listing.created').length;
+    const deadline = Date.now() + 120_000;
+    while (createdSoFar() < 1_000 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
+    const loaded = await timedSales(base, receiver, interleaved(SALES));
+    const backlogLeft = IMPORT_LINES + 2 * SALES - createdSoFar();
+    const finished = await pollImport(base, importer.key, started.id, () => false, 500);
+    const drained = Date.now() + 900_000;
+    while (createdSoFar() < IMPORT_LINES + 2 * SALES && Date.now() < drained)
+      await new Promise((r) => setTimeout(r, 250));
+
+    const p95 = (m: Map<string, number[]>, account: BenchAccount) =>
+      Math.max(1, percentile(m.get(account.id)!, 0.95));
+    const otherIdle = p95(idle, other);
+    const otherLoaded = p95(loaded, other);
+    const ownIdle = p95(idle, importer);
+    const ownLoaded = p95(loaded, importer);
+    console.log(
+      `listing.sold → receiver p95: other account ${otherIdle} ms alone, ${otherLoaded} ms during the import; the importer's own ${ownIdle} ms alone, ${ownLoaded} ms during it (${backlogLeft.toLocaleString('en')} of its listing events still to deliver when the sales ended; import ${finished.status})`,
+    );
+    const ratio = (loadedMs: number, idleMs: number) => Number((loadedMs / idleMs).toFixed(2));
+    return {
+      soldOtherAccountDuringImportVsIdle: {
+        value: ratio(otherLoaded, otherIdle),
+        target: `≤ 2 (p95 ${otherIdle} → ${otherLoaded} ms)`,
+        met: otherLoaded <= 2 * otherIdle,
+      },
+      soldSameAccountDuringImportVsIdle: {
+        value: ratio(ownLoaded, ownIdle),
+        target: `≤ 3 (p95 ${ownIdle} → ${ownLoaded} ms)`,
+        met: ownLoaded <= 3 * ownIdle,
+      },
+    };
+  } finally {
+    await receiver.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}

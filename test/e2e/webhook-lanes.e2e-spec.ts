@@ -1,0 +1,84 @@
+import { anAccount, as, TestAccount } from '../support/factories';
+import { aListing } from '../support/listing-builder';
+import { createTestApp, TestApp } from '../support/test-app';
+import { registerEndpoint } from '../support/webhooks';
+import { eventually, WebhookReceiver } from '../support/webhook-receiver';
+
+const LINES = 2_000;
+
+/**
+ * One account's import floods its endpoint with listing events (the bulk lane) while the
+ * receiver takes 20 ms per request and the worker sends 4 at a time: its backlog takes about
+ * ten seconds to drain. Sales and the import's own end (interactive) must not wait behind it.
+ */
+describe('Webhook lanes: interactive events never wait behind an import backlog', () => {
+  let t: TestApp;
+  let receiver: WebhookReceiver;
+  let a: TestAccount;
+  let b: TestAccount;
+
+  beforeAll(async () => {
+    receiver = await WebhookReceiver.start();
+    receiver.byDefault('/a', { status: 200, delayMs: 20 });
+    t = await createTestApp({ env: { WEBHOOK_WORKER_CONCURRENCY: '4' } });
+    [a, b] = [await anAccount(t).build(), await anAccount(t).build()];
+    await registerEndpoint(t, a.liveKey, receiver, '/a');
+    await registerEndpoint(t, b.liveKey, receiver, '/b', ['listing.sold']);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await receiver?.close();
+  });
+
+  const listingEventsAtA = () =>
+    receiver.at('/a').filter((r) => r.body.event === 'listing.created').length;
+  const arrivedAt = (path: string, event: string, id?: string) =>
+    receiver.at(path).findIndex((r) => r.body.event === event && (!id || r.body.data.id === id));
+  const createListing = async (account: TestAccount) =>
+    (await as(t, account.liveKey).post('/v1/listings').send(aListing().build()).expect(201)).body
+      .data.id as string;
+
+  it("delivers another account's sale, the importer's own sale and its import.finished first", async () => {
+    const aListingId = await createListing(a);
+    const bListingId = await createListing(b);
+    await receiver.waitFor('/a', 1); // A's own listing.created, before the import
+
+    const file =
+      Array.from({ length: LINES }, (_, i) =>
+        JSON.stringify(
+          aListing()
+            .with({ externalId: `lane-${i}` })
+            .build(),
+        ),
+      ).join('\n') + '\n';
+    const created = await as(t, a.liveKey)
+      .post('/v1/imports')
+      .set('Content-Type', 'application/x-ndjson')
+      .send(file)
+      .expect(202);
+    // The import has written every line; most of its events are still to be delivered.
+    await eventually(async () => {
+      const res = await as(t, a.liveKey).get(`/v1/imports/${created.body.data.id}`).expect(200);
+      return res.body.data.status === 'succeeded';
+    }, 60_000);
+    const backlogAtSale = LINES + 1 - listingEventsAtA();
+    expect(backlogAtSale).toBeGreaterThan(LINES / 2);
+
+    await as(t, b.liveKey).post(`/v1/listings/${bListingId}/sold`).expect(200);
+    await as(t, a.liveKey).post(`/v1/listings/${aListingId}/sold`).expect(200);
+    await receiver.waitFor('/b', 1);
+    await eventually(() => arrivedAt('/a', 'listing.sold', aListingId) >= 0, 15_000);
+
+    // Both sales, and the import's end, arrived while most of A's listing events still waited.
+    const stillWaiting = LINES + 1 - listingEventsAtA();
+    expect(stillWaiting).toBeGreaterThan(LINES / 4);
+    expect(arrivedAt('/a', 'import.finished')).toBeGreaterThanOrEqual(0);
+    expect(arrivedAt('/a', 'import.finished')).toBeLessThan(LINES / 2);
+    expect(receiver.at('/b').map((r) => r.body.data.id)).toEqual([bListingId]);
+
+    // Nothing lost, nothing doubled, once the backlog drains.
+    await eventually(() => listingEventsAtA() === LINES + 1, 60_000);
+    const ids = receiver.at('/a').map((r) => r.body.deliveryId);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});

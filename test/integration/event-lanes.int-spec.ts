@@ -1,0 +1,124 @@
+import type { OwnerScope } from '../../src/auth/scope';
+import { OutboxService } from '../../src/events/outbox.service';
+import { DispatchStore } from '../../src/webhooks/dispatch/dispatch.store';
+import { sampleEventData } from '../support/events';
+import { createIntegrationContext, IntegrationContext } from '../support/integration';
+
+/**
+ * The lanes and the relay's claim against the real database: which events are bulk, and how one
+ * claim shares a lane's backlog among accounts.
+ */
+describe('Event lanes and the relay claim', () => {
+  let ctx: IntegrationContext;
+  let outbox: OutboxService;
+  let dispatch: DispatchStore;
+
+  beforeAll(async () => {
+    ctx = await createIntegrationContext({ imports: [], providers: [DispatchStore] });
+    outbox = ctx.get(OutboxService);
+    dispatch = ctx.get(DispatchStore);
+  });
+  afterAll(() => ctx?.close());
+  // Each test starts with nothing pending.
+  beforeEach(() => ctx.dataSource.query('UPDATE outbox_events SET relayed_at = now()'));
+
+  /** `count` listing.sold events of the owner, committed in one transaction of the given lane. */
+  async function write(owner: OwnerScope, count: number, bulk = false): Promise<void> {
+    await ctx.dataSource.transaction(async (em) => {
+      if (bulk) await outbox.useBulkLane(em);
+      await outbox.appendMany(
+        em,
+        Array.from({ length: count }, () => ({
+          accountId: owner.accountId,
+          event: 'listing.sold' as const,
+          data: sampleEventData('listing.sold'),
+        })),
+      );
+    });
+  }
+
+  const lanes = async (owner: OwnerScope) =>
+    (
+      await ctx.dataSource.query(
+        `SELECT bulk, count(*)::int AS n FROM outbox_events WHERE account_id = $1 GROUP BY bulk ORDER BY bulk`,
+        [owner.accountId],
+      )
+    ).map((r: { bulk: boolean; n: number }) => [r.bulk ? 'bulk' : 'interactive', r.n]);
+
+  /** Claims in a transaction that rolls back, so the rows stay pending. */
+  async function claimed(lane: 'interactive' | 'bulk', limit: number, after: string | null = null) {
+    const runner = ctx.dataSource.createQueryRunner();
+    await runner.startTransaction();
+    try {
+      return await dispatch.claimUnrelayed(runner.manager, lane, limit, after);
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
+  }
+
+  it('puts the events of a bulk-lane transaction in the bulk lane, and only those', async () => {
+    const owner = await ctx.newOwner();
+    await write(owner, 2, true);
+    // The setting is the transaction's own: the pool's next transaction on it is interactive.
+    await write(owner, 3);
+    expect(await lanes(owner)).toEqual([
+      ['interactive', 3],
+      ['bulk', 2],
+    ]);
+    expect(await dispatch.hasUnrelayed('bulk')).toBe(true);
+    expect((await claimed('interactive', 100)).map((r) => r.accountId)).toEqual([
+      owner.accountId,
+      owner.accountId,
+      owner.accountId,
+    ]);
+  });
+
+  it('shares a claim among the accounts with pending events, interleaved, oldest first', async () => {
+    const [a, b, c] = [await ctx.newOwner(), await ctx.newOwner(), await ctx.newOwner()];
+    await write(a, 50, true);
+    await write(b, 2, true);
+    await write(c, 1, true);
+    const rows = await claimed('bulk', 9);
+    const owners = new Map([
+      [a.accountId, 'a'],
+      [b.accountId, 'b'],
+      [c.accountId, 'c'],
+    ]);
+    // Three accounts, 9 rows: a share of 3 each; b and c have fewer.
+    const order = rows.map((r) => owners.get(r.accountId)).join('');
+    expect(order.split('').sort().join('')).toBe('aaabbc');
+    // Every account's first before anyone's second.
+    expect(new Set(order.slice(0, 3))).toEqual(new Set(['a', 'b', 'c']));
+    expect(order.slice(3)).toMatch(/^(ab|ba)a$/);
+    expect(rows.every((r) => r.subscribed === false)).toBe(true);
+  });
+
+  it('starts after the account served last, so many accounts take turns', async () => {
+    const owners = [await ctx.newOwner(), await ctx.newOwner(), await ctx.newOwner()];
+    for (const owner of owners) await write(owner, 5, true);
+    const ids = owners.map((o) => o.accountId).sort();
+    // Room for two events: two accounts, one each, the lowest ids first...
+    expect((await claimed('bulk', 2)).map((r) => r.accountId)).toEqual([ids[0], ids[1]]);
+    // ...then from after the last served, wrapping around.
+    expect((await claimed('bulk', 2, ids[1])).map((r) => r.accountId)).toEqual([ids[2], ids[0]]);
+  });
+
+  it('never hands one event to two claims at once', async () => {
+    const owner = await ctx.newOwner();
+    await write(owner, 30, true);
+    const first = ctx.dataSource.createQueryRunner();
+    await first.startTransaction();
+    try {
+      const held = await dispatch.claimUnrelayed(first.manager, 'bulk', 20, null);
+      const other = await claimed('bulk', 20);
+      expect(held).toHaveLength(20);
+      expect(other).toHaveLength(10);
+      const heldIds = new Set(held.map((r) => r.id));
+      expect(other.some((r) => heldIds.has(r.id))).toBe(false);
+    } finally {
+      await first.rollbackTransaction();
+      await first.release();
+    }
+  });
+});
