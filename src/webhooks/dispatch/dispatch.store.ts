@@ -12,6 +12,8 @@ export interface StoredEvent {
   event: EventName;
   data: { livemode: boolean } & Record<string, unknown>;
   createdAt: Date;
+  /** the writing transaction's id, as text; null for events stored before it was kept */
+  xid: string | null;
 }
 
 /** An outbox row the relay holds: whether its account has an active webhook endpoint. */
@@ -102,7 +104,7 @@ export class DispatchStore {
 
   async find(eventId: string): Promise<StoredEvent | undefined> {
     const [row] = await this.dataSource.query<StoredEvent[]>(
-      `SELECT id, account_id AS "accountId", event, data, created_at AS "createdAt"
+      `SELECT id, account_id AS "accountId", event, data, created_at AS "createdAt", xid::text AS xid
        FROM outbox_events WHERE id = $1`,
       [eventId],
     );

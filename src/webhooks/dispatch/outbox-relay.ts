@@ -75,7 +75,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     const limit = Math.min(BATCH_SIZE, room);
     return this.dataSource.transaction(async (em) => {
       // Events of accounts with no active endpoint have nobody to tell: they are settled here,
-      // without a fan-out job. An endpoint hears of events relayed after it exists.
+      // without a fan-out job. An endpoint hears only of events committed after its creation.
       const rows = await this.dispatch.claimUnrelayed(em, lane, limit, this.servedLast[lane]);
       if (rows.length === 0) return false;
       const toFanOut = rows.filter((row) => row.subscribed).map((row) => row.id);

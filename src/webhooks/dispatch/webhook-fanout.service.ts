@@ -23,11 +23,12 @@ export class WebhookFanoutService {
   ): Promise<{ created: string[]; resumed: PendingDelivery[] }> {
     const event = await this.dispatch.find(eventId);
     if (!event) return { created: [], resumed: [] };
-    const subscribers = await this.endpoints.activeSubscribers(
-      event.accountId,
-      event.data.livemode,
-      event.event,
-    );
+    const subscribers = await this.endpoints.activeSubscribers({
+      accountId: event.accountId,
+      livemode: event.data.livemode,
+      event: event.event,
+      xid: event.xid,
+    });
     const created = await this.store.insertMany(
       this.dataSource.manager,
       subscribers.map((endpointId) => newEventDelivery(endpointId, event)),

@@ -130,12 +130,24 @@ export class WebhookEndpointStore {
   }
 
   /** The active endpoints of an account and mode that subscribe to the event. */
-  async activeSubscribers(accountId: string, livemode: boolean, event: string): Promise<string[]> {
+  /**
+   * The active endpoints of the event's account and mode that subscribe to it and were created
+   * before it committed: one whose creation snapshot saw the event committed never hears of it
+   * (older events are recover's). Rows from before snapshots were kept (NULL) always hear.
+   */
+  async activeSubscribers(event: {
+    accountId: string;
+    livemode: boolean;
+    event: string;
+    xid: string | null;
+  }): Promise<string[]> {
     const rows: { id: string }[] = await this.dataSource.query(
       `SELECT id FROM webhook_endpoints
        WHERE account_id = $1 AND livemode = $3 AND is_active
-         AND (cardinality(events) = 0 OR $2 = ANY(events))`,
-      [accountId, event, livemode],
+         AND (cardinality(events) = 0 OR $2 = ANY(events))
+         AND ($4::xid8 IS NULL OR created_snapshot IS NULL
+              OR NOT pg_visible_in_snapshot($4::xid8, created_snapshot))`,
+      [event.accountId, event.event, event.livemode, event.xid],
     );
     return rows.map((row) => row.id);
   }

@@ -1,0 +1,86 @@
+import type { OwnerScope } from '../../src/auth/scope';
+import { OutboxService } from '../../src/events/outbox.service';
+import { DispatchStore } from '../../src/webhooks/dispatch/dispatch.store';
+import { WebhookFanoutService } from '../../src/webhooks/dispatch/webhook-fanout.service';
+import { WebhookEndpointsService } from '../../src/webhooks/endpoints/webhook-endpoints.service';
+import { WebhooksModule } from '../../src/webhooks/webhooks.module';
+import { sampleEventData } from '../support/events';
+import { createIntegrationContext, IntegrationContext } from '../support/integration';
+
+/**
+ * Fan-out against the real database: an endpoint hears of the events committed after its
+ * creation, however late the fan-out runs (a bulk backlog can hold an event for minutes).
+ */
+describe('Fan-out and an endpoint created meanwhile', () => {
+  let ctx: IntegrationContext;
+  let owner: OwnerScope;
+
+  beforeAll(async () => {
+    ctx = await createIntegrationContext({
+      imports: [WebhooksModule],
+      providers: [WebhookFanoutService, DispatchStore],
+    });
+    owner = await ctx.newOwner();
+  });
+  afterAll(() => ctx?.close());
+
+  const newEndpoint = async () =>
+    (await ctx.get(WebhookEndpointsService).create(owner, { url: 'http://127.0.0.1:9/hook' })).data!
+      .id;
+  const sold = () => ({
+    accountId: owner.accountId,
+    event: 'listing.sold' as const,
+    data: sampleEventData('listing.sold'),
+  });
+  const eventId = async (listingId: string): Promise<string> =>
+    (
+      await ctx.dataSource.query(`SELECT id FROM outbox_events WHERE data->>'id' = $1`, [listingId])
+    )[0].id;
+  const endpointsReached = async (id: string) =>
+    (
+      await ctx.dataSource.query(
+        'SELECT endpoint_id FROM webhook_deliveries WHERE event_id = $1 ORDER BY endpoint_id',
+        [id],
+      )
+    ).map((r: { endpoint_id: string }) => r.endpoint_id);
+
+  it('skips an endpoint created after the event committed, and reaches one created before', async () => {
+    const before = await newEndpoint();
+    const early = sold();
+    await ctx.dataSource.transaction((em) => ctx.get(OutboxService).append(em, early));
+    const after = await newEndpoint();
+    const late = sold();
+    await ctx.dataSource.transaction((em) => ctx.get(OutboxService).append(em, late));
+
+    // Fanned out only now, both: as if they had waited behind a backlog.
+    const fanout = ctx.get(WebhookFanoutService);
+    const earlyId = await eventId(early.data.id);
+    const lateId = await eventId(late.data.id);
+    await fanout.createForEvent(earlyId);
+    await fanout.createForEvent(lateId);
+    expect(await endpointsReached(earlyId)).toEqual([before]);
+    expect(await endpointsReached(lateId)).toEqual([before, after].sort());
+  });
+
+  it('reaches an endpoint created while the event was being written (it committed after)', async () => {
+    const open = ctx.dataSource.createQueryRunner();
+    await open.startTransaction();
+    const pending = sold();
+    let endpoint: string;
+    try {
+      await ctx.get(OutboxService).append(open.manager, pending);
+      // Straight into the table: the service's create waits for the account's open writers.
+      [{ id: endpoint }] = await ctx.dataSource.query(
+        `INSERT INTO webhook_endpoints (account_id, livemode, url, secret)
+         VALUES ($1, true, 'http://127.0.0.1:9/hook', 'whsec_dGVzdA==') RETURNING id`,
+        [owner.accountId],
+      );
+      await open.commitTransaction();
+    } finally {
+      await open.release();
+    }
+    const id = await eventId(pending.data.id);
+    await ctx.get(WebhookFanoutService).createForEvent(id);
+    expect(await endpointsReached(id)).toContain(endpoint);
+  });
+});
