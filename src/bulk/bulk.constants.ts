@@ -1,2 +1,2 @@
 /** What each endpoint counts as done, named as its result field. */
-export type BulkVerb = 'created' | 'updated' | 'deleted' | 'sold';
+export type BulkVerb = 'created' | 'updated' | 'deleted' | 'sold' | 'renewed';

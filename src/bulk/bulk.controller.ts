@@ -12,6 +12,8 @@ import { BulkCreateDto } from './dto/bulk-create.dto';
 import { BulkCreateResponse } from './dto/bulk-create.response';
 import { BulkDeleteResponse } from './dto/bulk-delete.response';
 import { BulkIdsDto } from './dto/bulk-ids.dto';
+import { BulkRenewDto } from './dto/bulk-renew.dto';
+import { BulkRenewResponse } from './dto/bulk-renew.response';
 import { BulkSoldResponse } from './dto/bulk-sold.response';
 import { BulkUpdateDto } from './dto/bulk-update.dto';
 import { BulkUpdateResponse } from './dto/bulk-update.response';
@@ -84,5 +86,19 @@ export class BulkController {
     @Body() dto: BulkIdsDto,
   ): Promise<BulkSoldResponse> {
     return this.bulk.markSold(ownerScopeOf(principal), dto);
+  }
+
+  /** Renews each listing as POST /listings/:id/renew would (ACTIVE or EXPIRED). */
+  @Post('renew')
+  @Operation('bulkRenewListings', 'Renew up to 50 listings', {
+    200: { data: 'BulkRenewResult' },
+  })
+  @HttpCode(200)
+  @Scopes('listings:write')
+  renew(
+    @CurrentPrincipal() principal: Principal,
+    @Body() dto: BulkRenewDto,
+  ): Promise<BulkRenewResponse> {
+    return this.bulk.renew(ownerScopeOf(principal), dto);
   }
 }

@@ -25,6 +25,8 @@ import type { BulkDeleteResponse } from './dto/bulk-delete.response';
 import type { BulkIdsDto } from './dto/bulk-ids.dto';
 import type { BulkItemResult } from './dto/bulk-item-result.response';
 import type { BulkResult } from './dto/bulk-result.response';
+import type { BulkRenewDto } from './dto/bulk-renew.dto';
+import type { BulkRenewResponse } from './dto/bulk-renew.response';
 import type { BulkSoldResponse } from './dto/bulk-sold.response';
 import type { BulkUpdateDto } from './dto/bulk-update.dto';
 import type { BulkUpdateResponse } from './dto/bulk-update.response';
@@ -92,6 +94,14 @@ export class BulkService {
     return this.transaction(scope, { ids: dto.ids, externalIds: [] }, (em) =>
       this.run(em, 'sold', dto.ids, async (id, tx) =>
         this.listings.markSold(tx, scope, await this.listingId(id)),
+      ),
+    );
+  }
+
+  renew(scope: OwnerScope, dto: BulkRenewDto): Promise<BulkRenewResponse> {
+    return this.transaction(scope, { ids: dto.ids, externalIds: [] }, (em) =>
+      this.run(em, 'renewed', dto.ids, async (id, tx) =>
+        this.listings.renew(tx, scope, await this.listingId(id)),
       ),
     );
   }

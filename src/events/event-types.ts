@@ -25,10 +25,27 @@ export interface ImportCounts {
   created: number;
   updated: number;
   unchanged: number;
+  renewed: number;
+  restored: number;
+  skipped: number;
   removed: number;
   failed: number;
+  /** a mirror import's removals once planned (null before, and for upserts) */
+  plannedRemovals: number | null;
 }
-const COUNT_KEYS = ['lines', 'processed', 'created', 'updated', 'unchanged', 'removed', 'failed'];
+const COUNT_KEYS = [
+  'lines',
+  'processed',
+  'created',
+  'updated',
+  'unchanged',
+  'renewed',
+  'restored',
+  'skipped',
+  'removed',
+  'failed',
+  'plannedRemovals',
+];
 
 type FieldValue<K extends FieldKind> = K extends 'boolean'
   ? boolean

@@ -12,7 +12,16 @@ export function finalStatus(tally: { failed: number }): ImportStatus {
 }
 
 export function emptyTally(): OutcomeTally {
-  return { created: 0, updated: 0, unchanged: 0, failed: 0, removed: 0 };
+  return {
+    created: 0,
+    updated: 0,
+    unchanged: 0,
+    renewed: 0,
+    restored: 0,
+    skipped: 0,
+    failed: 0,
+    removed: 0,
+  };
 }
 
 /** The error a failed line carries: what the PUT would have answered. */

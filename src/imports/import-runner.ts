@@ -14,7 +14,7 @@ import {
   EXTERNAL_ID_PATTERN,
   EXTERNAL_ID_RULE,
 } from '../listings/dto/create-listing.dto';
-import { ListingsService, UpsertOutcome } from '../listings/listings.service';
+import { ListingsService, UpsertOptions, UpsertOutcome } from '../listings/listings.service';
 import { ListingsStore } from '../listings/listings.store';
 import { ApiLoad } from '../platform/api-load/api-load';
 import type { AllConfig } from '../platform/config';
@@ -172,7 +172,9 @@ export class ImportRunner {
       for (const [i, record] of records.entries()) {
         const hit = hits.get(i);
         // Lines a resumed run has applied already are noted, not kept.
-        if (hit && record.line > row.next_line) known.set(record.line, hit);
+        // A line whose listing a renewing import would renew is applied, not known unchanged.
+        if (hit && record.line > row.next_line && !(row.renew && hit.renewalDue))
+          known.set(record.line, hit);
         const externalId = hit ? hit.externalId : externalIdOf(record.read());
         firstLines.note(externalId, record.line);
         await turns.maybeYield();
@@ -239,12 +241,10 @@ export class ImportRunner {
       row.planned_snapshot!,
       keep,
     );
-    if (removals <= removalLimit(row.max_removals, removable)) return false;
-    if (row.dry_run) {
-      // A dry run reports what a real run would do, the hold included, and runs on.
-      await this.store.markRemovalLimitExceeded(claim);
-      return false;
-    }
+    const limitExceeded = removals > removalLimit(row.max_removals, removable);
+    await this.store.recordPlan(claim, { plannedRemovals: removals, limitExceeded });
+    // A dry run reports what a real run would do, the hold included, and runs on.
+    if (!limitExceeded || row.dry_run) return false;
     await this.dataSource.transaction(async (em) => {
       const held = await this.store.settle(em, claim, {
         status: 'held',
@@ -392,10 +392,12 @@ export class ImportRunner {
         () =>
           retryingConflicts(() =>
             row.dry_run
-              ? this.saveDryRun(claim, scope, admitted, progress)
+              ? this.saveDryRun(claim, scope, admitted, progress, { renew: row.renew })
               : this.dataSource.transaction(async (em) => {
                   await this.outbox.useBulkLane(em);
-                  const applied = await this.listings.upsertBatch(em, scope, admitted);
+                  const applied = await this.listings.upsertBatch(em, scope, admitted, {
+                    renew: row.renew,
+                  });
                   await this.store.saveLineHashes(em, scope, matchingHashes(admitted, applied));
                   return this.store.saveChunk(em, claim, progress(applied), leaseMs);
                 }),
@@ -403,7 +405,7 @@ export class ImportRunner {
         () => admitted.length,
       );
     }
-    this.count(chunk!.tally);
+    this.count(chunk!.tally, row.dry_run);
     // A cancel committed before the chunk's progress shows in it; a later one, with the next.
     if (saved.cancel_requested) throw new Cancelled();
     return saved;
@@ -456,13 +458,14 @@ export class ImportRunner {
     scope: OwnerScope,
     admitted: Admitted[],
     progress: (applied: UpsertOutcome[]) => ChunkProgress,
+    options: UpsertOptions,
   ): Promise<ImportRow> {
     const runner = this.dataSource.createQueryRunner();
     let applied: UpsertOutcome[];
     await runner.connect();
     try {
       await runner.startTransaction();
-      applied = await this.listings.upsertBatch(runner.manager, scope, admitted);
+      applied = await this.listings.upsertBatch(runner.manager, scope, admitted, options);
     } finally {
       await runner.rollbackTransaction().catch(() => undefined);
       await runner.release();
@@ -542,7 +545,7 @@ export class ImportRunner {
               if (targets.length === 0) return undefined;
               const results: NewResult[] = [];
               for (const [k, target] of targets.entries()) {
-                if (!row.dry_run) await this.listings.remove(em, scope, target.id);
+                if (!row.dry_run) await this.listings.remove(em, scope, target.id, row.id);
                 results.push({
                   seq: lastLine + 1 + current.removed + k,
                   line: null,
@@ -568,7 +571,10 @@ export class ImportRunner {
       // Moved on once committed: a run PostgreSQL aborted is run again from the same place.
       const { saved, lastId } = chunk;
       afterId = lastId;
-      this.metrics.importLines.inc({ outcome: 'removed' }, saved.removed - current.removed);
+      this.metrics.importLines.inc(
+        { outcome: 'removed', dry_run: String(row.dry_run) },
+        saved.removed - current.removed,
+      );
       current = saved;
       if (await this.store.cancelRequested(row.id)) throw new Cancelled();
     }
@@ -594,9 +600,9 @@ export class ImportRunner {
     return this.outbox.append(em, importEvent(event, row));
   }
 
-  private count(tally: OutcomeTally): void {
+  private count(tally: OutcomeTally, dryRun: boolean): void {
     for (const [outcome, lines] of Object.entries(tally))
-      if (lines > 0) this.metrics.importLines.inc({ outcome }, lines);
+      if (lines > 0) this.metrics.importLines.inc({ outcome, dry_run: String(dryRun) }, lines);
   }
 
   private scopeOf(row: ImportRow): OwnerScope {
@@ -682,9 +688,10 @@ function refusedResult(item: Admitted): NewResult {
 
 function appliedResult(item: Admitted, applied: UpsertOutcome): NewResult {
   const base = { seq: item.line, line: item.line, external_id: item.externalId };
-  return applied.outcome === 'failed'
-    ? { ...base, outcome: 'failed', listing_id: null, error: lineError(applied.error) }
-    : { ...base, outcome: applied.outcome, listing_id: applied.row.id, error: null };
+  if (applied.outcome === 'failed')
+    return { ...base, outcome: 'failed', listing_id: null, error: lineError(applied.error) };
+  const reason = applied.outcome === 'skipped' ? applied.reason : null;
+  return { ...base, outcome: applied.outcome, listing_id: applied.row.id, error: null, reason };
 }
 
 function tallyOf(results: NewResult[]): OutcomeTally {

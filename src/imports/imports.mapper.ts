@@ -8,6 +8,7 @@ export function toImportResponse(row: ImportRow): ImportResponse {
     status: row.status,
     mode: row.mode,
     dryRun: row.dry_run,
+    renew: row.renew,
     format: row.format,
     source: row.source,
     sourceUrl: row.source_url,
@@ -29,6 +30,7 @@ export function toImportResultResponse(row: ImportResultRow): ImportResultRespon
     outcome: row.outcome,
     listingId: row.listing_id,
     error: row.error,
+    reason: row.reason ?? null,
   };
 }
 

@@ -84,7 +84,12 @@ export class ImportsService {
   ): Promise<IdempotentOutcome<ImportResponse>> {
     if (query.maxRemovals !== undefined && query.mode !== 'mirror')
       throw ValidationError.field('maxRemovals', 'maxRemovals applies to mirror imports only');
-    const options = { mode: query.mode, dryRun: query.dryRun, maxRemovals: query.maxRemovals };
+    const options = {
+      mode: query.mode,
+      dryRun: query.dryRun,
+      renew: query.renew,
+      maxRemovals: query.maxRemovals,
+    };
     const { draft, digest } =
       'body' in source
         ? await this.storeUpload(source, idempotencyKey !== undefined)
@@ -99,6 +104,7 @@ export class ImportsService {
           ...draft,
           mode: query.mode,
           dryRun: query.dryRun,
+          renew: query.renew,
           maxRemovals: query.maxRemovals ?? null,
         }),
       );

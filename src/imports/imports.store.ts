@@ -6,6 +6,7 @@ import type { ErrorCode } from '../common/errors/error-code';
 import type { FieldError } from '../common/errors/domain-error';
 import type { ImportCounts } from '../events/event-types';
 import { LINE_HASH_BYTES } from './import-line-hash';
+import { RENEW_WHEN_LEFT_MS } from '../listings/listing-renewal';
 import { storableJson } from '../common/db/storable-json';
 
 export const IMPORT_STATUSES = [
@@ -20,15 +21,26 @@ export const IMPORT_STATUSES = [
 export type ImportStatus = (typeof IMPORT_STATUSES)[number];
 export const UNFINISHED: readonly ImportStatus[] = ['queued', 'running', 'held'];
 
-export const IMPORT_OUTCOMES = ['created', 'updated', 'unchanged', 'failed', 'removed'] as const;
+export const IMPORT_OUTCOMES = [
+  'created',
+  'updated',
+  'unchanged',
+  'renewed',
+  'restored',
+  'skipped',
+  'failed',
+  'removed',
+] as const;
 export type ImportOutcome = (typeof IMPORT_OUTCOMES)[number];
 
 export type ImportMode = 'upsert' | 'mirror';
 export type ImportFormat = 'ndjson' | 'csv';
 
 /** An `imports` row; its counts are columns of their own. */
-export interface ImportRow extends ImportCounts {
+export interface ImportRow extends Omit<ImportCounts, 'plannedRemovals'> {
   id: string;
+  renew: boolean;
+  planned_removals: number | null;
   account_id: string;
   livemode: boolean;
   status: ImportStatus;
@@ -57,6 +69,7 @@ export interface ImportRow extends ImportCounts {
 export interface NewImport {
   mode: ImportMode;
   dryRun: boolean;
+  renew: boolean;
   format: ImportFormat;
   source: 'upload' | 'url';
   sourceUrl: string | null;
@@ -72,9 +85,19 @@ export interface ImportResultRow {
   outcome: ImportOutcome;
   listing_id: string | null;
   error: { code: ErrorCode; message: string; details?: FieldError[] } | null;
+  /** why a line was skipped */
+  reason?: 'SOLD' | null;
 }
 
 export type NewResult = ImportResultRow;
+
+/** A line whose hash matches the one that last wrote a listing: its listing, and whether due. */
+export interface KnownLine {
+  externalId: string;
+  listingId: string;
+  /** ACTIVE with 7 days or less left: a renewing import applies the line */
+  renewalDue: boolean;
+}
 
 /** A runner's claim: its writes count only while the token is still the import's. */
 export interface Claim {
@@ -91,8 +114,12 @@ export function countsOf(row: ImportRow): ImportCounts {
     created: row.created,
     updated: row.updated,
     unchanged: row.unchanged,
+    renewed: row.renewed,
+    restored: row.restored,
+    skipped: row.skipped,
     removed: row.removed,
     failed: row.failed,
+    plannedRemovals: row.planned_removals,
   };
 }
 
@@ -116,8 +143,8 @@ export class ImportsStore {
     ]);
     const [row] = await em.query(
       `INSERT INTO imports (account_id, livemode, mode, dry_run, format, source, source_url, gzip,
-                            file_key, max_removals)
-       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10
+                            file_key, max_removals, renew)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $12
        WHERE (SELECT count(*) FROM imports WHERE account_id = $1 AND livemode = $2
                 AND status IN ('queued', 'running', 'held')) < $11
        RETURNING *`,
@@ -133,6 +160,7 @@ export class ImportsStore {
         draft.fileKey,
         draft.maxRemovals,
         limit,
+        draft.renew,
       ],
     );
     return row;
@@ -174,7 +202,7 @@ export class ImportsStore {
     filter: { afterSeq: number; limit: number; outcome?: ImportOutcome },
   ): Promise<ImportResultRow[]> {
     return this.dataSource.query(
-      `SELECT seq, line, external_id, outcome, listing_id, error FROM import_results
+      `SELECT seq, line, external_id, outcome, listing_id, error, reason FROM import_results
        WHERE import_id = $1 AND seq > $2 AND ($3::text IS NULL OR outcome = $3)
        ORDER BY seq LIMIT $4`,
       [importId, filter.afterSeq, filter.outcome ?? null, filter.limit],
@@ -242,10 +270,15 @@ export class ImportsStore {
   }
 
   /** A dry run that a real run's removal limit would have held says so. */
-  async markRemovalLimitExceeded(claim: Claim): Promise<void> {
+  /** A mirror import's plan: how many listings it removes, and whether that passes its limit. */
+  async recordPlan(
+    claim: Claim,
+    plan: { plannedRemovals: number; limitExceeded: boolean },
+  ): Promise<void> {
     await this.dataSource.query(
-      `UPDATE imports SET removal_limit_exceeded = true WHERE id = $1 AND claim_token = $2`,
-      [claim.id, claim.token],
+      `UPDATE imports SET planned_removals = $3, removal_limit_exceeded = $4
+       WHERE id = $1 AND claim_token = $2`,
+      [claim.id, claim.token, plan.plannedRemovals, plan.limitExceeded],
     );
   }
 
@@ -267,13 +300,14 @@ export class ImportsStore {
          UPDATE imports SET next_line = $3, processed = processed + $4, created = created + $5,
            updated = updated + $6, unchanged = unchanged + $7, failed = failed + $8,
            removed = removed + $9, lease_until = now() + $10 * interval '1 millisecond',
+           renewed = renewed + $12, restored = restored + $13, skipped = skipped + $14,
            attempts = 1
          WHERE id = $1 AND claim_token = $2 AND status = 'running' RETURNING *),
        results AS (
-         INSERT INTO import_results (import_id, seq, line, external_id, outcome, listing_id, error)
-         SELECT saved.id, r.seq, r.line, r.external_id, r.outcome, r.listing_id, r.error
+         INSERT INTO import_results (import_id, seq, line, external_id, outcome, listing_id, error, reason)
+         SELECT saved.id, r.seq, r.line, r.external_id, r.outcome, r.listing_id, r.error, r.reason
          FROM saved, jsonb_to_recordset($11::jsonb) AS r(seq int, line int, external_id text,
-           outcome text, listing_id uuid, error jsonb))
+           outcome text, listing_id uuid, error jsonb, reason text))
        SELECT * FROM saved`,
       [
         claim.id,
@@ -287,6 +321,9 @@ export class ImportsStore {
         tally.removed,
         leaseMs,
         storableJson(results),
+        tally.renewed,
+        tally.restored,
+        tally.skipped,
       ],
     );
     if (!saved) throw new LostClaimError(claim.id);
@@ -306,20 +343,27 @@ export class ImportsStore {
     em: EntityManager,
     scope: OwnerScope,
     hashes: Buffer[],
-  ): Promise<Map<number, { externalId: string; listingId: string }>> {
+  ): Promise<Map<number, KnownLine>> {
     if (hashes.length === 0) return new Map();
-    const [{ found }]: { found: [number, string, string][] | null }[] = await em.query(
-      `SELECT json_agg(json_build_array(x.i, h.external_id, h.listing_id)) AS found
+    // renewalDue as listing-renewal.ts decides it (a hashed listing is never EXPIRED: the expiry
+    // dropped its hash), read only for the rows found.
+    const [{ found }]: { found: [number, string, string, boolean][] | null }[] = await em.query(
+      `SELECT json_agg(json_build_array(x.i, h.external_id, h.listing_id,
+         (SELECT l.status = 'ACTIVE' AND l.expires_at <= now() + $4 * interval '1 millisecond'
+          FROM listings l WHERE l.id = h.listing_id))) AS found
        FROM generate_series(0, length($3::bytea) / ${LINE_HASH_BYTES} - 1) AS x(i)
        CROSS JOIN LATERAL (
          SELECT external_id, listing_id FROM listing_line_hashes
          WHERE account_id = $1 AND livemode = $2
            AND hash = substring($3::bytea FROM x.i * ${LINE_HASH_BYTES} + 1 FOR ${LINE_HASH_BYTES})
          LIMIT 1) h`,
-      [scope.accountId, scope.livemode, Buffer.concat(hashes)],
+      [scope.accountId, scope.livemode, Buffer.concat(hashes), RENEW_WHEN_LEFT_MS],
     );
     return new Map(
-      (found ?? []).map(([i, externalId, listingId]) => [i, { externalId, listingId }]),
+      (found ?? []).map(([i, externalId, listingId, renewalDue]) => [
+        i,
+        { externalId, listingId, renewalDue: renewalDue === true },
+      ]),
     );
   }
 

@@ -139,6 +139,6 @@ export class ListingsController {
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', 'Listing') id: string,
   ): Promise<ListingResponse> {
-    return this.listings.renew(ownerScopeOf(principal), id);
+    return this.listings.renewOne(ownerScopeOf(principal), id);
   }
 }

@@ -31,6 +31,7 @@ import { listingChanges } from './listing-changes';
 import { contentOf, ListingContent, ListingRow } from './listing-row';
 import { listingRef, listingUpdated } from './listing-activity';
 import { EDITABLE_STATUSES, REQUIRED_LISTING_FIELDS } from './listing.constants';
+import { renewalDue } from './listing-renewal';
 import { toListingResponse } from './listing.mapper';
 import { ExternalIdTakenError, WrongStateError } from './listings.errors';
 import type { NewListing } from './listing-insert-rows';
@@ -85,10 +86,21 @@ function externalIdPathErrors(
   return [];
 }
 
-/** What a PUT by externalId did to one listing of a batch. */
+/**
+ * What a PUT by externalId did to one listing of a batch. `restored`: a listing a mirror import
+ * removed came back with its id; `skipped`: the listing is SOLD, and a feed that still lists it
+ * is not at fault.
+ */
 export type UpsertOutcome =
-  | { outcome: 'created' | 'updated' | 'unchanged'; row: ListingRow }
+  | { outcome: 'created' | 'updated' | 'unchanged' | 'renewed' | 'restored'; row: ListingRow }
+  | { outcome: 'skipped'; reason: 'SOLD'; row: ListingRow }
   | { outcome: 'failed'; error: DomainError };
+
+/** How a batch treats its listings beyond the PUT's rules (an import's options). */
+export interface UpsertOptions {
+  /** renew what renewalDue says is due, as POST /listings/:id/renew would */
+  renew?: boolean;
+}
 
 /**
  * The listing lifecycle, every change with its event. Methods taking `em` first join the
@@ -97,6 +109,7 @@ export type UpsertOutcome =
 @Injectable()
 export class ListingsService {
   private readonly validityMs: number;
+  private readonly restoreWindowMs: number;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -109,6 +122,7 @@ export class ListingsService {
     config: ConfigService<AllConfig, true>,
   ) {
     this.validityMs = config.get('listings.validityMs', { infer: true });
+    this.restoreWindowMs = config.get('listings.restoreWindowMs', { infer: true });
   }
 
   /** POST /listings, honouring an optional Idempotency-Key. */
@@ -358,7 +372,16 @@ export class ListingsService {
     dto: CreateListingDto,
   ): Promise<{ created: boolean; row: ListingRow }> {
     const current = await this.store.findByExternalIdForUpdate(em, scope, externalId);
-    if (!current) return { created: true, row: await this.create(em, scope, dto) };
+    if (!current) {
+      const [removed] = await this.store.findRestorableForUpdate(
+        em,
+        scope,
+        [externalId],
+        this.restoreWindowMs,
+      );
+      if (removed) return { created: false, row: await this.restore(em, removed, dto) };
+      return { created: true, row: await this.create(em, scope, dto) };
+    }
     // A stale feed must not resurrect a sold item.
     this.assertEditable(current, 'update');
     const next = this.contentFromDto(dto);
@@ -377,6 +400,7 @@ export class ListingsService {
     em: EntityManager,
     scope: OwnerScope,
     items: { externalId: string; dto: CreateListingDto }[],
+    options: UpsertOptions = {},
   ): Promise<UpsertOutcome[]> {
     const existing = await this.store.findByExternalIdsForUpdate(
       em,
@@ -384,11 +408,29 @@ export class ListingsService {
       items.map((item) => item.externalId),
     );
     const current = new Map(existing.map((row) => [row.external_id, row]));
+    const missing = items.filter((item) => !current.has(item.externalId));
+    const removed = await this.store.findRestorableForUpdate(
+      em,
+      scope,
+      missing.map((item) => item.externalId),
+      this.restoreWindowMs,
+    );
+    const restorable = new Map(removed.map((row) => [row.external_id, row]));
     const outcomes: UpsertOutcome[] = new Array(items.length);
     const creates: number[] = [];
     for (const [index, { externalId, dto }] of items.entries()) {
       const row = current.get(externalId);
-      if (row) outcomes[index] = await this.upsertExisting(em, scope, row, { ...dto, externalId });
+      const gone = restorable.get(externalId);
+      restorable.delete(externalId); // a repeated line finds it restored, as a live listing
+      if (row)
+        outcomes[index] = await this.upsertExisting(
+          em,
+          scope,
+          row,
+          { ...dto, externalId },
+          options,
+        );
+      else if (gone) outcomes[index] = await this.restoreItem(em, gone, { ...dto, externalId });
       else creates.push(index);
     }
     const created = await this.createMany(
@@ -405,7 +447,7 @@ export class ListingsService {
           ? await this.store.findByExternalIdForUpdate(em, scope, externalId)
           : undefined;
       outcomes[creates[k]] = winner
-        ? await this.upsertExisting(em, scope, winner, { ...dto, externalId })
+        ? await this.upsertExisting(em, scope, winner, { ...dto, externalId }, options)
         : result instanceof DomainError
           ? { outcome: 'failed', error: result }
           : { outcome: 'created', row: result };
@@ -413,28 +455,80 @@ export class ListingsService {
     return outcomes;
   }
 
-  /** Every check runs before the first write, so a refusal needs no savepoint. */
+  /**
+   * Every check runs before the first write, so a refusal needs no savepoint. A due renewal
+   * (options.renew) is its own write and event after any content change: `renewed` when nothing
+   * else changed.
+   */
   private async upsertExisting(
     em: EntityManager,
     scope: OwnerScope,
     current: ListingRow,
     dto: CreateListingDto,
+    options: UpsertOptions,
   ): Promise<UpsertOutcome> {
+    if (current.status === 'SOLD') return { outcome: 'skipped', reason: 'SOLD', row: current };
     try {
       this.assertEditable(current, 'update');
       const next = this.contentFromDto(dto);
       this.validator.assertValid(next);
       const images = this.imagesFromDto(dto.images);
-      if (listingChanges(current, next, images).changedFields.length === 0)
-        return { outcome: 'unchanged', row: current };
-      return {
-        outcome: 'updated',
-        row: await this.applyContent(em, scope, current, next, images),
-      };
+      const changed = listingChanges(current, next, images).changedFields.length > 0;
+      let row = changed ? await this.applyContent(em, scope, current, next, images) : current;
+      const renewing = options.renew === true && renewalDue(row);
+      if (renewing) row = { ...(await this.renew(em, scope, row.id)), images: row.images };
+      return { outcome: changed ? 'updated' : renewing ? 'renewed' : 'unchanged', row };
     } catch (error) {
       if (error instanceof DomainError) return { outcome: 'failed', error };
       throw error;
     }
+  }
+
+  /** A batch item naming a listing a mirror import removed: restored, or the item's refusal. */
+  private async restoreItem(
+    em: EntityManager,
+    removed: ListingRow,
+    dto: CreateListingDto,
+  ): Promise<UpsertOutcome> {
+    try {
+      return { outcome: 'restored', row: await this.restore(em, removed, dto) };
+    } catch (error) {
+      if (error instanceof DomainError) return { outcome: 'failed', error };
+      throw error;
+    }
+  }
+
+  /**
+   * Brings back a listing a mirror import removed, with its id: the content given, its gallery
+   * kept unless `images` is given, ACTIVE for 30 days (live) or DRAFT (test); `listing.updated`.
+   */
+  private async restore(
+    em: EntityManager,
+    removed: ListingRow,
+    dto: CreateListingDto,
+  ): Promise<ListingRow> {
+    const next = this.contentFromDto(dto);
+    this.validator.assertValid(next);
+    const images = this.imagesFromDto(dto.images);
+    const { changes, gallery, changedFields } = listingChanges(removed, next, images);
+    let row: ListingRow | undefined;
+    try {
+      row = await this.store.restore(em, removed.id, changes, this.validityMs);
+    } catch (error) {
+      if (isUniqueViolation(error, EXTERNAL_ID_CONSTRAINT))
+        throw new ExternalIdTakenError(next.externalId!);
+      throw error;
+    }
+    if (!row) throw new NotFoundError('Listing');
+    row = { ...row, images: removed.images };
+    if (gallery) {
+      const replaced = await this.gallery.replace(em, removed.id, gallery);
+      row.images = replaced.gallery;
+      await this.imageFiles.deleteAfterCommit(em, replaced.droppedKeys);
+    }
+    const lifecycle = removed.livemode ? ['status', 'publishedAt', 'expiresAt'] : ['status'];
+    await this.emitUpdated(em, row, [...lifecycle, ...changedFields]);
+    return row;
   }
 
   /** DELETE /listings/:id. */
@@ -461,9 +555,17 @@ export class ListingsService {
     });
   }
 
-  /** Soft delete from any state but REMOVED; an already removed listing is not found. */
-  async remove(em: EntityManager, scope: OwnerScope, id: string): Promise<ListingRow> {
-    const row = await this.store.remove(em, scope, id);
+  /**
+   * Soft delete from any state but REMOVED; an already removed listing is not found. `byImport`:
+   * the mirror import removing it, so a later line can restore it.
+   */
+  async remove(
+    em: EntityManager,
+    scope: OwnerScope,
+    id: string,
+    byImport: string | null = null,
+  ): Promise<ListingRow> {
+    const row = await this.store.remove(em, scope, id, byImport);
     if (!row) throw new NotFoundError('Listing');
     return row;
   }
@@ -484,16 +586,19 @@ export class ListingsService {
     return row;
   }
 
+  /** POST /listings/:id/renew. */
+  renewOne(scope: OwnerScope, id: string): Promise<ListingResponse> {
+    return this.respondInTransaction((em) => this.renew(em, scope, id));
+  }
+
   /** Extends validity from the later of now and the current expiry; an EXPIRED listing is ACTIVE again. */
-  async renew(scope: OwnerScope, id: string): Promise<ListingResponse> {
-    return this.dataSource.transaction(async (tx) => {
-      const row = await this.store.renew(tx, scope, id, this.validityMs);
-      if (!row) throw await this.missingOrWrongState(tx, scope, id, 'renew');
-      const changedFields =
-        row.previous_status === 'ACTIVE' ? ['expiresAt'] : ['status', 'expiresAt'];
-      await this.emitUpdated(tx, row, changedFields);
-      return toListingResponse(row);
-    });
+  async renew(em: EntityManager, scope: OwnerScope, id: string): Promise<ListingRow> {
+    const row = await this.store.renew(em, scope, id, this.validityMs);
+    if (!row) throw await this.missingOrWrongState(em, scope, id, 'renew');
+    const changedFields =
+      row.previous_status === 'ACTIVE' ? ['expiresAt'] : ['status', 'expiresAt'];
+    await this.emitUpdated(em, row, changedFields);
+    return row;
   }
 
   /** Removal by a marketplace administrator, with the reason the owner is told. */

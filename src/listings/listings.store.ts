@@ -275,14 +275,87 @@ export class ListingsStore {
     return row;
   }
 
-  /** Soft-deletes the owner's listing from any state but REMOVED. */
-  remove(em: EntityManager, scope: OwnerScope, id: string): Promise<TransitionedRow | undefined> {
+  /**
+   * Soft-deletes the owner's listing from any state but REMOVED; a mirror import's removal is
+   * marked with the import (`byImport`), which makes the listing restorable.
+   */
+  remove(
+    em: EntityManager,
+    scope: OwnerScope,
+    id: string,
+    byImport: string | null = null,
+  ): Promise<TransitionedRow | undefined> {
     return this.transition(
       em,
       { id, scope },
       'not-removed',
-      `status = 'REMOVED', removed_at = now()`,
+      `status = 'REMOVED', removed_at = now(), removed_by_import = $2`,
+      [byImport],
     );
+  }
+
+  /**
+   * For each externalId, the latest listing of the scope a mirror import removed less than
+   * `withinMs` ago, locked, with its gallery. Only taken when no live listing holds the
+   * externalId (the caller looked first), so a restore never collides with a newer listing.
+   */
+  async findRestorableForUpdate(
+    em: EntityManager,
+    scope: OwnerScope,
+    externalIds: string[],
+    withinMs: number,
+  ): Promise<ListingRow[]> {
+    if (externalIds.length === 0) return [];
+    const locked: { id: string }[] = await em.query(
+      `SELECT id FROM listings WHERE id = ANY(ARRAY(
+         SELECT f.id FROM unnest($3::text[]) AS x(external_id)
+         CROSS JOIN LATERAL (
+           SELECT id FROM listings
+           WHERE account_id = $1 AND livemode = $2 AND external_id = x.external_id
+             AND removed_by_import IS NOT NULL
+             AND removed_at > now() - $4 * interval '1 millisecond'
+           ORDER BY removed_at DESC LIMIT 1) f))
+       ORDER BY id FOR UPDATE`,
+      [scope.accountId, scope.livemode, externalIds, withinMs],
+    );
+    if (locked.length === 0) return [];
+    // Read again under the lock: a concurrent restore or purge may have changed the row.
+    return em.query(
+      `SELECT ${SELECT_LISTING} FROM listings l
+       WHERE l.id = ANY($1) AND l.status = 'REMOVED' AND l.removed_by_import IS NOT NULL`,
+      [locked.map((row) => row.id)],
+    );
+  }
+
+  /**
+   * REMOVED by a mirror import → ACTIVE (live, valid `validityMs` from now) or DRAFT (test), with
+   * the content given; its removal forgotten. Undefined when the row is no longer restorable.
+   */
+  async restore(
+    em: EntityManager,
+    id: string,
+    changes: Partial<ListingContent>,
+    validityMs: number,
+  ): Promise<ListingRow | undefined> {
+    const entries = Object.entries(changes) as [keyof ListingContent, unknown][];
+    const sets = entries.map(([field], i) => `${CONTENT_COLUMNS[field]} = $${i + 3}`);
+    const values = entries.map(([field, value]) =>
+      field === 'attributes' ? JSON.stringify(value) : value,
+    );
+    const [rows] = await em.query(
+      `UPDATE listings SET ${[
+        ...sets,
+        `status = CASE WHEN livemode THEN 'ACTIVE' ELSE 'DRAFT' END`,
+        `removed_at = NULL, removed_by_import = NULL, removal_reason = NULL, expired_at = NULL`,
+        `published_at = CASE WHEN livemode THEN COALESCE(published_at, now()) END`,
+        `expires_at = CASE WHEN livemode THEN now() + make_interval(secs => $2::double precision / 1000) END`,
+        'updated_at = now()',
+      ].join(', ')}
+       WHERE id = $1 AND status = 'REMOVED' AND removed_by_import IS NOT NULL
+       RETURNING ${ROW_COLUMNS}`,
+      [id, validityMs, ...values],
+    );
+    return rows[0];
   }
 
   /** Soft-deletes any account's listing (admin), keeping the reason the owner is told. */

@@ -9,6 +9,7 @@ import type {
 import { BulkCreateResponse } from '../bulk/dto/bulk-create.response';
 import { BulkDeleteResponse } from '../bulk/dto/bulk-delete.response';
 import { BulkSoldResponse } from '../bulk/dto/bulk-sold.response';
+import { BulkRenewResponse } from '../bulk/dto/bulk-renew.response';
 import { BulkUpdateResponse } from '../bulk/dto/bulk-update.response';
 import { MeResponse } from '../accounts/dto/me.response';
 import { EVENT_DATA_SCHEMAS } from '../events/dto/event-payloads.response';
@@ -45,6 +46,7 @@ const MODELS = [
   BulkUpdateResponse,
   BulkDeleteResponse,
   BulkSoldResponse,
+  BulkRenewResponse,
   WebhookEndpointResponse,
   CreatedWebhookEndpointResponse,
   WebhookDeliveryResponse,
@@ -61,6 +63,7 @@ const SCHEMA_NAMES: Record<string, string> = {
   BulkUpdateResponse: 'BulkUpdateResult',
   BulkDeleteResponse: 'BulkRemoveResult',
   BulkSoldResponse: 'BulkSoldResult',
+  BulkRenewResponse: 'BulkRenewResult',
   ListingResponse: 'Listing',
   ImageResponse: 'ListingImage',
   GalleryResponse: 'Gallery',

@@ -600,6 +600,73 @@ describe('Bulk: create, update, delete and mark sold', () => {
     });
   });
 
+  describe('POST /v1/listings/bulk/renew', () => {
+    const bulkRenew = (key: string, ids: unknown[]) =>
+      as(t, key).post('/v1/listings/bulk/renew').send({ ids });
+
+    it('renews ACTIVE and EXPIRED listings by 30 days; SOLD fails alone on status; unknown and foreign ids NOT_FOUND', async () => {
+      const seller = await anAccount(t).build();
+      const other = await anAccount(t).build();
+      const [active, expired, sold] = [
+        await createListing(seller.liveKey),
+        await createListing(seller.liveKey),
+        await createListing(seller.liveKey),
+      ];
+      const foreign = await createListing(other.liveKey);
+      await t.dataSource.query(
+        `UPDATE listings SET status = 'EXPIRED', expired_at = now(), expires_at = now() - interval '1 day' WHERE id = $1`,
+        [expired.id],
+      );
+      await as(t, seller.liveKey).post(`/v1/listings/${sold.id}/sold`).expect(200);
+      const ids = [active.id, expired.id, sold.id, randomUUID(), foreign.id];
+      const data = (await bulkRenew(seller.liveKey, ids).expect(200)).body.data;
+      expect(Object.keys(data)).toEqual(['total', 'renewed', 'failed', 'results']);
+      expect(data).toMatchObject({ total: 5, renewed: 2, failed: 3 });
+      expect(outcomes(data.results)).toEqual([
+        'ok',
+        'ok',
+        'VALIDATION_ERROR',
+        'NOT_FOUND',
+        'NOT_FOUND',
+      ]);
+      const single = await as(t, seller.liveKey).post(`/v1/listings/${sold.id}/renew`);
+      expect(data.results[2].error).toEqual(single.body.error);
+      expect(fieldsOf(single)).toEqual(['status']);
+
+      const days = (iso: string) => (Date.parse(iso) - Date.now()) / 86_400_000;
+      const renewedActive = await getListing(seller.liveKey, active.id);
+      expect(days(renewedActive.expiresAt)).toBeGreaterThan(59); // from its current expiry
+      const revived = await getListing(seller.liveKey, expired.id);
+      expect(revived.status).toBe('ACTIVE');
+      expect(days(revived.expiresAt)).toBeGreaterThan(29);
+      expect(await getListing(other.liveKey, foreign.id)).toMatchObject({
+        expiresAt: foreign.expiresAt,
+      });
+      expect(await eventsFor([active.id, expired.id, sold.id])).toEqual([
+        'listing.created 0',
+        'listing.created 1',
+        'listing.created 2',
+        'listing.sold 2',
+        'listing.updated 0',
+        'listing.updated 1',
+      ]);
+    });
+
+    it.each([
+      ['no ids', () => []],
+      ['51 ids', (id: string) => [id, ...Array.from({ length: 50 }, () => randomUUID())]],
+      ['an id that is not a UUID', (id: string) => [id, 'not-a-uuid']],
+      ['a number', (id: string) => [id, 42]],
+    ])('refuses %s with 400 on ids and renews nothing', async (_, ids) => {
+      const seller = await anAccount(t).build();
+      const listing = await createListing(seller.liveKey);
+      const res = await bulkRenew(seller.liveKey, ids(listing.id));
+      expectError(res, 400, 'VALIDATION_ERROR');
+      expect(fieldsOf(res)).toEqual(['ids']);
+      expect((await getListing(seller.liveKey, listing.id)).expiresAt).toBe(listing.expiresAt);
+    });
+  });
+
   describe('racing requests on the same listings, in opposite orders', () => {
     const ROUNDS = 4;
     let seller: TestAccount;

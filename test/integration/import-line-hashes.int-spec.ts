@@ -167,7 +167,7 @@ describe('Import line hashes', () => {
     const again = await runImport(lines);
     expect(again.outcomes).toEqual({
       'w-edit': 'updated',
-      'w-sold': 'failed:VALIDATION_ERROR',
+      'w-sold': 'skipped', // SOLD: left alone, not a failure
       'w-gallery': 'updated',
       'w-removed': 'created',
       'w-render': 'unchanged',

@@ -123,7 +123,9 @@ describe('Import chunk lookups with stale statistics', () => {
   });
 
   it('finds the chunk’s lines known by their hash by probing each hash', async () => {
-    const hashes = externalIds.map((externalId) => createHash('sha256').update(externalId).digest());
+    const hashes = externalIds.map((externalId) =>
+      createHash('sha256').update(externalId).digest(),
+    );
     await ctx.dataSource.transaction(async (em) => {
       const before = await rowsRead(em, 'listing_line_hashes');
       const known = await ctx.get(ImportsStore).linesByHash(em, owner, hashes);

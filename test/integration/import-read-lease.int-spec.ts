@@ -56,6 +56,7 @@ describe('ImportRunner: the lease during slow work', () => {
         {
           mode: 'upsert',
           dryRun: false,
+          renew: false,
           format: 'ndjson',
           source: 'url',
           sourceUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/feed.ndjson`,

@@ -11,6 +11,7 @@ import { Metrics } from '../../src/platform/metrics/metrics';
 import { createIntegrationContext, IntegrationContext } from '../support/integration';
 import { aListing } from '../support/listing-builder';
 import { queueImport } from '../support/queued-import';
+import { emptyTally } from '../../src/imports/import-plan';
 import { eventually } from '../support/webhook-receiver';
 
 const CHUNK = 3;
@@ -368,7 +369,7 @@ describe('ImportRunner resume after a crash between chunks', () => {
     const progress = {
       nextLine: 4,
       processed: 1,
-      tally: { created: 0, updated: 0, unchanged: 1, failed: 0, removed: 0 },
+      tally: { ...emptyTally(), unchanged: 1 },
       results: [
         {
           seq: 4,

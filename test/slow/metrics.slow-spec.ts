@@ -200,44 +200,49 @@ describe('Prometheus metrics', () => {
   it('counts imported lines by outcome, imports by status and the imports queue', async () => {
     const account = await anAccount(t).build();
     const before = await scrape(workerMetrics);
-    const lines = (n: string) => sampleValue(before, 'import_lines_total', { outcome: n });
+    const count = (text: string, outcome: string, dryRun: boolean) =>
+      sampleValue(text, 'import_lines_total', { outcome, dry_run: String(dryRun) });
     const feed = [
       JSON.stringify(aListing().with({ externalId: 'metrics-imp-1' }).build()),
       JSON.stringify(aListing().with({ externalId: 'metrics-imp-2' }).build()),
       JSON.stringify(aListing().with({ externalId: 'metrics-imp-3', price: -1 }).build()),
     ].join('\n');
-    const res = await fetch(`${api.baseUrl}/v1/imports`, {
-      method: 'POST',
-      headers: {
-        Authorization: `Bearer ${account.liveKey}`,
-        'Content-Type': 'application/x-ndjson',
-      },
-      body: feed,
-    });
-    expect(res.status).toBe(202);
-    const { id } = ((await res.json()) as { data: { id: string } }).data;
-    // Polled in the database: this file's read limit is 3 a minute.
-    await eventually(
-      async () =>
-        (
-          await t.dataSource.query(
-            `SELECT 1 FROM imports WHERE id = $1 AND finished_at IS NOT NULL`,
-            [id],
-          )
-        ).length === 1,
-      20_000,
-    );
+    const importFeed = async (query = '') => {
+      const res = await fetch(`${api.baseUrl}/v1/imports${query}`, {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${account.liveKey}`,
+          'Content-Type': 'application/x-ndjson',
+        },
+        body: feed,
+      });
+      expect(res.status).toBe(202);
+      const { id } = ((await res.json()) as { data: { id: string } }).data;
+      // Polled in the database: this file's read limit is 3 a minute.
+      await eventually(
+        async () =>
+          (
+            await t.dataSource.query(
+              `SELECT 1 FROM imports WHERE id = $1 AND finished_at IS NOT NULL`,
+              [id],
+            )
+          ).length === 1,
+        20_000,
+      );
+    };
+    const outcomes = ['created', 'updated', 'unchanged', 'failed', 'removed'];
+    await importFeed();
+    await importFeed('?dryRun=true'); // the same lines again: unchanged, and written nowhere
     const after = await scrape(workerMetrics);
-    const added = (outcome: string) =>
-      sampleValue(after, 'import_lines_total', { outcome }) - lines(outcome);
-    expect(['created', 'updated', 'unchanged', 'failed', 'removed'].map(added)).toEqual([
-      2, 0, 0, 1, 0,
-    ]);
-    const [{ count }] = await t.dataSource.query(
+    const added = (dryRun: boolean) =>
+      outcomes.map((o) => count(after, o, dryRun) - count(before, o, dryRun));
+    expect(added(false)).toEqual([2, 0, 0, 1, 0]);
+    expect(added(true)).toEqual([0, 0, 2, 1, 0]);
+    const [{ count: withErrors }] = await t.dataSource.query(
       `SELECT count(*)::int AS count FROM imports WHERE status = 'succeeded_with_errors'`,
     );
     for (const text of [after, await scrape(apiMetrics)]) {
-      expect(sampleValue(text, 'imports', { status: 'succeeded_with_errors' })).toBe(count);
+      expect(sampleValue(text, 'imports', { status: 'succeeded_with_errors' })).toBe(withErrors);
       for (const state of ['waiting', 'active', 'delayed', 'completed', 'failed'])
         expect(text).toContain(`queue_jobs{queue="imports",state="${state}"}`);
     }

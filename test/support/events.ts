@@ -13,8 +13,12 @@ export function sampleEventData<E extends EventName>(event: E, livemode = true):
     created: 1,
     updated: 1,
     unchanged: 1,
+    renewed: 0,
+    restored: 0,
+    skipped: 0,
     removed: 0,
     failed: 0,
+    plannedRemovals: null,
   };
   const importRef = { id: ref.id, livemode, mode: 'upsert', dryRun: false, counts };
   const data: { [K in EventName]: EventPayloads[K] } = {

@@ -31,6 +31,7 @@ export async function queueImport(
       {
         mode,
         dryRun,
+        renew: false,
         format,
         source: 'upload',
         sourceUrl: null,

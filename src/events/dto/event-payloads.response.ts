@@ -84,10 +84,22 @@ export class ImportCountsData {
   updated: number;
   @ApiProperty({ type: Number })
   unchanged: number;
+  /** lines that renewed their listing and changed nothing else (`renew=true`) */
+  @ApiProperty({ type: Number })
+  renewed: number;
+  /** lines that brought back a listing a mirror import had removed, with its id */
+  @ApiProperty({ type: Number })
+  restored: number;
+  /** lines whose listing is SOLD: left alone, not a failure */
+  @ApiProperty({ type: Number })
+  skipped: number;
   @ApiProperty({ type: Number })
   removed: number;
   @ApiProperty({ type: Number })
   failed: number;
+  /** mirror imports: the listings the import removes (or would, while held); null until planned */
+  @ApiProperty({ type: Number, nullable: true })
+  plannedRemovals: number | null;
 }
 
 /** `import.held` and `import.finished` */

@@ -19,6 +19,12 @@ export class CreateImportQueryDto {
   @IsOptional()
   dryRun: boolean = false;
 
+  /** renews each line's listing that is ACTIVE with 7 days or less left, or EXPIRED */
+  @IsBoolean({ message: 'renew must be true or false' })
+  @Transform(toBoolean)
+  @IsOptional()
+  renew: boolean = false;
+
   /** mirror only: the most listings the import may remove before it is held for confirmation */
   @Max(1_000_000)
   @Min(0)

@@ -24,6 +24,8 @@ export class ImportResponse {
   @ApiProperty({ enum: ['upsert', 'mirror'] satisfies ImportMode[] })
   mode: ImportMode;
   dryRun: boolean;
+  /** the lines renew their listing when it is ACTIVE with 7 days or less left, or EXPIRED */
+  renew: boolean;
   @ApiProperty({ enum: ['ndjson', 'csv'] satisfies ImportFormat[] })
   format: ImportFormat;
   /** the feed was uploaded, or fetched from `sourceUrl` */
@@ -75,4 +77,7 @@ export class ImportResultResponse {
   /** for a failed line: what PUT /listings/by-external-id would have answered */
   @ApiProperty({ type: () => ImportLineErrorResponse, nullable: true })
   error: ImportLineErrorResponse | null;
+  /** for a skipped line: why it was left alone (`SOLD`: its listing is sold) */
+  @ApiProperty({ type: String, enum: ['SOLD'], nullable: true })
+  reason: 'SOLD' | null;
 }

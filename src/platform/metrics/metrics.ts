@@ -49,8 +49,8 @@ export class Metrics {
 
   readonly importLines = new Counter({
     name: 'import_lines_total',
-    help: 'Import results by outcome (created, updated, unchanged, failed, removed)',
-    labelNames: ['outcome'] as const,
+    help: 'Import results by outcome; dry_run="true" for lines of dry runs, which write nothing',
+    labelNames: ['outcome', 'dry_run'] as const,
     registers: [this.registry],
   });
 
