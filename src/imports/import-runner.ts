@@ -648,9 +648,10 @@ function unchangedResult(line: number, externalId: string, listingId: string): N
  * unchanged the long way (a listing written otherwise, or before hashes existed), whose next
  * import is then known at once. Storing one writes no listing and emits nothing.
  */
+/** A skipped line did not write its listing (SOLD): its hash would vouch for content it lacks. */
 function matchingHashes(admitted: Admitted[], applied: UpsertOutcome[]) {
   return applied.flatMap((outcome, i) =>
-    outcome.outcome !== 'failed'
+    outcome.outcome !== 'failed' && outcome.outcome !== 'skipped'
       ? [{ listingId: outcome.row.id, externalId: admitted[i].externalId, hash: admitted[i].hash }]
       : [],
   );

@@ -7,7 +7,7 @@ import type { IntegrationContext } from './integration';
 /**
  * An upload import of `lines` for `owner` (NDJSON, or CSV with `format: 'csv'`), queued as
  * POST /v1/imports leaves it (its file stored, no job), for integration tests that run the
- * ImportRunner themselves (`mode` upsert unless given). Its id. A line given as a string is written as it is (for CSV every
+ * ImportRunner themselves (`mode` upsert unless given, `renew` false). Its id. A line given as a string is written as it is (for CSV every
  * line is, the header first); an object is written as its JSON.
  */
 export async function queueImport(
@@ -18,6 +18,7 @@ export async function queueImport(
     dryRun = false,
     format = 'ndjson' as 'ndjson' | 'csv',
     mode = 'upsert' as 'upsert' | 'mirror',
+    renew = false,
   } = {},
 ): Promise<string> {
   const fileKey = `imports/int-${Math.random().toString(36).slice(2)}`;
@@ -31,7 +32,7 @@ export async function queueImport(
       {
         mode,
         dryRun,
-        renew: false,
+        renew,
         format,
         source: 'upload',
         sourceUrl: null,
