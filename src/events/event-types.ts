@@ -119,7 +119,8 @@ const FIELD_CHECKS: Record<FieldKind, (value: unknown) => boolean> = {
     Object.keys(value).length === COUNT_KEYS.length &&
     COUNT_KEYS.every((key) => {
       const count = (value as Record<string, unknown>)[key];
-      return Number.isInteger(count) || (key === 'lines' && count === null);
+      const nullable = key === 'lines' || key === 'plannedRemovals';
+      return Number.isInteger(count) || (nullable && count === null);
     }),
 };
 

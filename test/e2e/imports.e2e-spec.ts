@@ -61,6 +61,14 @@ describe('Inventory imports', () => {
         [seller.id, externalId],
       )
     )[0];
+  const listingByExternalIdOf = async (account: TestAccount, externalId: string) =>
+    (
+      await t.dataSource.query(
+        `SELECT id, status FROM listings WHERE account_id = $1 AND external_id = $2 AND livemode
+         ORDER BY created_at DESC LIMIT 1`,
+        [account.id, externalId],
+      )
+    )[0];
   const eventsAbout = async (ids: string[]) =>
     (await t.dataSource.query(
       `SELECT event FROM outbox_events WHERE data->>'id' = ANY($1) ORDER BY seq`,
@@ -470,19 +478,30 @@ describe('Inventory imports', () => {
       await put('m-three');
       const res = await mirror([item('m-keep', { price: 1 })], '&maxRemovals=1');
       const held = await finished(res.body.data.id, owner.liveKey);
+      // It says what it would remove: no separate dry run needed to count it.
       expect(held).toMatchObject({
         status: 'held',
         removalLimitExceeded: true,
-        counts: { processed: 0 },
+        counts: { processed: 0, plannedRemovals: expect.any(Number) },
       });
+      const planned = held.counts.plannedRemovals;
+      expect(planned).toBeGreaterThan(1);
       expect(await statusOf('m-two')).toBe('ACTIVE');
-      expect((await eventsAbout([res.body.data.id])).map((e) => e.event)).toEqual(['import.held']);
+      const heldEvents = await t.dataSource.query(
+        `SELECT event, data FROM outbox_events WHERE data->>'id' = $1`,
+        [res.body.data.id],
+      );
+      expect(heldEvents.map((e: Body) => e.event)).toEqual(['import.held']);
+      expect((heldEvents[0].data as { counts: Body }).counts.plannedRemovals).toBe(planned);
       const confirmed = await as(t, owner.liveKey)
         .post(`/v1/imports/${res.body.data.id}/confirm`)
         .expect(200);
       expect(confirmed.body.data.status).toBe('queued');
       const done = await finished(res.body.data.id, owner.liveKey);
-      expect(done).toMatchObject({ status: 'succeeded', counts: { updated: 1, removed: 3 } });
+      expect(done).toMatchObject({
+        status: 'succeeded',
+        counts: { updated: 1, removed: 3, plannedRemovals: planned },
+      });
       expect(await statusOf('m-two')).toBe('REMOVED');
       expect((await eventsAbout([res.body.data.id])).map((e) => e.event)).toEqual([
         'import.held',
@@ -508,6 +527,112 @@ describe('Inventory imports', () => {
       expectFieldError(again, 'status');
       const confirm = await as(t, owner.liveKey).post(`/v1/imports/${res.body.data.id}/confirm`);
       expectFieldError(confirm, 'status');
+    });
+  });
+
+  describe('the nightly sync: renew, skip, restore', () => {
+    let owner: TestAccount;
+    beforeEach(async () => {
+      owner = await anAccount(t).build();
+    });
+    const run = async (lines: (Body | string)[], query = '', key = owner.liveKey) =>
+      finished((await upload(ndjson(lines), query, key).expect(202)).body.data.id, key);
+    const outcomes = async (id: string, key = owner.liveKey) =>
+      Object.fromEntries(
+        (await as(t, key).get(`/v1/imports/${id}/results`).expect(200)).body.data.map((r: Body) => [
+          r.externalId,
+          r.outcome,
+        ]),
+      );
+    const days = (iso: string) => (Date.parse(iso) - Date.now()) / 86_400_000;
+
+    it('renews due listings, skips SOLD ones without failing, and reports both', async () => {
+      await run([item('n-due'), item('n-fresh'), item('n-sold')]);
+      const due = await listingByExternalIdOf(owner, 'n-due');
+      await t.dataSource.query(
+        `UPDATE listings SET expires_at = now() + interval '2 days' WHERE id = $1`,
+        [due.id],
+      );
+      const sold = await listingByExternalIdOf(owner, 'n-sold');
+      await as(t, owner.liveKey).post(`/v1/listings/${sold.id}/sold`).expect(200);
+      const done = await run([item('n-due'), item('n-fresh'), item('n-sold')], '?renew=true');
+      expect(done).toMatchObject({
+        status: 'succeeded',
+        renew: true,
+        counts: { renewed: 1, unchanged: 1, skipped: 1, failed: 0 },
+      });
+      expect(await outcomes(done.id)).toEqual({
+        'n-due': 'renewed',
+        'n-fresh': 'unchanged',
+        'n-sold': 'skipped',
+      });
+      const skipped = await as(t, owner.liveKey)
+        .get(`/v1/imports/${done.id}/results?outcome=skipped`)
+        .expect(200);
+      expect(skipped.body.data).toEqual([
+        expect.objectContaining({ externalId: 'n-sold', reason: 'SOLD', error: null }),
+      ]);
+      const renewed = (await as(t, owner.liveKey).get(`/v1/listings/${due.id}`).expect(200)).body
+        .data;
+      expect(days(renewed.expiresAt)).toBeGreaterThan(31);
+      expect((await eventsAbout([due.id])).map((e) => e.event)).toEqual([
+        'listing.created',
+        'listing.updated',
+      ]);
+    });
+
+    it('renews in test mode through the sandbox: published, expired, renewed by the feed', async () => {
+      const created = await run([item('n-test')], '', owner.testKey);
+      expect(created.counts.created).toBe(1);
+      const [{ id }] = await t.dataSource.query(
+        `SELECT id FROM listings WHERE account_id = $1 AND external_id = 'n-test' AND NOT livemode`,
+        [owner.id],
+      );
+      const sandbox = (name: string) =>
+        as(t, owner.testKey).post(`/v1/test-helpers/listings/${id}/${name}`).expect(200);
+      await sandbox('publish');
+      await sandbox('expire');
+      const done = await run([item('n-test')], '?renew=true', owner.testKey);
+      expect(await outcomes(done.id, owner.testKey)).toEqual({ 'n-test': 'renewed' });
+      const after = (await as(t, owner.testKey).get(`/v1/listings/${id}`).expect(200)).body.data;
+      expect(after.status).toBe('ACTIVE');
+      expect(days(after.expiresAt)).toBeGreaterThan(29);
+    });
+
+    it('refuses renew other than true or false, naming it', async () => {
+      for (const value of ['maybe', '1', ''])
+        expectFieldError(await upload(ndjson([item('n-bad')]), `?renew=${value}`), 'renew');
+    });
+
+    it('restores a listing a mirror removed, by a PUT, with its id and images', async () => {
+      const first = await as(t, owner.liveKey)
+        .put('/v1/listings/by-external-id/n-back')
+        .send(
+          aListing()
+            .with({ images: [{ url: 'https://img.example.com/n-back.jpg' }] })
+            .build(),
+        )
+        .expect(201);
+      await run([item('n-other')], '?mode=mirror');
+      expect((await listingByExternalIdOf(owner, 'n-back'))?.status).toBe('REMOVED');
+      const back = await as(t, owner.liveKey)
+        .put('/v1/listings/by-external-id/n-back')
+        .send(aListing().with({ price: 4242 }).build())
+        .expect(200);
+      expect(back.body.data).toMatchObject({
+        id: first.body.data.id,
+        status: 'ACTIVE',
+        price: 4242,
+        images: [expect.objectContaining({ url: 'https://img.example.com/n-back.jpg' })],
+      });
+      expect(days(back.body.data.expiresAt)).toBeGreaterThan(29);
+      // Removed by its owner: a PUT creates a new listing instead.
+      await as(t, owner.liveKey).delete(`/v1/listings/${first.body.data.id}`).expect(200);
+      const fresh = await as(t, owner.liveKey)
+        .put('/v1/listings/by-external-id/n-back')
+        .send(aListing().build())
+        .expect(201);
+      expect(fresh.body.data.id).not.toBe(first.body.data.id);
     });
   });
 

@@ -132,6 +132,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/listings/bulk/renew": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Renew up to 50 listings
+         * @description Renews each listing as POST /listings/:id/renew would (ACTIVE or EXPIRED).
+         */
+        post: operations["bulkRenewListings"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/listings": {
         parameters: {
             query?: never;
@@ -807,6 +827,20 @@ export interface components {
             /** @description one entry per item, in request order */
             results: components["schemas"]["BulkItemResult"][];
         };
+        BulkRenewRequest: {
+            /** @description 1–50 listing ids; one that names none of your listings fails alone with NOT_FOUND */
+            ids: string[];
+        };
+        BulkRenewResult: {
+            /** @description listings renewed: ACTIVE, with 30 more days */
+            renewed: number;
+            /** @description items in the request */
+            total: number;
+            /** @description items that failed; nothing of theirs was kept */
+            failed: number;
+            /** @description one entry per item, in request order */
+            results: components["schemas"]["BulkItemResult"][];
+        };
         BulkSoldResult: {
             /** @description listings now SOLD */
             sold: number;
@@ -1053,6 +1087,8 @@ export interface components {
             finishedAt: string | null;
             id: string;
             dryRun: boolean;
+            /** @description the lines renew their listing when it is ACTIVE with 7 days or less left, or EXPIRED */
+            renew: boolean;
             livemode: boolean;
             /** @description a mirror import that would remove more than its limit (held, or a dry run reporting it) */
             removalLimitExceeded: boolean;
@@ -1064,8 +1100,16 @@ export interface components {
             created: number;
             updated: number;
             unchanged: number;
+            /** @description lines that renewed their listing and changed nothing else (`renew=true`) */
+            renewed: number;
+            /** @description lines that brought back a listing a mirror import had removed, with its id */
+            restored: number;
+            /** @description lines whose listing is SOLD: left alone, not a failure */
+            skipped: number;
             removed: number;
             failed: number;
+            /** @description mirror imports: the listings the import removes (or would, while held); null until planned */
+            plannedRemovals: number | null;
         };
         ImportError: {
             code: string;
@@ -1178,11 +1222,16 @@ export interface components {
             line: number | null;
             externalId: string | null;
             /** @enum {string} */
-            outcome: "created" | "updated" | "unchanged" | "failed" | "removed";
+            outcome: "created" | "updated" | "unchanged" | "renewed" | "restored" | "skipped" | "failed" | "removed";
             /** @description the listing the line wrote, matched or removed; null when it failed, or was created by a dry run */
             listingId: string | null;
             /** @description for a failed line: what PUT /listings/by-external-id would have answered */
             error: components["schemas"]["ImportLineError"] | (null);
+            /**
+             * @description for a skipped line: why it was left alone (`SOLD`: its listing is sold)
+             * @enum {string|null}
+             */
+            reason: "SOLD" | null;
         };
         ImportSourceRequest: {
             /**
@@ -2584,6 +2633,110 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         data?: components["schemas"]["BulkSoldResult"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: bad input; `details` names each field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: account not approved, or key without the scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description seconds */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVER_ERROR: an internal error; retry, or contact support with `meta.requestId` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    bulkRenewListings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkRenewRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["BulkRenewResult"];
                     };
                 };
             };
@@ -5447,6 +5600,8 @@ export interface operations {
                 mode?: "upsert" | "mirror";
                 /** @description reads, validates and reports every outcome, and writes nothing */
                 dryRun?: boolean;
+                /** @description renews each line's listing that is ACTIVE with 7 days or less left, or EXPIRED */
+                renew?: boolean;
                 /** @description mirror only: the most listings the import may remove before it is held for confirmation */
                 maxRemovals?: number;
             };
@@ -5686,7 +5841,7 @@ export interface operations {
                 /** @description page size, 1–1000 */
                 limit?: number;
                 /** @description only results with this outcome */
-                outcome?: "created" | "updated" | "unchanged" | "failed" | "removed";
+                outcome?: "created" | "updated" | "unchanged" | "renewed" | "restored" | "skipped" | "failed" | "removed";
             };
             header?: never;
             path: {

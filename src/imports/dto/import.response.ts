@@ -78,6 +78,6 @@ export class ImportResultResponse {
   @ApiProperty({ type: () => ImportLineErrorResponse, nullable: true })
   error: ImportLineErrorResponse | null;
   /** for a skipped line: why it was left alone (`SOLD`: its listing is sold) */
-  @ApiProperty({ type: String, enum: ['SOLD'], nullable: true })
+  @ApiProperty({ type: String, enum: ['SOLD', null], nullable: true })
   reason: 'SOLD' | null;
 }
