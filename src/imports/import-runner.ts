@@ -50,6 +50,8 @@ const MAX_ATTEMPTS = 3;
 const RENEW_AT_LEASE_SHARE = 1 / 3;
 /** The read pass's hash lookups running while it reads on: the database probes, the worker reads. */
 const LOOKUPS_IN_FLIGHT = 3;
+/** Planned removals written per statement while an import is held. */
+const PLANNED_REMOVALS_PAGE = 5_000;
 /**
  * Lines are read and validated in turns of this long (a turn ends after the line that passes it),
  * then the event loop has one.
@@ -112,7 +114,7 @@ export class ImportRunner {
       if (!planned) throw new LostClaimError(claim.id);
       // A cancel sent during the read pass ends the import here: it must not be held instead.
       if (planned.cancel_requested) throw new Cancelled();
-      if (await this.holdsForRemovals(planned, claim, firstLines)) return;
+      if (await this.holdsForRemovals(planned, claim, firstLines, lastLine)) return;
       let current = await this.applyLines(planned, claim, firstLines, known);
       if (current.mode === 'mirror')
         current = await this.applyRemovals(current, claim, lastLine, firstLines.externalIds());
@@ -232,6 +234,7 @@ export class ImportRunner {
     row: ImportRow,
     claim: Claim,
     firstLines: FirstLines,
+    lastLine: number,
   ): Promise<boolean> {
     if (row.mode !== 'mirror' || row.confirmed || row.next_line > 0) return false;
     const keep = firstLines.externalIds();
@@ -246,6 +249,7 @@ export class ImportRunner {
     // A dry run reports what a real run would do, the hold included, and runs on.
     if (!limitExceeded || row.dry_run) return false;
     await this.dataSource.transaction(async (em) => {
+      await this.recordPlannedRemovals(em, row, keep, lastLine);
       const held = await this.store.settle(em, claim, {
         status: 'held',
         removalLimitExceeded: true,
@@ -257,6 +261,30 @@ export class ImportRunner {
       throw new LostClaimError(claim.id);
     });
     return true;
+  }
+
+  /** The removals a held import would make, as its results, numbered after its lines. */
+  private async recordPlannedRemovals(
+    em: EntityManager,
+    row: ImportRow,
+    keep: string[],
+    lastLine: number,
+  ): Promise<void> {
+    const scope = this.scopeOf(row);
+    let afterId: string | null = null;
+    for (let recorded = 0; ;) {
+      const page = await this.listingsStore.lockMirrorRemovals(em, scope, {
+        accepted: row.planned_snapshot!,
+        keep,
+        afterId,
+        limit: PLANNED_REMOVALS_PAGE,
+        lock: false,
+      });
+      if (page.length === 0) return;
+      await this.store.recordPlannedRemovals(em, row.id, lastLine + 1 + recorded, page);
+      recorded += page.length;
+      afterId = page[page.length - 1].id;
+    }
   }
 
   /**

@@ -438,28 +438,62 @@ export class ImportsStore {
    * commit. Returns the row after the call, or undefined when it was already finished.
    */
   async cancel(em: EntityManager, scope: OwnerScope, id: string): Promise<ImportRow | undefined> {
-    const [rows] = await em.query(
-      `UPDATE imports SET
-         status = CASE WHEN status = 'running' THEN status ELSE 'cancelled' END,
-         cancel_requested = true,
-         finished_at = CASE WHEN status = 'running' THEN NULL ELSE now() END
-       WHERE id = $1 AND account_id = $2 AND livemode = $3
-         AND status IN ('queued', 'running', 'held')
-       RETURNING *`,
+    const [row] = await em.query(
+      `WITH before AS (
+         SELECT id, status FROM imports WHERE id = $1 AND account_id = $2 AND livemode = $3
+         FOR UPDATE),
+       cancelled AS (
+         UPDATE imports i SET
+           status = CASE WHEN i.status = 'running' THEN i.status ELSE 'cancelled' END,
+           cancel_requested = true,
+           finished_at = CASE WHEN i.status = 'running' THEN NULL ELSE now() END
+         FROM before WHERE i.id = before.id AND before.status IN ('queued', 'running', 'held')
+         RETURNING i.*),
+       -- A held import's planned removals never happen: they are not its results.
+       unplanned AS (
+         DELETE FROM import_results r USING before
+         WHERE r.import_id = before.id AND before.status = 'held' AND r.outcome = 'removed')
+       SELECT * FROM cancelled`,
       [id, scope.accountId, scope.livemode],
     );
-    return rows[0];
+    return row;
   }
 
-  /** A held import is queued again, confirmed: it then runs in full. */
+  /**
+   * A held import is queued again, confirmed: it then runs in full, and its planned removals
+   * give way to the removals it makes.
+   */
   async confirm(scope: OwnerScope, id: string): Promise<ImportRow | undefined> {
-    const [rows] = await this.dataSource.query(
-      `UPDATE imports SET status = 'queued', confirmed = true, attempts = 0
-       WHERE id = $1 AND account_id = $2 AND livemode = $3 AND status = 'held'
-       RETURNING *`,
+    const [row] = await this.dataSource.query(
+      `WITH confirmed AS (
+         UPDATE imports SET status = 'queued', confirmed = true, attempts = 0
+         WHERE id = $1 AND account_id = $2 AND livemode = $3 AND status = 'held'
+         RETURNING *),
+       unplanned AS (
+         DELETE FROM import_results r USING confirmed
+         WHERE r.import_id = confirmed.id AND r.outcome = 'removed')
+       SELECT * FROM confirmed`,
       [id, scope.accountId, scope.livemode],
     );
-    return rows[0];
+    return row;
+  }
+
+  /**
+   * A held import's planned removals as its results (outcome `removed`, `line` null), numbered
+   * after `firstSeq`, in the caller's transaction: what `?outcome=removed` lists while it waits.
+   */
+  async recordPlannedRemovals(
+    em: EntityManager,
+    importId: string,
+    firstSeq: number,
+    listings: { id: string; external_id: string }[],
+  ): Promise<void> {
+    await em.query(
+      `INSERT INTO import_results (import_id, seq, line, external_id, outcome, listing_id)
+       SELECT $1, $2 + x.n - 1, NULL, x.external_id, 'removed', x.id
+       FROM unnest($3::uuid[], $4::text[]) WITH ORDINALITY AS x(id, external_id, n)`,
+      [importId, firstSeq, listings.map((l) => l.id), listings.map((l) => l.external_id)],
+    );
   }
 
   /** Whether a cancel asked the running import to stop. */

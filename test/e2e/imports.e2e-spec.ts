@@ -486,6 +486,16 @@ describe('Inventory imports', () => {
       });
       const planned = held.counts.plannedRemovals;
       expect(planned).toBeGreaterThan(1);
+      // Its results list what it would remove, before anything is removed.
+      const removedOf = async (id: string) =>
+        (await as(t, owner.liveKey).get(`/v1/imports/${id}/results?outcome=removed`).expect(200))
+          .body.data;
+      const plannedRows = await removedOf(res.body.data.id);
+      expect(plannedRows).toHaveLength(planned);
+      expect(plannedRows.map((r: Body) => r.externalId)).toEqual(
+        expect.arrayContaining(['m-two', 'm-three']),
+      );
+      expect(plannedRows.every((r: Body) => r.line === null)).toBe(true);
       expect(await statusOf('m-two')).toBe('ACTIVE');
       const heldEvents = await t.dataSource.query(
         `SELECT event, data FROM outbox_events WHERE data->>'id' = $1`,
@@ -500,8 +510,13 @@ describe('Inventory imports', () => {
       const done = await finished(res.body.data.id, owner.liveKey);
       expect(done).toMatchObject({
         status: 'succeeded',
-        counts: { updated: 1, removed: 3, plannedRemovals: planned },
+        counts: { updated: 1, removed: planned, plannedRemovals: planned },
       });
+      // The removals made replace the planned ones: each listed once.
+      const removedRows = await removedOf(res.body.data.id);
+      expect(removedRows.map((r: Body) => r.listingId).sort()).toEqual(
+        plannedRows.map((r: Body) => r.listingId).sort(),
+      );
       expect(await statusOf('m-two')).toBe('REMOVED');
       expect((await eventsAbout([res.body.data.id])).map((e) => e.event)).toEqual([
         'import.held',
@@ -519,6 +534,11 @@ describe('Inventory imports', () => {
         .expect(200);
       expect(cancelled.body.data.status).toBe('cancelled');
       expect(await statusOf('m-four')).toBe('ACTIVE');
+      // What it planned to remove never happened: no removal is among its results.
+      const removed = await as(t, owner.liveKey)
+        .get(`/v1/imports/${res.body.data.id}/results?outcome=removed`)
+        .expect(200);
+      expect(removed.body.data).toEqual([]);
       expect((await eventsAbout([res.body.data.id])).map((e) => e.event)).toEqual([
         'import.held',
         'import.finished',
