@@ -728,8 +728,6 @@ async function main(): Promise<void> {
     FETCH_ALLOW_PRIVATE_TARGETS: 'true',
     // The purge scenario: rows become due all at once and the worker should start on them soon.
     RETENTION_PURGE_EVERY: '1s',
-    // The imports' 100,000-line file is ~102 MB, over the 100 MiB default (API and worker).
-    IMPORT_MAX_BYTES: '150000000',
     IMAGE_CONCURRENCY: String(IMAGE_CONCURRENCY),
   };
   // As deployed (docker-compose): an API process and a delivery/scheduler worker, apart, with

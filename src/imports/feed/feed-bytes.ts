@@ -7,10 +7,10 @@ export type FeedChunk = Buffer | Uint8Array | string;
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 /**
- * A gzip body may inflate to this many times IMPORT_MAX_BYTES: a real feed compresses 5 to 10
- * times, a bomb a thousand, and reading what it inflates to would hold a worker for hours.
+ * A gzip body may inflate to this many times IMPORT_MAX_BYTES (4 GiB at the default 1 GiB): a
+ * bomb inflates a thousandfold, and reading what it inflates to would hold a worker for hours.
  */
-export const MAX_INFLATION = 10;
+export const MAX_INFLATION = 4;
 
 /**
  * The feed's bytes as the parsers read them: counted as sent (so compressed when gzip),

@@ -12,8 +12,8 @@ export interface FeedLimits {
 }
 
 export const DEFAULT_FEED_LIMITS: Readonly<FeedLimits> = {
-  maxBytes: 100 * 1024 * 1024,
-  maxLines: 100_000,
+  maxBytes: 1024 ** 3,
+  maxLines: 1_000_000,
   maxLineBytes: 256 * 1024,
 };
 

@@ -4,8 +4,8 @@ import { IsDuration, parseDuration, ToInt, ToNumber } from './config-transforms'
 import { validateConfig } from './validate-config';
 
 class ImportsEnv {
-  @ToInt() @IsInt() @Min(1) IMPORT_MAX_BYTES: number = 100 * 1024 * 1024;
-  @ToInt() @IsInt() @Min(1) @Max(10_000_000) IMPORT_MAX_LINES: number = 100_000;
+  @ToInt() @IsInt() @Min(1) IMPORT_MAX_BYTES: number = 1024 ** 3;
+  @ToInt() @IsInt() @Min(1) @Max(10_000_000) IMPORT_MAX_LINES: number = 1_000_000;
   @IsDuration() IMPORT_RETENTION: string = '7d';
   @ToInt() @IsInt() @Min(1) @Max(500) IMPORT_CHUNK_LINES: number = 500;
   @IsDuration() IMPORT_LEASE: string = '30s';
