@@ -116,7 +116,8 @@ async function settled(db: Client, accountId: string, timeoutMs = 600_000) {
   for (;;) {
     const states = await imageStates(db, accountId);
     if (!states.pending) return states;
-    if (Date.now() - started > timeoutMs) throw new Error(`images still pending: ${states.pending}`);
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`images still pending: ${states.pending}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }

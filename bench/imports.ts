@@ -76,12 +76,12 @@ export async function writeFeed(path: string, prefix: string, lines: number, lin
   return statSync(path).size;
 }
 
-/** POSTs the file as the request body, streamed from disk with its Content-Length. */
-export function upload(base: string, key: string, path: string): Promise<ImportView> {
+/** POSTs the file as the request body (`query` after /v1/imports), streamed with its Content-Length. */
+export function upload(base: string, key: string, path: string, query = ''): Promise<ImportView> {
   const size = statSync(path).size;
   return new Promise((resolvePromise, reject) => {
     const req = request(
-      `${base}/v1/imports`,
+      `${base}/v1/imports${query}`,
       {
         method: 'POST',
         headers: {

@@ -36,6 +36,7 @@
  *
  * BENCH_ONLY=images runs only the image-pipeline scenarios (bench/images.ts): the worker's
  * renditions per second against bare sharp, and GET by id's p95 during a burst of 500 URL images.
+ * BENCH_ONLY=renew runs only the renewing-feed scenario (bench/renew.ts).
  * BENCH_ONLY=fairness runs only the event-lane scenario (bench/fairness.ts): sales of two accounts
  * timed alone and while one of them imports 100,000 listings.
  */
@@ -56,6 +57,7 @@ import {
 } from './lib/processes';
 import { BenchReceiver } from './lib/receiver';
 import { benchFairness } from './fairness';
+import { benchRenew } from './renew';
 import { BenchAccount, createAccount, LISTING_BODY, seedListings } from './lib/seed';
 import { pixelBomb } from '../test/support/images';
 import { benchSync } from './sync';
@@ -832,6 +834,14 @@ async function main(): Promise<void> {
       mergeTargets(targets, 'imagesAt');
       return;
     }
+    if (process.env.BENCH_ONLY === 'renew') {
+      console.log('\nRenewing feed…');
+      const targets = await benchRenew({ db, base, adminToken: ADMIN_TOKEN });
+      console.log('\nTargets:');
+      printTargets(targets);
+      mergeTargets(targets, 'renewAt');
+      return;
+    }
     if (process.env.BENCH_ONLY === 'fairness') {
       console.log('\nFairness…');
       const targets = await benchFairness({ base, adminToken: ADMIN_TOKEN });
@@ -974,6 +984,9 @@ async function main(): Promise<void> {
     console.log('\nImage pipeline…');
     const imageTargets = await benchImages(imagesContext);
 
+    console.log('\nRenewing feed…');
+    const renewTargets = await benchRenew({ db, base, adminToken: ADMIN_TOKEN });
+
     console.log('\nFairness…');
     const fairnessTargets = await benchFairness({ base, adminToken: ADMIN_TOKEN });
 
@@ -1007,6 +1020,7 @@ async function main(): Promise<void> {
       ...webhookTargets(webhooks),
       ...importTargets,
       ...imageTargets,
+      ...renewTargets,
       ...fairnessTargets,
     };
     console.log('\nTargets:');

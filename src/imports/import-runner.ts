@@ -14,7 +14,7 @@ import {
   EXTERNAL_ID_PATTERN,
   EXTERNAL_ID_RULE,
 } from '../listings/dto/create-listing.dto';
-import { ListingsService, UpsertOptions, UpsertOutcome } from '../listings/listings.service';
+import { ListingsService, UpsertOutcome } from '../listings/listings.service';
 import { ListingsStore } from '../listings/listings.store';
 import { ApiLoad } from '../platform/api-load/api-load';
 import type { AllConfig } from '../platform/config';
@@ -33,6 +33,7 @@ import {
   ImportRow,
   ImportStatus,
   ImportsStore,
+  KnownLine,
   LostClaimError,
   NewResult,
   OutcomeTally,
@@ -62,14 +63,19 @@ class Cancelled extends Error {}
 
 type Admitted = { line: number; externalId: string; dto: CreateListingDto; hash: Buffer };
 /** A line whose hash was found with its listing in the read pass, by line number. */
-type KnownLines = Map<number, { externalId: string; listingId: string }>;
+type KnownLines = Map<number, KnownLine>;
+/** A known line whose listing a renewing import renews: nothing to validate, one write. */
+type Renewal = { line: number; externalId: string; listingId: string; hash: Buffer };
 type ChunkProgress = Parameters<ImportsStore['saveChunk']>[2];
+/** What a chunk's transaction wrote: the admitted lines' outcomes, the renewed listings' ids. */
+type ChunkWrites = { applied: UpsertOutcome[]; renewed: Set<string> };
 type PreparedChunk = {
   scope: OwnerScope;
   lines: number;
   nextLine: number;
   results: NewResult[];
   admitted: Admitted[];
+  renewals: Renewal[];
 };
 
 /**
@@ -174,9 +180,7 @@ export class ImportRunner {
       for (const [i, record] of records.entries()) {
         const hit = hits.get(i);
         // Lines a resumed run has applied already are noted, not kept.
-        // A line whose listing a renewing import would renew is applied, not known unchanged.
-        if (hit && record.line > row.next_line && !(row.renew && hit.renewalDue))
-          known.set(record.line, hit);
+        if (hit && record.line > row.next_line) known.set(record.line, hit);
         const externalId = hit ? hit.externalId : externalIdOf(record.read());
         firstLines.note(externalId, record.line);
         await turns.maybeYield();
@@ -299,12 +303,11 @@ export class ImportRunner {
     firstLines: FirstLines,
     known: KnownLines,
   ): Promise<ImportRow> {
-    const scope = this.scopeOf(row);
     const pacer = this.newPacer();
     let current = row;
     let committing: Promise<ImportRow> | undefined;
     const apply = async (chunk: FeedRecord[]) => {
-      const prepared = await this.prepareChunk(scope, chunk, firstLines, known);
+      const prepared = await this.prepareChunk(row, chunk, firstLines, known);
       if (committing) current = await committing;
       committing = this.commitChunk(current, claim, prepared, pacer);
       // Awaited with the next chunk or at the end; a failure surfaces there, not as unhandled.
@@ -334,7 +337,7 @@ export class ImportRunner {
    * read pass, failed lines, and the admitted ones (validated as the PUT validates its body).
    */
   private async prepareChunk(
-    scope: OwnerScope,
+    row: ImportRow,
     chunk: FeedRecord[],
     firstLines: FirstLines,
     known: KnownLines,
@@ -342,13 +345,17 @@ export class ImportRunner {
     const digest = this.reference.digest();
     const results: NewResult[] = [];
     const admitted: Admitted[] = [];
+    const renewals: Renewal[] = [];
     const turns = new EventLoopTurns(TURN_MS);
     for (const record of chunk) {
       const hit = known.get(record.line);
       known.delete(record.line); // each line is prepared once; a 100k-line file's map empties
       // A repeated line is found too, and fails in `admit` as the repeat it is.
       if (hit && firstLines.duplicateOf(hit.externalId, record.line) === undefined) {
-        results.push(unchangedResult(record.line, hit.externalId, hit.listingId));
+        // The line matches its listing: a due one is renewed without validating it again.
+        if (row.renew && hit.renewalDue)
+          renewals.push({ line: record.line, ...hit, hash: lineHash(digest, record.content) });
+        else results.push(unchangedResult(record.line, hit.externalId, hit.listingId));
         continue;
       }
       const line = record.read();
@@ -359,11 +366,12 @@ export class ImportRunner {
       await turns.maybeYield();
     }
     return {
-      scope,
+      scope: this.scopeOf(row),
       lines: chunk.length,
       nextLine: chunk[chunk.length - 1].line,
       results,
       admitted,
+      renewals,
     };
   }
 
@@ -399,38 +407,55 @@ export class ImportRunner {
   private async commitWhole(
     row: ImportRow,
     claim: Claim,
-    { scope, lines, nextLine, results, admitted }: PreparedChunk,
+    { scope, lines, nextLine, results, admitted, renewals }: PreparedChunk,
     pacer: ChunkPacer,
   ): Promise<ImportRow> {
     const { leaseMs } = this.config;
     // Built anew by each run of the chunk's transaction: a run PostgreSQL aborted is run again.
     let chunk: ChunkProgress | undefined;
-    const progress = (applied: UpsertOutcome[]) => {
-      const all = [...results, ...applied.map((outcome, i) => appliedResult(admitted[i], outcome))];
+    const progress = ({ applied, renewed }: ChunkWrites) => {
+      const all = [
+        ...results,
+        ...applied.map((outcome, i) => appliedResult(admitted[i], outcome)),
+        ...renewals.map((item) => renewalResult(item, renewed)),
+      ];
       all.sort((a, b) => a.seq - b.seq);
       return (chunk = { nextLine, processed: lines, tally: tallyOf(all), results: all });
     };
+    // The chunk's listing writes: its admitted lines as PUTs, its due known lines renewed.
+    const write = async (em: EntityManager): Promise<ChunkWrites> => {
+      const applied = await this.listings.upsertBatch(em, scope, admitted, { renew: row.renew });
+      const renewed = await this.listings.renewMany(
+        em,
+        scope,
+        renewals.map((item) => item.listingId),
+      );
+      return { applied, renewed };
+    };
     let saved: ImportRow;
-    if (admitted.length === 0) {
+    if (admitted.length === 0 && renewals.length === 0) {
       // Nothing to write but the outcomes: one statement, atomic by itself.
-      saved = await this.store.saveChunk(this.dataSource.manager, claim, progress([]), leaseMs);
+      const none = { applied: [], renewed: new Set<string>() };
+      saved = await this.store.saveChunk(this.dataSource.manager, claim, progress(none), leaseMs);
     } else {
       saved = await this.paced(
         pacer,
         () =>
           retryingConflicts(() =>
             row.dry_run
-              ? this.saveDryRun(claim, scope, admitted, progress, { renew: row.renew })
+              ? this.saveDryRun(claim, write, progress)
               : this.dataSource.transaction(async (em) => {
                   await this.outbox.useBulkLane(em);
-                  const applied = await this.listings.upsertBatch(em, scope, admitted, {
-                    renew: row.renew,
-                  });
-                  await this.store.saveLineHashes(em, scope, matchingHashes(admitted, applied));
-                  return this.store.saveChunk(em, claim, progress(applied), leaseMs);
+                  const writes = await write(em);
+                  await this.store.saveLineHashes(em, scope, [
+                    ...matchingHashes(admitted, writes.applied),
+                    // Renewing changed the listing's expiry only: its line still matches it.
+                    ...renewals.filter((item) => writes.renewed.has(item.listingId)),
+                  ]);
+                  return this.store.saveChunk(em, claim, progress(writes), leaseMs);
                 }),
           ),
-        () => admitted.length,
+        () => admitted.length + renewals.length,
       );
     }
     this.count(chunk!.tally, row.dry_run);
@@ -483,22 +508,20 @@ export class ImportRunner {
   /** A dry run applies the chunk in a transaction it rolls back, then records the outcomes. */
   private async saveDryRun(
     claim: Claim,
-    scope: OwnerScope,
-    admitted: Admitted[],
-    progress: (applied: UpsertOutcome[]) => ChunkProgress,
-    options: UpsertOptions,
+    write: (em: EntityManager) => Promise<ChunkWrites>,
+    progress: (writes: ChunkWrites) => ChunkProgress,
   ): Promise<ImportRow> {
     const runner = this.dataSource.createQueryRunner();
-    let applied: UpsertOutcome[];
+    let writes: ChunkWrites;
     await runner.connect();
     try {
       await runner.startTransaction();
-      applied = await this.listings.upsertBatch(runner.manager, scope, admitted, options);
+      writes = await write(runner.manager);
     } finally {
       await runner.rollbackTransaction().catch(() => undefined);
       await runner.release();
     }
-    const chunk = progress(applied);
+    const chunk = progress(writes);
     // The ids of listings it would create were rolled back with them: they will never exist.
     for (const result of chunk.results) if (result.outcome === 'created') result.listing_id = null;
     return this.store.saveChunk(this.dataSource.manager, claim, chunk, this.config.leaseMs);
@@ -694,7 +717,9 @@ function halves(chunk: PreparedChunk): [PreparedChunk, PreparedChunk] {
   const part = (inFirst: boolean, nextLine: number): PreparedChunk => {
     const results = chunk.results.filter((r) => r.seq <= middle === inFirst);
     const admitted = chunk.admitted.filter((a) => a.line <= middle === inFirst);
-    return { ...chunk, lines: results.length + admitted.length, nextLine, results, admitted };
+    const renewals = chunk.renewals.filter((r) => r.line <= middle === inFirst);
+    const lines = results.length + admitted.length + renewals.length;
+    return { ...chunk, lines, nextLine, results, admitted, renewals };
   };
   return [part(true, middle), part(false, chunk.nextLine)];
 }
@@ -721,6 +746,14 @@ function appliedResult(item: Admitted, applied: UpsertOutcome): NewResult {
     return { ...base, outcome: 'failed', listing_id: null, error: lineError(applied.error) };
   const reason = applied.outcome === 'skipped' ? applied.reason : null;
   return { ...base, outcome: applied.outcome, listing_id: applied.row.id, error: null, reason };
+}
+
+/** A due known line: renewed, or unchanged if its listing stopped being due meanwhile. */
+function renewalResult(item: Renewal, renewed: Set<string>): NewResult {
+  return {
+    ...unchangedResult(item.line, item.externalId, item.listingId),
+    outcome: renewed.has(item.listingId) ? 'renewed' : 'unchanged',
+  };
 }
 
 function tallyOf(results: NewResult[]): OutcomeTally {

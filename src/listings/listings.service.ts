@@ -452,6 +452,10 @@ export class ListingsService {
           ? { outcome: 'failed', error: result }
           : { outcome: 'created', row: result };
     }
+    const renewals = outcomes.flatMap((outcome, index) =>
+      outcome.outcome === 'renewed' ? [index] : [],
+    );
+    await this.renewTogether(em, scope, renewals, outcomes);
     return outcomes;
   }
 
@@ -474,14 +478,64 @@ export class ListingsService {
       this.validator.assertValid(next);
       const images = this.imagesFromDto(dto.images);
       const changed = listingChanges(current, next, images).changedFields.length > 0;
-      let row = changed ? await this.applyContent(em, scope, current, next, images) : current;
-      const renewing = options.renew === true && renewalDue(row);
+      const renewing = options.renew === true && renewalDue(current);
+      // Renewed only: left to the batch's one statement (renewTogether).
+      if (!changed) return { outcome: renewing ? 'renewed' : 'unchanged', row: current };
+      let row = await this.applyContent(em, scope, current, next, images);
       if (renewing) row = { ...(await this.renew(em, scope, row.id)), images: row.images };
-      return { outcome: changed ? 'updated' : renewing ? 'renewed' : 'unchanged', row };
+      return { outcome: 'updated', row };
     } catch (error) {
       if (error instanceof DomainError) return { outcome: 'failed', error };
       throw error;
     }
+  }
+
+  /**
+   * The batch's `renewed` items (due, nothing else changed) in one statement and one insert of
+   * their events, as POST /listings/:id/renew renews and announces each; their outcomes get the
+   * renewed rows.
+   */
+  private async renewTogether(
+    em: EntityManager,
+    scope: OwnerScope,
+    indexes: number[],
+    outcomes: UpsertOutcome[],
+  ): Promise<void> {
+    const due = indexes.map((index) => outcomes[index] as { row: ListingRow });
+    const renewed = await this.renewRows(
+      em,
+      scope,
+      due.map((outcome) => outcome.row.id),
+    );
+    const byId = new Map(renewed.map((row) => [row.id, row]));
+    for (const outcome of due) {
+      const row = byId.get(outcome.row.id);
+      // Locked by the batch since it was read, still ACTIVE or EXPIRED: always renewed.
+      if (!row) throw new Error(`listing ${outcome.row.id} was not renewed`);
+      outcome.row = { ...row, images: outcome.row.images };
+    }
+  }
+
+  /**
+   * Renews the scope's listings named (those still ACTIVE or EXPIRED) in one statement, with
+   * renew's event each: a renewing import's due lines. The ids renewed.
+   */
+  async renewMany(em: EntityManager, scope: OwnerScope, ids: string[]): Promise<Set<string>> {
+    return new Set((await this.renewRows(em, scope, ids)).map((row) => row.id));
+  }
+
+  private async renewRows(em: EntityManager, scope: OwnerScope, ids: string[]) {
+    const renewed = await this.store.renewMany(em, scope, ids, this.validityMs);
+    await this.outbox.appendMany(
+      em,
+      renewed.map((row) =>
+        listingUpdated(
+          { ...row, images: [] },
+          row.previous_status === 'ACTIVE' ? ['expiresAt'] : ['status', 'expiresAt'],
+        ),
+      ),
+    );
+    return renewed;
   }
 
   /** A batch item naming a listing a mirror import removed: restored, or the item's refusal. */

@@ -396,6 +396,33 @@ export class ListingsStore {
   }
 
   /**
+   * `renew` for many listings of the scope at once (a renewing import's chunk), rows the caller
+   * has locked; those no longer ACTIVE or EXPIRED are left out. Rows without their gallery.
+   */
+  async renewMany(
+    em: EntityManager,
+    scope: OwnerScope,
+    ids: string[],
+    validityMs: number,
+  ): Promise<(ListingRow & { previous_status: ListingStatus })[]> {
+    if (ids.length === 0) return [];
+    const [rows] = await em.query(
+      `UPDATE listings u SET status = 'ACTIVE', expired_at = NULL, updated_at = now(),
+         expires_at = GREATEST(u.expires_at, now()) + make_interval(secs => $4::double precision / 1000)
+       FROM (SELECT l.id, l.status FROM listings l
+             WHERE l.id = ANY($1) AND l.account_id = $2 AND l.livemode = $3
+               AND l.status IN ('ACTIVE', 'EXPIRED')
+             ORDER BY l.id FOR UPDATE) old
+       WHERE u.id = old.id
+       RETURNING ${Object.keys(COLUMNS)
+         .map((column) => `u.${column}`)
+         .join(', ')}, old.status AS previous_status`,
+      [ids, scope.accountId, scope.livemode, validityMs],
+    );
+    return rows;
+  }
+
+  /**
    * Test mode only (the sandbox's publish): DRAFT → ACTIVE, published now and valid `validityMs`
    * from now, as a live create is. The scope keeps it to the caller's test-mode listings.
    */
