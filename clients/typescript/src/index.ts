@@ -1,4 +1,5 @@
 export { createListingsClient, type ListingsClient, type ListingsClientOptions } from './client';
+export { type RetryOptions } from './retry';
 export {
   importFeed,
   ImportStatusUnreadableError,
