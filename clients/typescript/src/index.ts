@@ -31,6 +31,7 @@ export {
   type Delivery,
   type ErrorBody,
   type FeedEvent,
+  type FeedLine,
   type FieldError,
   type Import,
   type ImportResult,
