@@ -1187,7 +1187,7 @@ export interface components {
         ImportSourceRequest: {
             /**
              * Format: uri
-             * @description http or https; fetched through the same address rules as webhook targets
+             * @description http or https, without user info (`user:pw@`); fetched through the same address rules as webhook targets
              */
             sourceUrl: string;
             /** @enum {string} */
