@@ -7,6 +7,7 @@ import type { FieldError } from '../common/errors/domain-error';
 import type { ImportCounts } from '../events/event-types';
 import { LINE_HASH_BYTES } from './import-line-hash';
 import { storableJson } from '../common/db/storable-json';
+import type { FetchFailure } from '../platform/outbound/guarded-fetch';
 
 export const IMPORT_STATUSES = [
   'queued',
@@ -25,6 +26,13 @@ export type ImportOutcome = (typeof IMPORT_OUTCOMES)[number];
 
 export type ImportMode = 'upsert' | 'mirror';
 export type ImportFormat = 'ndjson' | 'csv';
+
+/** Why an import failed as a whole; `reason` only when its sourceUrl could not be fetched. */
+export interface ImportFailure {
+  code: string;
+  message: string;
+  reason?: FetchFailure;
+}
 
 /** An `imports` row; its counts are columns of their own. */
 export interface ImportRow extends ImportCounts {
@@ -46,7 +54,7 @@ export interface ImportRow extends ImportCounts {
   /** taken when the import was accepted (pg_snapshot as text): a mirror removes what it shows */
   planned_snapshot: string | null;
   next_line: number;
-  error: { code: string; message: string } | null;
+  error: ImportFailure | null;
   /** claims in a row without a committed chunk, this one included (a commit makes it 1 again) */
   attempts: number;
   created_at: Date;
@@ -364,7 +372,7 @@ export class ImportsStore {
     claim: Claim,
     change: {
       status: ImportStatus;
-      error?: { code: string; message: string } | null;
+      error?: ImportFailure | null;
       removalLimitExceeded?: boolean;
       /** Not if a cancel was asked for: a cancel committed first wins over a hold. */
       unlessCancelled?: boolean;
