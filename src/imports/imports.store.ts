@@ -104,6 +104,12 @@ export function countsOf(row: ImportRow): ImportCounts {
   };
 }
 
+/**
+ * A result keeps this much of a line's externalId: a valid one is at most 128 characters, and a
+ * failed line's may be anything up to the line's size (256 KB), kept in every results page.
+ */
+const RESULT_EXTERNAL_ID_CHARS = 128;
+
 /** The imports and their results: every statement on `imports` and `import_results`. */
 @Injectable()
 export class ImportsStore {
@@ -279,7 +285,8 @@ export class ImportsStore {
          WHERE id = $1 AND claim_token = $2 AND status = 'running' RETURNING *),
        results AS (
          INSERT INTO import_results (import_id, seq, line, external_id, outcome, listing_id, error)
-         SELECT saved.id, r.seq, r.line, r.external_id, r.outcome, r.listing_id, r.error
+         SELECT saved.id, r.seq, r.line, left(r.external_id, ${RESULT_EXTERNAL_ID_CHARS}),
+           r.outcome, r.listing_id, r.error
          FROM saved, jsonb_to_recordset($11::jsonb) AS r(seq int, line int, external_id text,
            outcome text, listing_id uuid, error jsonb))
        SELECT * FROM saved`,
