@@ -13,6 +13,7 @@ import { AuthenticateMiddleware } from './auth/authenticate.middleware';
 import { contentTypeMiddleware, isImageUpload } from './common/http/content-type.middleware';
 import { jsonBodyParser } from './common/http/json-body.verify';
 import { answerClientErrorsInEnvelope } from './common/http/client-errors';
+import { noSniff } from './platform/http/no-sniff';
 import { requestIdMiddleware } from './platform/logging/request-id';
 import { ROOT_LOGGER } from './platform/logging/logging.module';
 import { requestLogger } from './platform/logging/request-logger';
@@ -22,7 +23,7 @@ import { TEST_HELPERS_PATH, testModeOnly } from './test-helpers/test-mode-only.m
 
 export const JSON_BODY_LIMIT = '2mb';
 
-/** Shared with the tests. Order matters: request id first, auth before any body is read. */
+/** Shared with the tests. Order matters: nosniff and request id first, auth before any body is read. */
 export async function configureApp(app: NestExpressApplication): Promise<NestExpressApplication> {
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
@@ -31,6 +32,8 @@ export async function configureApp(app: NestExpressApplication): Promise<NestExp
   const config = app.get(ConfigService<AllConfig, true>);
   // Behind a proxy, req.ip must be the client's, not the proxy's (the 401 guard counts per client).
   app.set('trust proxy', config.get('app.trustProxy', { infer: true }));
+  // First, so that every answer has it, whichever middleware or route gives it.
+  app.use(noSniff);
   app.use(requestIdMiddleware);
   const metrics = app.get(Metrics);
   app.use(httpMetrics(metrics));

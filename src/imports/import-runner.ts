@@ -30,6 +30,7 @@ import { lineHash } from './import-line-hash';
 import { emptyTally, finalStatus, FirstLines, lineError, removalLimit } from './import-plan';
 import {
   Claim,
+  ImportFailure,
   ImportRow,
   ImportStatus,
   ImportsStore,
@@ -136,7 +137,11 @@ export class ImportRunner {
     if (error instanceof FeedError || error instanceof FetchError) {
       const message =
         error instanceof FetchError ? `The feed at sourceUrl: ${error.message}` : error.message;
-      const failure = { code: ErrorCode.VALIDATION_ERROR, message };
+      const failure: ImportFailure = {
+        code: ErrorCode.VALIDATION_ERROR,
+        message,
+        ...(error instanceof FetchError ? { reason: error.reason } : {}),
+      };
       return void (await this.settle(claim, row, 'failed', failure));
     }
     this.logger.error({ err: error, importId: row.id }, 'Import run failed');
@@ -635,7 +640,7 @@ export class ImportRunner {
     claim: Claim,
     row: ImportRow,
     status: ImportStatus,
-    error?: { code: string; message: string },
+    error?: ImportFailure,
   ): Promise<void> {
     const settled = await this.dataSource.transaction(async (em) => {
       const done = await this.store.settle(em, claim, { status, error });

@@ -16,7 +16,8 @@ export function toImportResponse(row: ImportRow): ImportResponse {
     maxRemovals: row.max_removals,
     removalLimitExceeded: row.removal_limit_exceeded,
     counts: countsOf(row),
-    error: row.error,
+    // stored only when the feed could not be fetched; every other failure shows null
+    error: row.error && { ...row.error, reason: row.error.reason ?? null },
     createdAt: row.created_at.toISOString(),
     startedAt: row.started_at?.toISOString() ?? null,
     finishedAt: row.finished_at?.toISOString() ?? null,

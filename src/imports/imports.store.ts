@@ -8,6 +8,7 @@ import type { ImportCounts } from '../events/event-types';
 import { LINE_HASH_BYTES } from './import-line-hash';
 import { RENEW_WHEN_LEFT_MS } from '../listings/listing-renewal';
 import { storableJson } from '../common/db/storable-json';
+import type { FetchFailure } from '../platform/outbound/guarded-fetch';
 
 export const IMPORT_STATUSES = [
   'queued',
@@ -36,6 +37,13 @@ export type ImportOutcome = (typeof IMPORT_OUTCOMES)[number];
 export type ImportMode = 'upsert' | 'mirror';
 export type ImportFormat = 'ndjson' | 'csv';
 
+/** Why an import failed as a whole; `reason` only when its sourceUrl could not be fetched. */
+export interface ImportFailure {
+  code: string;
+  message: string;
+  reason?: FetchFailure;
+}
+
 /** An `imports` row; its counts are columns of their own. */
 export interface ImportRow extends Omit<ImportCounts, 'plannedRemovals'> {
   id: string;
@@ -58,7 +66,7 @@ export interface ImportRow extends Omit<ImportCounts, 'plannedRemovals'> {
   /** taken when the import was accepted (pg_snapshot as text): a mirror removes what it shows */
   planned_snapshot: string | null;
   next_line: number;
-  error: { code: string; message: string } | null;
+  error: ImportFailure | null;
   /** claims in a row without a committed chunk, this one included (a commit makes it 1 again) */
   attempts: number;
   created_at: Date;
@@ -122,6 +130,12 @@ export function countsOf(row: ImportRow): ImportCounts {
     plannedRemovals: row.planned_removals,
   };
 }
+
+/**
+ * A result keeps this much of a line's externalId: a valid one is at most 128 characters, and a
+ * failed line's may be anything up to the line's size (256 KB), kept in every results page.
+ */
+const RESULT_EXTERNAL_ID_CHARS = 128;
 
 /** The imports and their results: every statement on `imports` and `import_results`. */
 @Injectable()
@@ -305,7 +319,8 @@ export class ImportsStore {
          WHERE id = $1 AND claim_token = $2 AND status = 'running' RETURNING *),
        results AS (
          INSERT INTO import_results (import_id, seq, line, external_id, outcome, listing_id, error, reason)
-         SELECT saved.id, r.seq, r.line, r.external_id, r.outcome, r.listing_id, r.error, r.reason
+         SELECT saved.id, r.seq, r.line, left(r.external_id, ${RESULT_EXTERNAL_ID_CHARS}),
+           r.outcome, r.listing_id, r.error, r.reason
          FROM saved, jsonb_to_recordset($11::jsonb) AS r(seq int, line int, external_id text,
            outcome text, listing_id uuid, error jsonb, reason text))
        SELECT * FROM saved`,
@@ -408,7 +423,7 @@ export class ImportsStore {
     claim: Claim,
     change: {
       status: ImportStatus;
-      error?: { code: string; message: string } | null;
+      error?: ImportFailure | null;
       removalLimitExceeded?: boolean;
       /** Not if a cancel was asked for: a cancel committed first wins over a hold. */
       unlessCancelled?: boolean;

@@ -163,6 +163,14 @@ function nullableReferences(document: OpenAPIObject): void {
   });
 }
 
+/** OpenAPI 3.0.3: `nullable` does not widen an `enum` beside it; null must be one of its values. */
+function nullableEnums(document: OpenAPIObject): void {
+  visit(document, (node) => {
+    const values = node.enum as unknown[] | undefined;
+    if (node.nullable === true && values && !values.includes(null)) node.enum = [...values, null];
+  });
+}
+
 function envelopeOf(answer: Answer): SchemaObject {
   if ('data' in answer)
     return {
@@ -344,6 +352,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   describeResponseHeaders(document);
   integersAsIntegers(document);
   nullableReferences(document);
+  nullableEnums(document);
   Object.assign(document, { 'x-webhooks': webhookOperations() });
   dropUnreferenced(document);
   document.components!.schemas = sortedKeys(document.components!.schemas!);

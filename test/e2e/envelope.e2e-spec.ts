@@ -265,8 +265,9 @@ describe('Envelope and errors', () => {
         error: { code: 'VALIDATION_ERROR', message, details: [{ field, message }] },
         meta: { requestId: expect.any(String) },
       });
-      // As every answer, it carries its request id as a header too.
+      // As every answer, it carries its request id as a header too, and nosniff.
       expect(answer).toContain(`\r\nX-Request-Id: ${body.meta.requestId}\r\n`);
+      expect(answer).toContain('\r\nX-Content-Type-Options: nosniff\r\n');
     }
   });
 

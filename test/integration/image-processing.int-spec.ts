@@ -179,8 +179,13 @@ describe('Image processing', () => {
     ['/page.html', 'not_an_image', /JPEG, PNG, WebP and AVIF|not a decodable image/],
     ['/bomb.png', 'too_many_pixels', /40 megapixels/],
     ['/huge.jpg', 'too_large', /larger than 10485760 bytes/],
-    // Endless redirects: not an image reason; the closest one, and not retried.
-    ['/loop.jpg', 'unreachable', /More than 3 redirects/],
+    // answers of the server, not network errors: not retried
+    ['/loop.jpg', 'too_many_redirects', /More than 3 redirects/],
+    [
+      '/file-redirect.jpg',
+      'unsupported_scheme',
+      /Only http and https URLs can be fetched, not file:/,
+    ],
   ])('%s fails at once: %s', async (path, reason, message) => {
     const image = await processed(`${server.base}${path}`);
     expect(image).toMatchObject({ status: 'failed', error_reason: reason, attempts: 1 });

@@ -58,6 +58,8 @@ export class ImageServer {
         return image(this.bodies.jpeg, 'image/jpeg');
       case '/loop.jpg':
         return void res.writeHead(302, { location: '/loop.jpg' }).end();
+      case '/file-redirect.jpg':
+        return void res.writeHead(302, { location: 'file:///etc/passwd' }).end();
       case '/huge.jpg': {
         // Chunked, no Content-Length: only counting while streaming can stop it.
         res.writeHead(200, { 'content-type': 'image/jpeg' });

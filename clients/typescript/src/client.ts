@@ -1,4 +1,5 @@
 import createClient, { type Client } from 'openapi-fetch';
+import { DEFAULT_RETRY, type RetryOptions, type RetryPolicy, retryingFetch } from './retry';
 import type { paths } from './schema';
 
 /**
@@ -14,17 +15,40 @@ export interface ListingsClientOptions {
   apiKey: string;
   /** a fetch of your own (a proxy, a test double); default: the global fetch */
   fetch?: (request: Request) => Promise<Response>;
+  /** waiting out 429 and 503 with `Retry-After` (default 5 retries, 60 s at most each); false: never */
+  retry?: RetryOptions | false;
 }
 
-/** An openapi-fetch client typed by the service's OpenAPI document, with the key attached. */
+/** Each client's retry policy, for the helpers that resend what fetch cannot (a feed upload). */
+const POLICIES = new WeakMap<object, RetryPolicy>();
+
+/** The policy `client` was made with; a client made elsewhere gets the default one. */
+export function retryPolicyOf(client: ListingsClient): RetryPolicy {
+  return POLICIES.get(client) ?? DEFAULT_RETRY;
+}
+
+/**
+ * An openapi-fetch client typed by the service's OpenAPI document, with the key attached. Every
+ * call waits out a 429 or 503 that carries `Retry-After`, within `retry`'s bounds.
+ */
 export function createListingsClient({
   baseUrl,
   apiKey,
   fetch,
+  retry,
 }: ListingsClientOptions): ListingsClient {
-  return createClient<paths, 'application/json'>({
+  const options: RetryOptions = retry === false ? { maxRetries: 0 } : (retry ?? {});
+  const policy: RetryPolicy = {
+    maxRetries: options.maxRetries ?? DEFAULT_RETRY.maxRetries,
+    maxWaitMs: options.maxWaitMs ?? DEFAULT_RETRY.maxWaitMs,
+  };
+  // the global fetch is looked up per call, so a fetch replaced after creation is the one used
+  const send = fetch ?? ((request: Request) => globalThis.fetch(request));
+  const client = createClient<paths, 'application/json'>({
     baseUrl: baseUrl.replace(/\/+$/, ''),
     headers: { Authorization: `Bearer ${apiKey}` },
-    ...(fetch ? { fetch } : {}),
+    fetch: retryingFetch(send, policy),
   });
+  POLICIES.set(client, policy);
+  return client;
 }

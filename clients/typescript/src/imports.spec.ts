@@ -5,6 +5,7 @@ import { Readable } from 'node:stream';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { createListingsClient } from './client';
 import { importFeed, type ImportFeedOptions, ImportStatusUnreadableError } from './imports';
+import { ListingsApiError } from './wire';
 
 const FEED = '{"externalId":"a"}\n{"externalId":"b"}\n';
 const meta = { requestId: 'r', timestamp: '' };
@@ -17,9 +18,10 @@ interface Upload {
 
 /**
  * A service stand-in: takes the upload, then answers the status reads with `statuses` in turn
- * (`lost`: the connection drops; a number: that HTTP status in the error envelope).
+ * (`lost`: the connection drops; a number: that HTTP status in the error envelope). The first
+ * uploads are refused with the statuses in `refusals` (each with `Retry-After: 0`).
  */
-function service(statuses: (string | number)[]) {
+function service(statuses: (string | number)[], refusals: number[] = []) {
   const uploads: Upload[] = [];
   let reads = 0;
   const client = createListingsClient({
@@ -34,6 +36,14 @@ function service(statuses: (string | number)[]) {
           headers: request.headers,
           bytes: Buffer.from(await request.arrayBuffer()),
         });
+        const refusal = refusals[uploads.length - 1];
+        if (refusal !== undefined) {
+          const error = { success: false, error: { code: 'X', message: 'not now' }, meta };
+          return new Response(JSON.stringify(error), {
+            status: refusal,
+            headers: { 'Content-Type': 'application/json', 'Retry-After': '0' },
+          });
+        }
       } else {
         const next = statuses[reads++];
         if (next === 'lost') throw new TypeError('fetch failed');
@@ -153,6 +163,56 @@ describe('importFeed', () => {
       await expect(waiting).rejects.toMatchObject({ importId: 'imp-1' });
       expect(reads()).toBe(statuses.length);
     }
+  });
+
+  it('gives the import to onCreated before the first status read, and each read to onProgress', async () => {
+    const { client, reads } = service(['running', 'running', 'succeeded']);
+    const seen: string[] = [];
+    const result = await importFeed(client, {
+      body: FEED,
+      format: 'ndjson',
+      pollIntervalMs: 0,
+      onCreated: (created) => seen.push(`created ${created.id} ${created.status} ${reads()}`),
+      onProgress: (current) => seen.push(`progress ${current.status}`),
+    });
+    expect(seen).toEqual([
+      'created imp-1 queued 0',
+      'progress running',
+      'progress running',
+      'progress succeeded',
+    ]);
+    expect(result.status).toBe('succeeded');
+  });
+
+  it('sends bytes and files again after a 429 with Retry-After, a stream not', async () => {
+    const again = service(['succeeded'], [429, 429]);
+    await importFeed(again.client, { body: FEED, format: 'ndjson', pollIntervalMs: 0 });
+    expect(again.uploads.map((u) => u.bytes.toString())).toEqual([FEED, FEED, FEED]);
+
+    const file = service(['succeeded'], [429]);
+    await importFeed(file.client, {
+      file: join(dir, 'feed.csv'),
+      format: 'csv',
+      pollIntervalMs: 0,
+    });
+    expect(file.uploads.map((u) => u.bytes.toString())).toEqual([FEED, FEED]);
+
+    // a 503 may have passed a proxy: without an Idempotency-Key the upload is not repeated
+    const unkeyed = service(['succeeded'], [503]);
+    await expect(
+      importFeed(unkeyed.client, { body: FEED, format: 'ndjson', pollIntervalMs: 0 }),
+    ).rejects.toMatchObject({ status: 503 });
+    expect(unkeyed.uploads).toHaveLength(1);
+
+    const once = service(['succeeded'], [429]);
+    await expect(
+      importFeed(once.client, {
+        stream: Readable.from([Buffer.from(FEED)]),
+        format: 'ndjson',
+        pollIntervalMs: 0,
+      }),
+    ).rejects.toBeInstanceOf(ListingsApiError);
+    expect(once.uploads).toHaveLength(1);
   });
 
   it('stops waiting when its signal aborts', async () => {

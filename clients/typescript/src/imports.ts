@@ -2,7 +2,8 @@ import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { createGzip, gzipSync } from 'node:zlib';
-import type { ListingsClient } from './client';
+import { type ListingsClient, retryPolicyOf } from './client';
+import { mayRepeat, retryDelayMs } from './retry';
 import { wait } from './wait';
 import { type Import, ListingsApiError, unwrap } from './wire';
 
@@ -45,6 +46,10 @@ export type ImportFeedOptions = FeedSource & {
   pollIntervalMs?: number;
   /** stops waiting (the import itself goes on; cancel it with POST /v1/imports/{id}/cancel) */
   signal?: AbortSignal;
+  /** called once with the import as the service accepted it: its `id` is known from here on */
+  onCreated?: (created: Import) => void;
+  /** called with the import as each status read finds it (`counts.processed` grows) */
+  onProgress?: (current: Import) => void;
 };
 
 /**
@@ -52,7 +57,9 @@ export type ImportFeedOptions = FeedSource & {
  * until the import stops: `succeeded`,
  * `succeeded_with_errors`, `failed`, `held` (a mirror import over its removal limit, waiting for
  * confirm or cancel) or `cancelled`. Returns the import as it stands then; read its lines with
- * `importResults`. A refused upload throws ListingsApiError, a failed one the fetch's error (call
+ * `importResults`. `onCreated` gets the import as soon as it is accepted, `onProgress` each
+ * status read. A refused upload throws ListingsApiError (after waiting out up to the client's
+ * retries of a 429 or 503 with `Retry-After`), a failed one the fetch's error (call
  * again with the same `idempotencyKey`: the upload replays, or starts the import if it never
  * arrived); status reads that keep failing throw ImportStatusUnreadableError with the import's id.
  */
@@ -68,6 +75,8 @@ export async function importFeed(
     idempotencyKey,
     pollIntervalMs = 1000,
     signal,
+    onCreated,
+    onProgress,
   } = options;
   const params = {
     query: { mode, dryRun, ...(maxRemovals !== undefined ? { maxRemovals } : {}) },
@@ -81,8 +90,9 @@ export async function importFeed(
           body: { sourceUrl: options.sourceUrl, format },
           signal,
         })
-      : await upload(client, params, format, options, signal),
+      : await sendFeed(client, params, format, options, signal),
   ).data;
+  onCreated?.(created);
   let current = created;
   let failures = 0;
   while (UNDERWAY.has(current.status)) {
@@ -92,12 +102,15 @@ export async function importFeed(
       current = unwrap(
         await client.GET('/v1/imports/{id}', { params: { path: { id: created.id } }, signal }),
       ).data;
-      failures = 0;
     } catch (error) {
       signal?.throwIfAborted();
       if (!passing(error) || ++failures > MAX_STATUS_READ_FAILURES)
         throw new ImportStatusUnreadableError(created.id, error);
+      continue;
     }
+    failures = 0;
+    // outside the try: a callback's own error is the caller's, not a failed status read
+    onProgress?.(current);
   }
   return current;
 }
@@ -128,12 +141,42 @@ export class ImportStatusUnreadableError extends Error {
   }
 }
 
+type UploadParams = {
+  query: { mode: 'upsert' | 'mirror'; dryRun: boolean; maxRemovals?: number };
+  header?: { 'Idempotency-Key': string };
+};
+
+/**
+ * The upload, sent again after a 429 or 503 with `Retry-After` within the client's retry policy
+ * (the client's fetch keeps no feed body for a second try). Bytes and a file can be read again;
+ * a stream only once, so its refusal is returned.
+ */
+async function sendFeed(
+  client: ListingsClient,
+  params: UploadParams,
+  format: ImportFeedOptions['format'],
+  options: ImportFeedOptions,
+  signal: AbortSignal | undefined,
+) {
+  const policy = retryPolicyOf(client);
+  for (let retries = 0; ; retries++) {
+    const result = await upload(client, params, format, options, signal);
+    const delay = retryDelayMs(result.response, policy);
+    if (
+      options.stream !== undefined ||
+      delay === undefined ||
+      retries >= policy.maxRetries ||
+      !mayRepeat('POST', params.header !== undefined, result.response.status)
+    )
+      return result;
+    await wait(delay, signal);
+    signal?.throwIfAborted();
+  }
+}
+
 function upload(
   client: ListingsClient,
-  params: {
-    query: { mode: 'upsert' | 'mirror'; dryRun: boolean; maxRemovals?: number };
-    header?: { 'Idempotency-Key': string };
-  },
+  params: UploadParams,
   format: ImportFeedOptions['format'],
   options: ImportFeedOptions,
   signal: AbortSignal | undefined,

@@ -1,4 +1,5 @@
 export { createListingsClient, type ListingsClient, type ListingsClientOptions } from './client';
+export { type RetryOptions } from './retry';
 export {
   importFeed,
   ImportStatusUnreadableError,
@@ -30,6 +31,7 @@ export {
   type Delivery,
   type ErrorBody,
   type FeedEvent,
+  type FeedLine,
   type FieldError,
   type Import,
   type ImportResult,

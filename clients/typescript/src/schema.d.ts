@@ -1046,7 +1046,7 @@ export interface components {
         };
         ImageError: {
             /** @enum {string} */
-            reason: "unreachable" | "http_error" | "timeout" | "too_large" | "not_an_image" | "too_many_pixels" | "blocked_address";
+            reason: "unreachable" | "http_error" | "timeout" | "too_large" | "not_an_image" | "too_many_pixels" | "blocked_address" | "unsupported_scheme" | "too_many_redirects";
             message: string;
         };
         ImageRefRequest: {
@@ -1114,6 +1114,11 @@ export interface components {
         ImportError: {
             code: string;
             message: string;
+            /**
+             * @description why the feed at `sourceUrl` could not be fetched (as an image's `error.reason`); else null
+             * @enum {string|null}
+             */
+            reason: "unreachable" | "http_error" | "timeout" | "too_large" | "blocked_address" | "unsupported_scheme" | "too_many_redirects" | null;
         };
         ImportEventData: {
             /** @description the import's id */
@@ -1236,7 +1241,7 @@ export interface components {
         ImportSourceRequest: {
             /**
              * Format: uri
-             * @description http or https; fetched through the same address rules as webhook targets
+             * @description http or https, without user info (`user:pw@`); fetched through the same address rules as webhook targets
              */
             sourceUrl: string;
             /** @enum {string} */

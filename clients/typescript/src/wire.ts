@@ -28,6 +28,12 @@ export type FeedEvent = Schemas['Event'];
 export type WebhookPayload = Schemas['WebhookPayload'];
 /** One delivery of a webhook endpoint (`GET /v1/webhooks/{id}/deliveries`). */
 export type Delivery = Schemas['Delivery'];
+/**
+ * One line of an import feed: an NDJSON line's object, or a CSV row's cells by column. It is the
+ * body of `POST /v1/listings` with `externalId` required, as `PUT /v1/listings/by-external-id`
+ * takes it: each line is applied as that PUT.
+ */
+export type FeedLine = Omit<Schemas['CreateListingRequest'], 'externalId'> & { externalId: string };
 
 /** A value the JSON carried: anything but `undefined` (`null` stays where the document allows it). */
 type Sent<T> = Exclude<T, undefined>;

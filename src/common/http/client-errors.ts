@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ErrorCode } from '../errors/error-code';
+import { NO_SNIFF } from '../../platform/http/no-sniff';
 import { REQUEST_ID_HEADER } from '../../platform/logging/request-id';
 import { errorEnvelopeWith } from './envelope';
 
@@ -46,7 +47,7 @@ export function answerClientErrorsInEnvelope(server: Server): void {
     );
     socket.end(
       'HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\n' +
-        `${REQUEST_ID_HEADER}: ${meta.requestId}\r\n` +
+        `${REQUEST_ID_HEADER}: ${meta.requestId}\r\n${NO_SNIFF.name}: ${NO_SNIFF.value}\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   });

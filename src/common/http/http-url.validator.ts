@@ -22,3 +22,24 @@ export function IsRequestableUrl(message: string): PropertyDecorator {
     validator: { validate: requestable, defaultMessage: () => message },
   });
 }
+
+function withoutUserInfo(value: unknown): boolean {
+  if (typeof value !== 'string') return true;
+  try {
+    const { username, password } = new URL(value);
+    return username === '' && password === '';
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * No user info (`https://user:pw@host/`): a password in a URL the service keeps would be stored,
+ * logged and shown with the record. A value that is no URL is left to the other checks.
+ */
+export function HasNoUserInfo(message: string): PropertyDecorator {
+  return ValidateBy({
+    name: 'hasNoUserInfo',
+    validator: { validate: withoutUserInfo, defaultMessage: () => message },
+  });
+}

@@ -13,8 +13,9 @@ describe('imageFailureOf', () => {
     [new FetchError('http_error', '403', 403), 'http_error', false],
     [new FetchError('too_large', 'big'), 'too_large', false],
     [new FetchError('blocked_address', 'private'), 'blocked_address', false],
-    // Not an image reason: the closest one, and a redirect loop is an answer, not a network error.
-    [new FetchError('too_many_redirects', 'loop'), 'unreachable', false],
+    // answers of the server, not network errors: no retry
+    [new FetchError('too_many_redirects', 'loop'), 'too_many_redirects', false],
+    [new FetchError('unsupported_scheme', 'file:'), 'unsupported_scheme', false],
     [new RenderError('not_an_image', 'text'), 'not_an_image', false],
     [new RenderError('too_many_pixels', 'bomb'), 'too_many_pixels', false],
     [new MissingSourceError('gone'), 'unreachable', false],

@@ -40,10 +40,10 @@ export function imageFailureOf(error: unknown): ImageFailure | undefined {
         transient: status === 429 || status >= 500,
       };
     }
-    // Not one of the image reasons: the URL cannot be reached as given, and a redirect loop is an
-    // answer of the server (not a network error), so it is not retried.
+    // A redirect loop or a redirect to file: is an answer of the server (not a network error):
+    // it is not retried.
     case 'too_many_redirects':
-      return { reason: 'unreachable', message: error.message, transient: false };
+    case 'unsupported_scheme':
     case 'too_large':
     case 'blocked_address':
       return { reason: error.reason, message: error.message, transient: false };

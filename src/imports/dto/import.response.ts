@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ErrorCode } from '../../common/errors/error-code';
 import { ImportCountsData } from '../../events/dto/event-payloads.response';
+import { FETCH_FAILURES, type FetchFailure } from '../../platform/outbound/guarded-fetch';
 import {
   IMPORT_OUTCOMES,
   IMPORT_STATUSES,
@@ -15,6 +16,9 @@ export class ImportErrorResponse {
   code: string;
   @ApiProperty({ type: String })
   message: string;
+  /** why the feed at `sourceUrl` could not be fetched (as an image's `error.reason`); else null */
+  @ApiProperty({ enum: FETCH_FAILURES, nullable: true })
+  reason: FetchFailure | null;
 }
 
 export class ImportResponse {

@@ -13,6 +13,8 @@ export const IMAGE_FAILURE_REASONS = [
   'not_an_image',
   'too_many_pixels',
   'blocked_address',
+  'unsupported_scheme',
+  'too_many_redirects',
 ] as const;
 export type ImageFailureReason = (typeof IMAGE_FAILURE_REASONS)[number];
 

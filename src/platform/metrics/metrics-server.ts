@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { createServer, Server } from 'node:http';
+import { noSniff } from '../http/no-sniff';
 import { once } from 'node:events';
 import type { AllConfig } from '../config';
 import { metricsHandler } from './http-metrics.middleware';
@@ -22,6 +23,7 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
     if (port === undefined) return;
     const serve = metricsHandler(this.metrics);
     this.server = createServer((req, res) => {
+      noSniff(req, res);
       if (req.url?.split('?')[0] === '/metrics') return serve(req, res);
       res.writeHead(404).end();
     });

@@ -19,6 +19,8 @@ describe('GuardedFetch', () => {
         return void res
           .writeHead(302, { Location: hops > 1 ? `/redirect?hops=${hops - 1}` : '/ok' })
           .end();
+      if (url.pathname === '/file-redirect')
+        return void res.writeHead(302, { Location: 'file:///etc/passwd' }).end();
       if (url.pathname === '/bad-redirect')
         return void res.writeHead(302, { Location: 'http://exa mple.com/x.jpg' }).end();
       if (url.pathname === '/ok') return void res.end('line 1\nline 2\n');
@@ -109,7 +111,12 @@ describe('GuardedFetch', () => {
     expect(error.message).toBe('The URL could not be reached (connect ECONNREFUSED).');
   });
 
-  it('fetches only http and https', async () => {
-    expect((await failure(open.get('ftp://127.0.0.1/feed', LIMITS))).reason).toBe('unreachable');
+  it('fetches only http and https, and fails a redirect to another scheme at once', async () => {
+    expect((await failure(open.get('ftp://127.0.0.1/feed', LIMITS))).reason).toBe(
+      'unsupported_scheme',
+    );
+    const error = await failure(open.get(`${base}/file-redirect`, LIMITS));
+    expect(error).toMatchObject({ reason: 'unsupported_scheme' });
+    expect(error.message).toBe('Only http and https URLs can be fetched, not file:.');
   });
 });

@@ -5,8 +5,16 @@ import { assertPublicLiteral, BlockedTargetError, publicOnlyLookup } from './add
 import type { LookupFunction } from './dns-lookup';
 import { networkErrorText } from './network-error';
 
-export type FetchFailure =
-  'unreachable' | 'http_error' | 'timeout' | 'too_large' | 'blocked_address' | 'too_many_redirects';
+export const FETCH_FAILURES = [
+  'unreachable',
+  'http_error',
+  'timeout',
+  'too_large',
+  'blocked_address',
+  'unsupported_scheme',
+  'too_many_redirects',
+] as const;
+export type FetchFailure = (typeof FETCH_FAILURES)[number];
 
 /** Why a guarded GET did not bring back a whole body; `reason` is stable, `message` says more. */
 export class FetchError extends Error {
@@ -85,7 +93,12 @@ export class GuardedFetch {
 
   private request(target: URL, deadline: AbortSignal): Promise<http.IncomingMessage> {
     const client = target.protocol === 'https:' ? https : target.protocol === 'http:' ? http : null;
-    if (!client) throw new FetchError('unreachable', `Only http and https URLs can be fetched.`);
+    // A redirect to file:, ftp:, data:… is the server's answer, not a passing fault: no retry helps.
+    if (!client)
+      throw new FetchError(
+        'unsupported_scheme',
+        `Only http and https URLs can be fetched, not ${target.protocol.slice(0, 20)}.`,
+      );
     try {
       if (!this.allowPrivateTargets) assertPublicLiteral(target.hostname.replace(/^\[|\]$/g, ''));
     } catch (error) {
