@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { OwnerScope } from '../../auth/scope';
 import type { ImageResponse } from '../../listings/dto/listing.response';
+import { IMAGE_PRIORITY } from '../../listings/gallery/image-priority';
 import { imageJsonSql } from '../../listings/listing-json.sql';
 import { ImageFileCleanup } from '../../storage/image-file-cleanup';
 import type { RenditionName } from '../renditions/render-renditions';
@@ -112,8 +113,8 @@ export class ImageJobsStore {
 
   /**
    * POST …/images/:imageId/retry: a failed image of the owner's listing becomes due now, its
-   * tries counted afresh. The image as it is when it was not failed, or undefined when the
-   * listing or the image is not the caller's.
+   * tries counted afresh, with a single request's priority. The image as it is when it was not
+   * failed, or undefined when the listing or the image is not the caller's.
    */
   async requeue(
     em: EntityManager,
@@ -128,10 +129,10 @@ export class ImageJobsStore {
     if (!listing) return { listing: false, requeued: false };
     const [[requeued]]: [{ image: ImageResponse }[]] = await em.query(
       `UPDATE listing_images i SET status = 'pending', attempts = 0, next_attempt_at = now(),
-         queued_at = NULL, error_reason = NULL, error_message = NULL
+         queued_at = NULL, error_reason = NULL, error_message = NULL, priority = $3
        WHERE id = $1 AND listing_id = $2 AND status = 'failed'
        RETURNING ${imageJsonSql('i')} AS image`,
-      [imageId, listingId],
+      [imageId, listingId, IMAGE_PRIORITY.request],
     );
     if (requeued) return { listing: true, image: requeued.image, requeued: true };
     const [current]: { image: ImageResponse }[] = await em.query(
