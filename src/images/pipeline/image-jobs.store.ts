@@ -108,6 +108,15 @@ export class ImageJobsStore {
     return rows;
   }
 
+  /** Pending images stored since the pipeline (backfill aside), per priority. */
+  async countPending(): Promise<Map<number, number>> {
+    const rows: { priority: number; count: number }[] = await this.dataSource.query(
+      `SELECT priority, count(*)::int AS count FROM listing_images
+       WHERE status = 'pending' AND backfill = false GROUP BY priority`,
+    );
+    return new Map(rows.map((row) => [row.priority, row.count]));
+  }
+
   async load(imageId: string): Promise<ImageToProcess | undefined> {
     const [row] = await this.dataSource.query(
       'SELECT id, url, storage_key, status, attempts FROM listing_images WHERE id = $1',
