@@ -1,9 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Metrics } from '../../src/platform/metrics/metrics';
 import { anAccount, as, TestAccount } from '../support/factories';
 import { ImageServer } from '../support/image-server';
 import { aListing } from '../support/listing-builder';
+import { sampleValue } from '../support/metrics-text';
 import { createTestApp, TestApp } from '../support/test-app';
 import { eventually } from '../support/webhook-receiver';
 
@@ -88,5 +90,8 @@ describe('Image priority', () => {
     );
     // Most of the backlog still waits: the two were not processed after it.
     expect(await pendingOf(dealer)).toBeGreaterThan(BACKLOG / 2);
+    const metrics = await t.app.get(Metrics).registry.metrics();
+    expect(sampleValue(metrics, 'images_pending', { priority: 'request' })).toBe(0);
+    expect(sampleValue(metrics, 'images_pending', { priority: 'bulk' })).toBeGreaterThan(0);
   });
 });
