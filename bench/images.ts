@@ -4,7 +4,9 @@
  *   marked ready) against a bare-sharp floor in this process rendering the same three renditions
  *   of the same sources at the same concurrency, in alternating rounds;
  * - GET /listings/:id p95 while the worker works through a burst of 500 URL images, against its p95
- *   alone.
+ *   alone;
+ * - one image added by a single request (POST /listings), from the request to its status `ready`,
+ *   while another account's 10,000 bulk-created images wait, against the same alone.
  */
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
@@ -33,6 +35,9 @@ const IMAGES_PER_LISTING = 10;
 /** Images per rendition round: long enough that the dispatcher's first tick is a small share. */
 const ROUND_IMAGES = 120;
 const BURST_IMAGES = 500;
+const BACKLOG_IMAGES = 10_000;
+/** Single-request images timed per side: their median is compared. */
+const SINGLE_SAMPLES = 5;
 const GET_CONNECTIONS = 4;
 /** The decided rendition sizes (longest side) and encoding: the floor's own copy, on purpose. */
 const SIZES = [320, 960, 1600];
@@ -166,6 +171,56 @@ async function floorRound(sources: Buffer[], concurrency: number) {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
 
+/** Milliseconds from POST /listings with one URL image to that image's status `ready`. */
+async function singleImageMs(ctx: ImagesBenchContext, account: BenchAccount, sourcesUrl: string) {
+  const started = Date.now();
+  const res = await fetch(`${ctx.base}/v1/listings`, {
+    method: 'POST',
+    headers: { ...auth(account.key), 'content-type': 'application/json' },
+    body: JSON.stringify({ ...LISTING_BODY, images: [{ url: imageUrl(sourcesUrl, 0) }] }),
+  });
+  if (res.status !== 201) throw new Error(`POST answered ${res.status}: ${await res.text()}`);
+  const imageId = ((await res.json()) as { data: { images: { id: string }[] } }).data.images[0].id;
+  for (;;) {
+    const { rows } = await ctx.db.query<{ status: string }>(
+      'SELECT status FROM listing_images WHERE id = $1',
+      [imageId],
+    );
+    if (rows[0].status === 'ready') return Date.now() - started;
+    if (rows[0].status === 'failed') throw new Error(`image ${imageId} failed`);
+    if (Date.now() - started > 300_000) throw new Error(`image ${imageId} still pending`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/**
+ * One single-request image alone, then while another account's BACKLOG_IMAGES bulk images wait;
+ * the backlog is dropped afterwards (marked failed), so later scenarios find an idle worker.
+ */
+async function imageDuringBacklog(ctx: ImagesBenchContext, sourcesUrl: string) {
+  const seller = await createAccount(ctx.base, ctx.adminToken, 'Enskild Säljare AB');
+  const alone: number[] = [];
+  for (let i = 0; i < SINGLE_SAMPLES; i++) alone.push(await singleImageMs(ctx, seller, sourcesUrl));
+  const dealer = await createAccount(ctx.base, ctx.adminToken, 'Nattlig Bildimport AB');
+  await createWithImages(ctx.base, dealer, sourcesUrl, BACKLOG_IMAGES);
+  const during: number[] = [];
+  const waiting: number[] = [];
+  try {
+    for (let i = 0; i < SINGLE_SAMPLES; i++) {
+      waiting.push((await imageStates(ctx.db, dealer.id)).pending ?? 0);
+      during.push(await singleImageMs(ctx, seller, sourcesUrl));
+    }
+  } finally {
+    await ctx.db.query(
+      `UPDATE listing_images SET status = 'failed', error_reason = 'unreachable',
+         error_message = 'bench: backlog dropped'
+       WHERE account_id = $1 AND status = 'pending'`,
+      [dealer.id],
+    );
+  }
+  return { alone, during, waiting };
+}
+
 export async function benchImages(ctx: ImagesBenchContext) {
   const sources = await makeSources();
   const { server, url: sourcesUrl } = await serveSources(sources);
@@ -203,6 +258,16 @@ export async function benchImages(ctx: ImagesBenchContext) {
         `during a burst of ${BURST_IMAGES} URL images ${during.p95} ms (${during.rps} req/s): ratio ${getRatio}; ` +
         `${pendingAfter} images still pending when the run ended; burst ${JSON.stringify(burstStates)}`,
     );
+
+    const single = await imageDuringBacklog(ctx, sourcesUrl);
+    const singleAlone = median(single.alone);
+    const singleDuring = median(single.during);
+    const backlogRatio = Number((singleDuring / singleAlone).toFixed(2));
+    console.log(
+      `One API image to ready (median of ${SINGLE_SAMPLES}): alone ${singleAlone} ms [${single.alone.join(', ')}], ` +
+        `while another account's ${BACKLOG_IMAGES} bulk images wait ${singleDuring} ms [${single.during.join(', ')}] ` +
+        `(pending then: ${single.waiting.join(', ')}): ratio ${backlogRatio}`,
+    );
     return {
       renditionsVsSharpFloor: {
         value: renditionsRatio,
@@ -213,6 +278,11 @@ export async function benchImages(ctx: ImagesBenchContext) {
         value: getRatio,
         target: `≤ 1.5 (p95 ${alone.p95} ms alone, ${during.p95} ms during)`,
         met: getRatio <= 1.5 && pendingAfter > 0 && !burstStates.failed,
+      },
+      imageDuringBacklogVsAlone: {
+        value: backlogRatio,
+        target: `≤ 3 (${singleAlone} ms alone, ${singleDuring} ms while ${BACKLOG_IMAGES} bulk images wait)`,
+        met: backlogRatio <= 3 && Math.min(...single.waiting) > BACKLOG_IMAGES / 2,
       },
     };
   } finally {

@@ -35,7 +35,8 @@
  * BENCH_PROFILE_DIR=<dir> also writes the worker's CPU profile of each 20,000-line import there.
  *
  * BENCH_ONLY=images runs only the image-pipeline scenarios (bench/images.ts): the worker's
- * renditions per second against bare sharp, and GET by id's p95 during a burst of 500 URL images.
+ * renditions per second against bare sharp, GET by id's p95 during a burst of 500 URL images, and
+ * one API image's time to ready while 10,000 bulk images of another account wait.
  * BENCH_ONLY=renew runs only the renewing-feed scenario (bench/renew.ts).
  * BENCH_ONLY=fairness runs only the event-lane scenario (bench/fairness.ts): sales of two accounts
  * timed alone and while one of them imports 100,000 listings.

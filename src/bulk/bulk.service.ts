@@ -17,6 +17,7 @@ import { requestFingerprint } from '../idempotency/fingerprint';
 import { IdempotencyService, IdempotentOutcome } from '../idempotency/idempotency.service';
 import { CreateListingDto } from '../listings/dto/create-listing.dto';
 import { UpdateListingDto } from '../listings/dto/update-listing.dto';
+import { IMAGE_PRIORITY } from '../listings/gallery/image-priority';
 import { ListingsService } from '../listings/listings.service';
 import type { BulkVerb } from './bulk.constants';
 import type { BulkCreateDto } from './dto/bulk-create.dto';
@@ -73,11 +74,17 @@ export class BulkService {
         if (id != null) {
           const target = await this.listingId(id);
           const fields = await this.patchFields(tx, scope, patch, target);
-          return this.listings.update(tx, scope, target, fields);
+          return this.listings.update(tx, scope, target, fields, IMAGE_PRIORITY.bulk);
         }
         // externalId is checked as the field it also is; equal to the listing's, it changes nothing.
         const fields = await this.patchFields(tx, scope, patch);
-        return this.listings.updateByExternalId(tx, scope, fields.externalId!, fields);
+        return this.listings.updateByExternalId(
+          tx,
+          scope,
+          fields.externalId!,
+          fields,
+          IMAGE_PRIORITY.bulk,
+        );
       }),
     );
   }

@@ -4,6 +4,7 @@ import type { Queue } from 'bull';
 import { settleWorkerNaming } from '../platform/queues/queue-processing';
 import { StorageModule } from '../storage/storage.module';
 import { ImageDispatcher } from './pipeline/image-dispatcher';
+import { ImageGauges } from './pipeline/image-gauges';
 import { ImageJobProcessor } from './pipeline/image-job.processor';
 import { ImageJobsStore } from './pipeline/image-jobs.store';
 import { IMAGE_QUEUE } from './pipeline/image-queue';
@@ -12,11 +13,12 @@ import { ImageSource } from './pipeline/image-source';
 
 /**
  * The image pipeline, for the worker role only (URL images are never fetched by the API): the
- * dispatcher and IMAGE_CONCURRENCY processors; IMAGE_CONCURRENCY=0 runs neither.
+ * dispatcher and IMAGE_CONCURRENCY processors; IMAGE_CONCURRENCY=0 runs neither. Its gauge of
+ * pending images is every worker's.
  */
 @Module({
   imports: [ImageQueueModule, StorageModule],
-  providers: [ImageJobsStore, ImageSource, ImageDispatcher, ImageJobProcessor],
+  providers: [ImageJobsStore, ImageSource, ImageDispatcher, ImageJobProcessor, ImageGauges],
 })
 export class ImagesWorkerModule implements BeforeApplicationShutdown {
   constructor(@InjectQueue(IMAGE_QUEUE) private readonly queue: Queue) {

@@ -10,6 +10,7 @@ import type { GalleryResponse } from './dto/image.response';
 import { MAX_IMAGES } from '../common/api-limits';
 import { resolveInsertPosition } from '../listings/gallery/gallery-order';
 import { GalleryStore } from '../listings/gallery/gallery.store';
+import { IMAGE_PRIORITY } from '../listings/gallery/image-priority';
 import { ImageProcessor } from './image-processor';
 import { ImageJobsStore } from './pipeline/image-jobs.store';
 import { ImageFileCleanup } from '../storage/image-file-cleanup';
@@ -60,6 +61,7 @@ export class ImagesService {
             storageKey: stored?.key ?? null,
           },
           position,
+          IMAGE_PRIORITY.request,
         );
         await this.listings.touch(em, listing, ['images']);
         return image;

@@ -1,4 +1,5 @@
 import type { OwnerScope } from '../auth/scope';
+import type { ImagePriority } from './gallery/image-priority';
 import type { ListingStatus } from './listing.constants';
 import type { ListingContent, ListingRow } from './listing-row';
 import { IMAGE_COLUMNS, imageJsonSql } from './listing-json.sql';
@@ -17,6 +18,7 @@ export type IdentifiedListing = NewListing & { id: string };
 
 export interface GalleryRow {
   listingId: string;
+  accountId: string;
   url: string;
   /** the image's index in its listing's `images`, from 0 */
   position: number;
@@ -25,27 +27,33 @@ export interface GalleryRow {
 /** One gallery row per image of every listing, positioned in the order its images were given. */
 export function galleryRows(listings: IdentifiedListing[]): GalleryRow[] {
   return listings.flatMap((listing) =>
-    listing.images.map((image, position) => ({ listingId: listing.id, url: image.url, position })),
+    listing.images.map((image, position) => ({
+      listingId: listing.id,
+      accountId: listing.scope.accountId,
+      url: image.url,
+      position,
+    })),
   );
 }
 
 /**
  * The statement and parameters of ListingsStore.insertCreated: the listings (as one JSON
- * recordset, `$1`), their gallery (`$2`-`$4`, unnest arrays) and their listing.created events;
- * `returning` is the listing columns the statement returns. Without images the gallery insert is
- * left out: even inserting no rows, it would fire the statement trigger that renders listings
- * again (see the RenderedListings migration).
+ * recordset, `$1`), their gallery (`$2`-`$5`, unnest arrays, and `$6`, the images' priority) and
+ * their listing.created events; `returning` is the listing columns the statement returns. Without
+ * images the gallery insert is left out: even inserting no rows, it would fire the statement
+ * trigger that renders listings again (see the RenderedListings migration).
  */
 export function insertCreatedQuery(
   listings: IdentifiedListing[],
   returning: string,
+  priority: ImagePriority,
 ): { sql: string; params: unknown[] } {
   const images = galleryRows(listings);
   const withGallery = images.length > 0;
   const gallery = withGallery
     ? `gallery AS (
-           INSERT INTO listing_images (listing_id, url, position)
-           SELECT * FROM unnest($2::uuid[], $3::text[], $4::smallint[])
+           INSERT INTO listing_images (listing_id, url, position, account_id, priority)
+           SELECT *, $6::smallint FROM unnest($2::uuid[], $3::text[], $4::smallint[], $5::uuid[])
            RETURNING listing_id, ${IMAGE_COLUMNS}),`
     : '';
   const galleryJson = withGallery
@@ -81,6 +89,8 @@ export function insertCreatedQuery(
       images.map((i) => i.listingId),
       images.map((i) => i.url),
       images.map((i) => i.position),
+      images.map((i) => i.accountId),
+      priority,
     );
   }
   return { sql, params };

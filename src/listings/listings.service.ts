@@ -20,6 +20,7 @@ import { requestFingerprint } from '../idempotency/fingerprint';
 import { IdempotencyService, IdempotentOutcome } from '../idempotency/idempotency.service';
 import { orderPayloadImages } from './gallery/gallery-order';
 import { GalleryStore } from './gallery/gallery.store';
+import { IMAGE_PRIORITY, ImagePriority } from './gallery/image-priority';
 import { ImageFileCleanup } from '../storage/image-file-cleanup';
 import type { CreateListingDto } from './dto/create-listing.dto';
 import { EXTERNAL_ID_PATTERN, EXTERNAL_ID_RULE } from './dto/create-listing.dto';
@@ -152,7 +153,7 @@ export class ListingsService {
 
   private async insert(em: EntityManager, listing: NewListing): Promise<ListingRow> {
     try {
-      const [row] = await this.store.insertCreated(em, [listing]);
+      const [row] = await this.store.insertCreated(em, [listing], IMAGE_PRIORITY.request);
       return row;
     } catch (error) {
       throw this.externalIdTaken(error, listing) ?? error;
@@ -161,7 +162,8 @@ export class ListingsService {
 
   /**
    * Bulk create: in input order, each new row or the DomainError that refused it. The first use
-   * of an externalId wins; one held by a stored listing makes the batch redo item by item.
+   * of an externalId wins; one held by a stored listing makes the batch redo item by item. Its
+   * images are processed after those of single requests (bulk and imports alike call this).
    */
   async createMany(
     em: EntityManager,
@@ -174,7 +176,9 @@ export class ListingsService {
     if (pending.length === 0) return outcomes;
     try {
       const listings = pending.map((p) => p.listing);
-      const rows = await withSavepoint(em, () => this.store.insertCreated(em, listings));
+      const rows = await withSavepoint(em, () =>
+        this.store.insertCreated(em, listings, IMAGE_PRIORITY.bulk),
+      );
       rows.forEach((row, i) => (outcomes[pending[i].index] = row));
     } catch (error) {
       if (!isUniqueViolation(error, EXTERNAL_ID_CONSTRAINT)) throw error;
@@ -190,7 +194,9 @@ export class ListingsService {
     em: EntityManager,
     listing: NewListing,
   ): Promise<ListingRow | ExternalIdTakenError> {
-    return withSavepoint(em, () => this.store.insertCreated(em, [listing])).then(
+    return withSavepoint(em, () =>
+      this.store.insertCreated(em, [listing], IMAGE_PRIORITY.bulk),
+    ).then(
       ([row]) => row,
       (failure: unknown) => {
         const refusal = this.externalIdTaken(failure, listing);
@@ -251,15 +257,21 @@ export class ListingsService {
 
   /** PATCH /listings/:id. */
   updateOne(scope: OwnerScope, id: string, dto: UpdateListingDto): Promise<ListingResponse> {
-    return this.respondInTransaction((em) => this.update(em, scope, id, dto));
+    return this.respondInTransaction((em) =>
+      this.update(em, scope, id, dto, IMAGE_PRIORITY.request),
+    );
   }
 
-  /** PATCH: only the fields sent change; the merged listing is validated as a whole. */
+  /**
+   * PATCH: only the fields sent change; the merged listing is validated as a whole. New images
+   * get `priority`: a bulk item's are processed after those of single requests.
+   */
   async update(
     em: EntityManager,
     scope: OwnerScope,
     id: string,
     dto: UpdateListingDto,
+    priority: ImagePriority,
   ): Promise<ListingRow> {
     const current = await this.store.find(em, scope, id, true);
     if (!current) throw new NotFoundError('Listing');
@@ -270,7 +282,7 @@ export class ListingsService {
       const skip = new Set(errors.map((error) => error.field));
       throw ValidationError.merged(errors, this.validator.check(next, skip))!;
     }
-    return this.applyContent(em, scope, current, next, this.imagesFromDto(dto.images));
+    return this.applyContent(em, scope, current, next, this.imagesFromDto(dto.images), priority);
   }
 
   /**
@@ -333,10 +345,11 @@ export class ListingsService {
     scope: OwnerScope,
     externalId: string,
     dto: UpdateListingDto,
+    priority: ImagePriority,
   ): Promise<ListingRow> {
     const current = await this.store.findByExternalIdForUpdate(em, scope, externalId);
     if (!current) throw new NotFoundError('Listing');
-    return this.update(em, scope, current.id, dto);
+    return this.update(em, scope, current.id, dto, priority);
   }
 
   /**
@@ -379,7 +392,11 @@ export class ListingsService {
         [externalId],
         this.restoreWindowMs,
       );
-      if (removed) return { created: false, row: await this.restore(em, removed, dto) };
+      if (removed)
+        return {
+          created: false,
+          row: await this.restore(em, removed, dto, IMAGE_PRIORITY.request),
+        };
       return { created: true, row: await this.create(em, scope, dto) };
     }
     // A stale feed must not resurrect a sold item.
@@ -387,7 +404,14 @@ export class ListingsService {
     const next = this.contentFromDto(dto);
     return {
       created: false,
-      row: await this.applyContent(em, scope, current, next, this.imagesFromDto(dto.images)),
+      row: await this.applyContent(
+        em,
+        scope,
+        current,
+        next,
+        this.imagesFromDto(dto.images),
+        IMAGE_PRIORITY.request,
+      ),
     };
   }
 
@@ -481,7 +505,7 @@ export class ListingsService {
       const renewing = options.renew === true && renewalDue(current);
       // Renewed only: left to the batch's one statement (renewTogether).
       if (!changed) return { outcome: renewing ? 'renewed' : 'unchanged', row: current };
-      let row = await this.applyContent(em, scope, current, next, images);
+      let row = await this.applyContent(em, scope, current, next, images, IMAGE_PRIORITY.bulk);
       if (renewing) row = { ...(await this.renew(em, scope, row.id)), images: row.images };
       return { outcome: 'updated', row };
     } catch (error) {
@@ -545,7 +569,10 @@ export class ListingsService {
     dto: CreateListingDto,
   ): Promise<UpsertOutcome> {
     try {
-      return { outcome: 'restored', row: await this.restore(em, removed, dto) };
+      return {
+        outcome: 'restored',
+        row: await this.restore(em, removed, dto, IMAGE_PRIORITY.bulk),
+      };
     } catch (error) {
       if (error instanceof DomainError) return { outcome: 'failed', error };
       throw error;
@@ -560,6 +587,7 @@ export class ListingsService {
     em: EntityManager,
     removed: ListingRow,
     dto: CreateListingDto,
+    priority: ImagePriority,
   ): Promise<ListingRow> {
     const next = this.contentFromDto(dto);
     this.validator.assertValid(next);
@@ -576,7 +604,7 @@ export class ListingsService {
     if (!row) throw new NotFoundError('Listing');
     row = { ...row, images: removed.images };
     if (gallery) {
-      const replaced = await this.gallery.replace(em, removed.id, gallery);
+      const replaced = await this.gallery.replace(em, removed.id, gallery, priority);
       row.images = replaced.gallery;
       await this.imageFiles.deleteAfterCommit(em, replaced.droppedKeys);
     }
@@ -701,6 +729,7 @@ export class ListingsService {
     current: ListingRow,
     next: ListingContent,
     images: ImageList | undefined,
+    priority: ImagePriority,
   ): Promise<ListingRow> {
     this.validator.assertValid(next);
     const { changes, gallery, changedFields } = listingChanges(current, next, images);
@@ -713,7 +742,7 @@ export class ListingsService {
       const updated = await this.store.updateContent(em, current.id, changes);
       row = { ...updated, images: current.images };
       if (gallery) {
-        const replaced = await this.gallery.replace(em, current.id, gallery);
+        const replaced = await this.gallery.replace(em, current.id, gallery, priority);
         row.images = replaced.gallery;
         await this.imageFiles.deleteAfterCommit(em, replaced.droppedKeys);
       }

@@ -6,6 +6,7 @@ import { RawJson } from '../common/http/raw-json';
 import { PreparedReads } from '../platform/database/prepared-reads';
 import { OutboxWake } from '../events/outbox-wake';
 import { LISTING_STATUSES, ListingSort, ListingStatus } from './listing.constants';
+import type { ImagePriority } from './gallery/image-priority';
 import { insertCreatedQuery, inInputOrder, NewListing } from './listing-insert-rows';
 import { CONTENT_COLUMNS, ListingContent, ListingRow } from './listing-row';
 import { imageJsonSql } from './listing-json.sql';
@@ -101,9 +102,13 @@ export class ListingsStore {
    * Inserts listings, galleries and listing.created events in one atomic statement, so a create
    * needs no transaction. Ids are made here to match images to listings by id, not RETURNING order.
    */
-  async insertCreated(em: EntityManager, listings: NewListing[]): Promise<ListingRow[]> {
+  async insertCreated(
+    em: EntityManager,
+    listings: NewListing[],
+    priority: ImagePriority,
+  ): Promise<ListingRow[]> {
     const withIds = listings.map((listing) => ({ id: randomUUID(), ...listing }));
-    const { sql, params } = insertCreatedQuery(withIds, ROW_COLUMNS);
+    const { sql, params } = insertCreatedQuery(withIds, ROW_COLUMNS, priority);
     const rows: ListingRow[] = await em.query(sql, params);
     this.wake.written(em);
     return inInputOrder(withIds, rows);

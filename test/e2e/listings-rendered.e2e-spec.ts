@@ -1,6 +1,8 @@
 import { ExpiryService } from '../../src/listings/expiry/expiry.service';
 import { RenderedListings1763940000000 } from '../../src/platform/database/migrations/1763940000000-RenderedListings';
 import { ImagePipeline1764100000000 } from '../../src/platform/database/migrations/1764100000000-ImagePipeline';
+import { RenderLifecycleOnly1765100000000 } from '../../src/platform/database/migrations/1765100000000-RenderLifecycleOnly';
+import { FairImageDispatch1765300000000 } from '../../src/platform/database/migrations/1765300000000-FairImageDispatch';
 import { admin, anAccount, as, TestAccount } from '../support/factories';
 import { aListing } from '../support/listing-builder';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -258,11 +260,16 @@ describe('The RenderedListings migration', () => {
 
     // Back to the schema before it, then forward again over the same rows. No list page has
     // been read on this database yet, so no prepared statement names the dropped column. The
-    // image pipeline's migration, which replaces its trigger function, is undone and redone too.
+    // image pipeline's migration, which replaces its trigger function, is undone and redone too,
+    // with the later ones that build on it (its index replaced, a trigger on listings_render).
     const migration = new RenderedListings1763940000000();
     const pipeline = new ImagePipeline1764100000000();
+    const lifecycle = new RenderLifecycleOnly1765100000000();
+    const fair = new FairImageDispatch1765300000000();
     const runner = t.dataSource.createQueryRunner();
     try {
+      await fair.down(runner);
+      await lifecycle.down(runner);
       await pipeline.down(runner);
       await migration.down(runner);
       const [{ n }] = await runner.query(
@@ -272,6 +279,8 @@ describe('The RenderedListings migration', () => {
       expect(n).toBe(0);
       await migration.up(runner);
       await pipeline.up(runner);
+      await lifecycle.up(runner);
+      await fair.up(runner);
       // The images stored before the pipeline wait for its paced backfill.
       const images = await runner.query(
         'SELECT status, backfill FROM listing_images WHERE listing_id = $1',

@@ -4,6 +4,7 @@ import { ImagesModule } from '../../src/images/images.module';
 import { ImagesService } from '../../src/images/images.service';
 import type { CreateListingDto } from '../../src/listings/dto/create-listing.dto';
 import { GalleryStore } from '../../src/listings/gallery/gallery.store';
+import { IMAGE_PRIORITY } from '../../src/listings/gallery/image-priority';
 import { ListingsService } from '../../src/listings/listings.service';
 import { createIntegrationContext, IntegrationContext } from '../support/integration';
 import { aListing } from '../support/listing-builder';
@@ -137,6 +138,7 @@ describe('ImagesService gallery edits', () => {
           em,
           listingId,
           urls.map((u) => ({ url: u })),
+          IMAGE_PRIORITY.request,
         ),
       );
     /** A listing whose gallery is a (an upload, with a storage key) then b (by URL). */
@@ -144,8 +146,20 @@ describe('ImagesService gallery edits', () => {
       const l = await withImages(0);
       await ctx.dataSource.transaction(async (em) => {
         const store = ctx.get(GalleryStore);
-        await store.insertAt(em, l.id, { url: url('a'), storageKey: 'uploads/a.jpg' }, 0);
-        await store.insertAt(em, l.id, { url: url('b'), storageKey: null }, 1);
+        await store.insertAt(
+          em,
+          l.id,
+          { url: url('a'), storageKey: 'uploads/a.jpg' },
+          0,
+          IMAGE_PRIORITY.request,
+        );
+        await store.insertAt(
+          em,
+          l.id,
+          { url: url('b'), storageKey: null },
+          1,
+          IMAGE_PRIORITY.request,
+        );
       });
       return { id: l.id, before: await rows(l.id) };
     };
@@ -154,9 +168,15 @@ describe('ImagesService gallery edits', () => {
       const { id, before } = await withUploadThenUrl();
       const [a, b] = before;
       const updated = await ctx.dataSource.transaction((em) =>
-        ctx.get(ListingsService).update(em, owner, id, {
-          images: [{ url: url('b') }, { url: url('a') }, { url: url('c') }],
-        }),
+        ctx
+          .get(ListingsService)
+          .update(
+            em,
+            owner,
+            id,
+            { images: [{ url: url('b') }, { url: url('a') }, { url: url('c') }] },
+            IMAGE_PRIORITY.request,
+          ),
       );
       const after = await rows(id);
       expect(after.map((r) => [r.id, r.position])).toEqual([

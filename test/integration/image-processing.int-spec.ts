@@ -13,6 +13,7 @@ import { ImageJobsStore } from '../../src/images/pipeline/image-jobs.store';
 import { IMAGE_QUEUE } from '../../src/images/pipeline/image-queue';
 import { renditionKeys } from '../../src/images/pipeline/rendition-keys';
 import type { CreateListingDto } from '../../src/listings/dto/create-listing.dto';
+import { IMAGE_PRIORITY } from '../../src/listings/gallery/image-priority';
 import { ListingsService } from '../../src/listings/listings.service';
 import { ImageFileCleanup } from '../../src/storage/image-file-cleanup';
 import { STORAGE_DRIVER, StorageDriver } from '../../src/storage/storage-driver';
@@ -263,9 +264,15 @@ describe('Image processing', () => {
     const fetches = server.hits.get('/photo.jpg');
 
     const updated = await ctx.dataSource.transaction((em) =>
-      ctx.get(ListingsService).update(em, owner, listing.id, {
-        images: [{ url: `${server.base}/missing.jpg` }, { url: `${server.base}/photo.jpg` }],
-      }),
+      ctx
+        .get(ListingsService)
+        .update(
+          em,
+          owner,
+          listing.id,
+          { images: [{ url: `${server.base}/missing.jpg` }, { url: `${server.base}/photo.jpg` }] },
+          IMAGE_PRIORITY.request,
+        ),
     );
     expect(updated.images[1]).toMatchObject({
       id: kept,
@@ -391,7 +398,9 @@ describe('Image processing', () => {
       const id = listing.images[0].id;
       await killedRun(id);
       await ctx.dataSource.transaction((em) =>
-        ctx.get(ListingsService).update(em, owner, listing.id, { images: [] }),
+        ctx
+          .get(ListingsService)
+          .update(em, owner, listing.id, { images: [] }, IMAGE_PRIORITY.request),
       );
       expect(await filesOf(id)).toEqual([]);
     });
@@ -436,7 +445,9 @@ describe('Image processing', () => {
       const claims = await Promise.all(
         Array.from({ length: 4 }, () => store.claimDue(1000, false, 60_000)),
       );
-      const ours = claims.map((claim) => claim.filter((id) => ids.includes(id)));
+      const ours = claims.map((claim) =>
+        claim.map((image) => image.id).filter((id) => ids.includes(id)),
+      );
       expect(ours.flat().sort()).toEqual([...ids].sort());
     });
 

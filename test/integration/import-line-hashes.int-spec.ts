@@ -6,6 +6,7 @@ import { ImportsWorkerModule } from '../../src/imports/imports-worker.module';
 import { GalleryStore } from '../../src/listings/gallery/gallery.store';
 import type { CreateListingDto } from '../../src/listings/dto/create-listing.dto';
 import type { UpdateListingDto } from '../../src/listings/dto/update-listing.dto';
+import { IMAGE_PRIORITY } from '../../src/listings/gallery/image-priority';
 import { ListingsService } from '../../src/listings/listings.service';
 import { ReferenceService } from '../../src/reference/reference.service';
 import { createIntegrationContext, IntegrationContext } from '../support/integration';
@@ -145,14 +146,23 @@ describe('Import line hashes', () => {
     const lines = ids.map(line);
     await runImport(lines);
     await ctx.dataSource.transaction(async (em) => {
-      await listings.update(em, owner, await idOf('w-edit'), {
-        title: 'Ändrad titel',
-      } as UpdateListingDto);
+      await listings.update(
+        em,
+        owner,
+        await idOf('w-edit'),
+        { title: 'Ändrad titel' } as UpdateListingDto,
+        IMAGE_PRIORITY.request,
+      );
       await listings.markSold(em, owner, await idOf('w-sold'));
       // A gallery change alone, without the listing's own row written (the trigger's case).
       await ctx
         .get(GalleryStore)
-        .replace(em, await idOf('w-gallery'), [{ url: 'https://img.example.com/other.jpg' }]);
+        .replace(
+          em,
+          await idOf('w-gallery'),
+          [{ url: 'https://img.example.com/other.jpg' }],
+          IMAGE_PRIORITY.request,
+        );
       await listings.remove(em, owner, await idOf('w-removed'));
     });
     // Neither a re-render nor an image's own processing data changes what a PUT compares.
@@ -277,9 +287,13 @@ describe('Import line hashes', () => {
     const planned = store.markPlanned.bind(store);
     jest.spyOn(store, 'markPlanned').mockImplementation(async (...args) => {
       await ctx.dataSource.transaction(async (em) =>
-        listings.update(em, owner, await idOf('k-1'), {
-          title: 'Ändrad titel',
-        } as UpdateListingDto),
+        listings.update(
+          em,
+          owner,
+          await idOf('k-1'),
+          { title: 'Ändrad titel' } as UpdateListingDto,
+          IMAGE_PRIORITY.request,
+        ),
       );
       return planned(...args);
     });

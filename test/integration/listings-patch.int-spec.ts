@@ -2,6 +2,7 @@ import { ValidationError } from '../../src/common/errors/domain-error';
 import type { OwnerScope } from '../../src/auth/scope';
 import type { CreateListingDto } from '../../src/listings/dto/create-listing.dto';
 import type { UpdateListingDto } from '../../src/listings/dto/update-listing.dto';
+import { IMAGE_PRIORITY } from '../../src/listings/gallery/image-priority';
 import { ListingsModule } from '../../src/listings/listings.module';
 import { ListingsService } from '../../src/listings/listings.service';
 import { createIntegrationContext, IntegrationContext } from '../support/integration';
@@ -26,7 +27,7 @@ describe('ListingsService.update (PATCH merging)', () => {
     );
   const patch = (id: string, dto: Record<string, unknown>) =>
     ctx.dataSource.transaction((em) =>
-      listings.update(em, owner, id, dto as unknown as UpdateListingDto),
+      listings.update(em, owner, id, dto as unknown as UpdateListingDto, IMAGE_PRIORITY.request),
     );
   const eventsOf = async (id: string) =>
     (

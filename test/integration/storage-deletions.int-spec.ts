@@ -7,6 +7,7 @@ import { ImagesModule } from '../../src/images/images.module';
 import { ImagesService } from '../../src/images/images.service';
 import type { CreateListingDto } from '../../src/listings/dto/create-listing.dto';
 import { GalleryStore } from '../../src/listings/gallery/gallery.store';
+import { IMAGE_PRIORITY } from '../../src/listings/gallery/image-priority';
 import { ListingsService } from '../../src/listings/listings.service';
 import { inBatches } from '../../src/platform/scheduling/in-batches';
 import { ImageFileCleanup } from '../../src/storage/image-file-cleanup';
@@ -62,7 +63,13 @@ describe('Storage deletions', () => {
     const image = await ctx.dataSource.transaction((em) =>
       ctx
         .get(GalleryStore)
-        .insertAt(em, listing.id, { url: storage.publicUrl(key), storageKey: key }, 0),
+        .insertAt(
+          em,
+          listing.id,
+          { url: storage.publicUrl(key), storageKey: key },
+          0,
+          IMAGE_PRIORITY.request,
+        ),
     );
     return { listingId: listing.id, imageId: image.id, key };
   };
@@ -82,7 +89,9 @@ describe('Storage deletions', () => {
   it('a drop requests the delete in its transaction; after the commit the file and the request are gone', async () => {
     const { listingId, key } = await withUpload();
     await ctx.dataSource.transaction(async (em) => {
-      await ctx.get(ListingsService).update(em, owner, listingId, { images: [] });
+      await ctx
+        .get(ListingsService)
+        .update(em, owner, listingId, { images: [] }, IMAGE_PRIORITY.request);
       expect(await requestedIn(em, key)).toBe(1);
       // Not committed: seen by no one else, so no sweep takes it.
       expect(await requested([key])).toEqual([]);
@@ -163,7 +172,9 @@ describe('Storage deletions', () => {
     const deletes = jest.spyOn(storage, 'delete');
     await expect(
       ctx.dataSource.transaction(async (em) => {
-        await ctx.get(ListingsService).update(em, owner, listingId, { images: [] });
+        await ctx
+          .get(ListingsService)
+          .update(em, owner, listingId, { images: [] }, IMAGE_PRIORITY.request);
         expect(await requestedIn(em, key)).toBe(1);
         throw new Error('rolled back');
       }),

@@ -12,8 +12,9 @@ import { IMAGE_QUEUE, ImageJob, imageJobOptions } from './image-queue';
  * Hands due images to the queue, so no insert path (create, PATCH, PUT, bulk, imports, uploads)
  * has to, and an image whose job vanished is handed over again once its lease ends. The queue is
  * kept short (IMAGE_DISPATCH_BATCH waiting jobs): the rest wait in the database, so a lease
- * outlives any wait in the queue. Images stored before the pipeline (backfill) only fill the room
- * fresh ones leave, a few per run.
+ * outlives any wait in the queue, and which image runs next is decided when it is claimed
+ * (single requests' first, accounts in turn: ImageJobsStore.claimDue). Images stored before the
+ * pipeline (backfill) only fill the room fresh ones leave, a few per run.
  */
 @Injectable()
 export class ImageDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
@@ -54,11 +55,14 @@ export class ImageDispatcher implements OnApplicationBootstrap, OnModuleDestroy 
       true,
       leaseMs,
     );
-    const ids = [...fresh, ...backfill];
-    if (ids.length > 0)
+    const claimed = [...fresh, ...backfill];
+    if (claimed.length > 0)
       await this.queue.addBulk(
-        ids.map((imageId) => ({ data: { imageId }, opts: imageJobOptions(imageId) })),
+        claimed.map(({ id, priority }) => ({
+          data: { imageId: id },
+          opts: imageJobOptions(id, priority),
+        })),
       );
-    return ids.length;
+    return claimed.length;
   }
 }

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { OwnerScope } from '../../auth/scope';
 import type { ImageResponse } from '../../listings/dto/listing.response';
+import { IMAGE_PRIORITY, ImagePriority } from '../../listings/gallery/image-priority';
 import { imageJsonSql } from '../../listings/listing-json.sql';
 import { ImageFileCleanup } from '../../storage/image-file-cleanup';
 import type { RenditionName } from '../renditions/render-renditions';
@@ -16,6 +17,12 @@ export interface ImageToProcess {
   storage_key: string | null;
   status: 'pending' | 'ready' | 'failed';
   attempts: number;
+}
+
+/** An image handed to the queue, with its priority (lower first). */
+export interface ClaimedImage {
+  id: string;
+  priority: ImagePriority;
 }
 
 export interface ReadyImage {
@@ -44,21 +51,70 @@ export class ImageJobsStore {
   ) {}
 
   /**
-   * Claims up to `limit` due images, fresh or backfill, oldest due first; SKIP LOCKED, so
-   * instances claim apart. A claim sets `queued_at` only, which renders no listing again.
+   * Claims up to `limit` due images, fresh or backfill, in the order they should run, with their
+   * priority; SKIP LOCKED, so instances claim apart. A claim sets `queued_at` only, which renders
+   * no listing again. Lower priority first; within one, accounts take turns: an image's turn is
+   * its place among its account's due images plus the account's images already handed over and
+   * not finished, so an account with thousands in the queue waits while another's first is
+   * claimed, and a run that claims one image still picks the account with the fewest in flight.
+   * The accounts are found by a loose index scan (one probe each), each account's oldest due
+   * images by an index range, so the cost grows with the accounts waiting, not the images.
    */
-  async claimDue(limit: number, backfill: boolean, leaseMs: number): Promise<string[]> {
+  async claimDue(limit: number, backfill: boolean, leaseMs: number): Promise<ClaimedImage[]> {
     if (limit <= 0) return [];
-    const [rows]: [{ id: string }[]] = await this.dataSource.query(
-      `WITH due AS (
-         SELECT id FROM listing_images
-         WHERE status = 'pending' AND backfill = $2 AND next_attempt_at <= now()
-           AND (queued_at IS NULL OR queued_at < now() - make_interval(secs => $3::double precision / 1000))
-         ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
-       UPDATE listing_images i SET queued_at = now() FROM due WHERE i.id = due.id RETURNING i.id`,
+    const rows: ClaimedImage[] = await this.dataSource.query(
+      `WITH RECURSIVE owners AS (
+         (SELECT priority, account_id FROM listing_images
+          WHERE status = 'pending' AND backfill = $2 AND account_id IS NOT NULL
+          ORDER BY priority, account_id LIMIT 1)
+         UNION ALL
+         SELECT later.priority, later.account_id FROM owners o CROSS JOIN LATERAL (
+           SELECT priority, account_id FROM listing_images
+           WHERE status = 'pending' AND backfill = $2 AND account_id IS NOT NULL
+             AND (priority, account_id) > (o.priority, o.account_id)
+           ORDER BY priority, account_id LIMIT 1) later
+       ), lease AS (
+         SELECT now() - make_interval(secs => $3::double precision / 1000) AS since
+       ), candidates AS (
+         SELECT c.id, o.priority, c.next_attempt_at,
+                f.n + row_number() OVER (PARTITION BY o.priority, o.account_id
+                                         ORDER BY c.next_attempt_at) AS turn
+         FROM owners o CROSS JOIN lease
+         CROSS JOIN LATERAL (
+           SELECT count(*) AS n FROM listing_images q
+           WHERE q.account_id = o.account_id AND q.status = 'pending'
+             AND q.queued_at IS NOT NULL AND q.queued_at >= lease.since) f
+         CROSS JOIN LATERAL (
+           SELECT i.id, i.next_attempt_at FROM listing_images i
+           WHERE i.status = 'pending' AND i.backfill = $2 AND i.priority = o.priority
+             AND i.account_id = o.account_id AND i.next_attempt_at <= now()
+             AND (i.queued_at IS NULL OR i.queued_at < lease.since)
+           ORDER BY i.next_attempt_at LIMIT $1) c
+       ), chosen AS (
+         SELECT id, row_number() OVER (ORDER BY priority, turn, next_attempt_at) AS rank
+         FROM candidates ORDER BY priority, turn, next_attempt_at LIMIT $1
+       ), due AS (
+         -- Checked again under the lock: another instance may have claimed it since.
+         SELECT i.id, chosen.rank FROM listing_images i JOIN chosen USING (id) CROSS JOIN lease
+         WHERE i.status = 'pending' AND i.next_attempt_at <= now()
+           AND (i.queued_at IS NULL OR i.queued_at < lease.since)
+         FOR UPDATE OF i SKIP LOCKED
+       ), claimed AS (
+         UPDATE listing_images i SET queued_at = now() FROM due WHERE i.id = due.id
+         RETURNING i.id, i.priority, due.rank)
+       SELECT id, priority FROM claimed ORDER BY rank`,
       [limit, backfill, leaseMs],
     );
-    return rows.map((row) => row.id);
+    return rows;
+  }
+
+  /** Pending images stored since the pipeline (backfill aside), per priority. */
+  async countPending(): Promise<Map<number, number>> {
+    const rows: { priority: number; count: number }[] = await this.dataSource.query(
+      `SELECT priority, count(*)::int AS count FROM listing_images
+       WHERE status = 'pending' AND backfill = false GROUP BY priority`,
+    );
+    return new Map(rows.map((row) => [row.priority, row.count]));
   }
 
   async load(imageId: string): Promise<ImageToProcess | undefined> {
@@ -112,8 +168,8 @@ export class ImageJobsStore {
 
   /**
    * POST …/images/:imageId/retry: a failed image of the owner's listing becomes due now, its
-   * tries counted afresh. The image as it is when it was not failed, or undefined when the
-   * listing or the image is not the caller's.
+   * tries counted afresh, with a single request's priority. The image as it is when it was not
+   * failed, or undefined when the listing or the image is not the caller's.
    */
   async requeue(
     em: EntityManager,
@@ -128,10 +184,10 @@ export class ImageJobsStore {
     if (!listing) return { listing: false, requeued: false };
     const [[requeued]]: [{ image: ImageResponse }[]] = await em.query(
       `UPDATE listing_images i SET status = 'pending', attempts = 0, next_attempt_at = now(),
-         queued_at = NULL, error_reason = NULL, error_message = NULL
+         queued_at = NULL, error_reason = NULL, error_message = NULL, priority = $3
        WHERE id = $1 AND listing_id = $2 AND status = 'failed'
        RETURNING ${imageJsonSql('i')} AS image`,
-      [imageId, listingId],
+      [imageId, listingId, IMAGE_PRIORITY.request],
     );
     if (requeued) return { listing: true, image: requeued.image, requeued: true };
     const [current]: { image: ImageResponse }[] = await em.query(

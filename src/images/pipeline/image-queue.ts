@@ -1,4 +1,5 @@
 import type { JobOptions } from 'bull';
+import type { ImagePriority } from '../../listings/gallery/image-priority';
 
 export const IMAGE_QUEUE = 'images';
 
@@ -12,11 +13,14 @@ const JOB_TIMEOUT_MS = 120_000;
 /**
  * The database is the truth: a job only says "process this image". One job per image (its id),
  * removed when done, so the dispatcher can hand the image over again (Bull dedupes by job id
- * only while the job exists); the outcome is in the image row.
+ * only while the job exists); the outcome is in the image row. Bull takes a lower `priority`
+ * first (1 the highest, 0 none), so a single request's image claimed after a bulk one still
+ * runs before it.
  */
-export function imageJobOptions(imageId: string): JobOptions {
+export function imageJobOptions(imageId: string, priority: ImagePriority): JobOptions {
   return {
     jobId: imageId,
+    priority: priority + 1,
     removeOnComplete: true,
     removeOnFail: true,
     attempts: 1,

@@ -2,12 +2,16 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { ImageResponse } from '../dto/listing.response';
 import { IMAGE_COLUMNS, imageJsonSql } from '../listing-json.sql';
+import type { ImagePriority } from './image-priority';
 
 /** An image as a gallery lists it: `order` is its position, 0 the primary image. */
 export type GalleryImage = ImageResponse;
 
 /** One image as the API shows it, from a row aliased `i`. */
 const IMAGE = `${imageJsonSql('i')} AS image`;
+
+/** A new image row's account (the dispatcher serves accounts in turn): its listing's, `$1`. */
+const OWNER = '(SELECT account_id FROM listings WHERE id = $1)';
 
 /**
  * The one owner of `listing_images`' writes (but for ListingsStore.insertCreated), always under the
@@ -29,6 +33,7 @@ export class GalleryStore {
     listingId: string,
     image: { url: string; storageKey: string | null },
     position: number,
+    priority: ImagePriority,
   ): Promise<GalleryImage> {
     await em.query(
       'UPDATE listing_images SET position = position + 1 WHERE listing_id = $1 AND position >= $2',
@@ -36,10 +41,11 @@ export class GalleryStore {
     );
     const [inserted]: { image: GalleryImage }[] = await em.query(
       `WITH i AS (
-         INSERT INTO listing_images (listing_id, url, storage_key, position) VALUES ($1, $2, $3, $4)
+         INSERT INTO listing_images (listing_id, url, storage_key, position, account_id, priority)
+         VALUES ($1, $2, $3, $4, ${OWNER}, $5)
          RETURNING ${IMAGE_COLUMNS})
        SELECT ${IMAGE} FROM i`,
-      [listingId, image.url, image.storageKey, position],
+      [listingId, image.url, image.storageKey, position, priority],
     );
     return inserted.image;
   }
@@ -92,6 +98,7 @@ export class GalleryStore {
     em: EntityManager,
     listingId: string,
     images: { url: string }[],
+    priority: ImagePriority,
   ): Promise<{ gallery: GalleryImage[]; droppedKeys: string[] }> {
     const [result]: { gallery: GalleryImage[]; droppedKeys: string[] }[] = await em.query(
       `WITH wanted AS (
@@ -113,8 +120,9 @@ export class GalleryStore {
          UPDATE listing_images i SET position = p.position
          FROM plan p WHERE i.id = p.id AND p.position <> p.was
        ), added AS (
-         INSERT INTO listing_images (listing_id, url, storage_key, position)
-         SELECT $1, p.url, (SELECT max(h.storage_key) FROM held h WHERE h.url = p.url), p.position
+         INSERT INTO listing_images (listing_id, url, storage_key, position, account_id, priority)
+         SELECT $1, p.url, (SELECT max(h.storage_key) FROM held h WHERE h.url = p.url), p.position,
+                ${OWNER}, $3
          FROM plan p WHERE p.id IS NULL
          RETURNING ${IMAGE_COLUMNS}
        ), shown AS (
@@ -134,7 +142,7 @@ export class GalleryStore {
             UNION ALL
             SELECT unnest(d.rendition_keys || d.pending_rendition_keys) FROM dropped d) k)
           AS "droppedKeys"`,
-      [listingId, images.map((image) => image.url)],
+      [listingId, images.map((image) => image.url), priority],
     );
     return result;
   }
