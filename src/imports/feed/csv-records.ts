@@ -1,6 +1,7 @@
 const QUOTE = 0x22;
 const LF = 0x0a;
 const CR = 0x0d;
+const LINE_BREAK = /\r\n|\r|\n/g;
 
 /** Where the splitter is: at a cell's start, in a plain cell, in a quoted one, after a quote in it. */
 const At = { CellStart: 0, Plain: 1, Quoted: 2, QuoteInQuoted: 3 } as const;
@@ -11,6 +12,14 @@ export type CsvFault =
   | 'CSV_INVALID_CLOSING_QUOTE'
   | 'CSV_QUOTE_NOT_CLOSED'
   | 'CSV_MAX_RECORD_SIZE';
+
+/** A record as split: its first cells (see `keep`), how many it has, and the line breaks in them. */
+export interface CsvRecord {
+  cells: string[];
+  width: number;
+  /** line breaks inside its (quoted) cells: the record spans this many lines more than one */
+  breaks: number;
+}
 
 export class CsvSyntaxError extends Error {
   constructor(readonly code: CsvFault) {
@@ -28,9 +37,14 @@ export class CsvSyntaxError extends Error {
  * included, pass `maxRecordBytes`, before its end.
  */
 export class CsvRecords {
+  /** Cells kept per record: those after are only counted (the reader needs no more than this). */
+  keep = Infinity;
   private at: (typeof At)[keyof typeof At] = At.CellStart;
   private cells: string[] = [];
+  private width = 0;
+  private breaks = 0;
   private cell = '';
+  private quoted = false;
   private recordBytes = 0;
   /** the last chunk ended in `\r`: a `\n` starting the next one belongs to it */
   private afterCr = false;
@@ -38,7 +52,7 @@ export class CsvRecords {
   constructor(
     private readonly delimiter: number,
     private readonly maxRecordBytes: number,
-    private readonly onRecord: (cells: string[]) => void,
+    private readonly onRecord: (record: CsvRecord) => void,
   ) {}
 
   write(chunk: Buffer): void {
@@ -64,7 +78,9 @@ export class CsvRecords {
         let end = i + 1;
         while (end < n && chunk[end] === this.delimiter) end++;
         this.count(end - i);
-        for (let k = i; k < end; k++) this.cells.push('');
+        const kept = Math.min(end - i, this.keep - this.cells.length);
+        for (let k = 0; k < kept; k++) this.cells.push('');
+        this.width += end - i;
         i = end;
         continue;
       }
@@ -80,6 +96,7 @@ export class CsvRecords {
           throw new CsvSyntaxError('CSV_INVALID_CLOSING_QUOTE');
       } else if (this.at === At.CellStart && byte === QUOTE) {
         this.count(1);
+        this.quoted = true;
         this.at = At.Quoted;
         i++;
         continue;
@@ -99,9 +116,7 @@ export class CsvRecords {
       }
       // At a delimiter or a line break that ends the cell.
       const ends = chunk[i];
-      this.cells.push(this.cell);
-      this.cell = '';
-      this.at = At.CellStart;
+      this.endCell();
       i++;
       if (ends === this.delimiter) {
         this.count(1);
@@ -118,10 +133,8 @@ export class CsvRecords {
   /** The input ended: the last record, if it has any byte. */
   end(): void {
     if (this.at === At.Quoted) throw new CsvSyntaxError('CSV_QUOTE_NOT_CLOSED');
-    if (this.at === At.CellStart && this.cells.length === 0) return;
-    this.cells.push(this.cell);
-    this.cell = '';
-    this.at = At.CellStart;
+    if (this.at === At.CellStart && this.width === 0) return;
+    this.endCell();
     this.endRecord();
   }
 
@@ -136,10 +149,22 @@ export class CsvRecords {
     if (this.recordBytes > this.maxRecordBytes) throw new CsvSyntaxError('CSV_MAX_RECORD_SIZE');
   }
 
+  private endCell(): void {
+    // Only a quoted cell can hold a line break.
+    if (this.quoted) this.breaks += this.cell.match(LINE_BREAK)?.length ?? 0;
+    if (this.cells.length < this.keep) this.cells.push(this.cell);
+    this.width++;
+    this.cell = '';
+    this.quoted = false;
+    this.at = At.CellStart;
+  }
+
   private endRecord(): void {
-    const cells = this.cells;
+    const record = { cells: this.cells, width: this.width, breaks: this.breaks };
     this.cells = [];
+    this.width = 0;
+    this.breaks = 0;
     this.recordBytes = 0;
-    this.onRecord(cells);
+    this.onRecord(record);
   }
 }

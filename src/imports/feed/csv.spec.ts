@@ -313,6 +313,11 @@ describe('readFeed, CSV', () => {
       { line: 2, error: 'line 2: 250000 cells where the header has 2 columns' },
       { line: 3, body: { externalId: 'ok', title: 't' } },
     ]);
+    // A cell past the header's width is only counted, its line breaks too.
+    expect(await read(['externalId,title\na,b,"x\r\ny\nz"\nc,t\n'])).toEqual([
+      { line: 2, error: 'line 2: 3 cells where the header has 2 columns', externalId: 'a' },
+      { line: 5, body: { externalId: 'c', title: 't' } },
+    ]);
     const err = await feedFailure(
       read([`externalId\n${','.repeat(65)}\n`], {
         limits: { maxLineBytes: 64 },

@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { markInvalidUtf8, NOT_UTF8_MARK } from '../../common/http/invalid-utf8';
-import { CsvRecords } from './csv-records';
+import { CsvRecord as SplitRecord, CsvRecords } from './csv-records';
 import { FeedError } from './feed-error';
 import type { AttributeTypeOf, FeedLimits, FeedLine, FeedRecord } from './feed.types';
 import { LineCount } from './line-count';
@@ -24,7 +24,6 @@ const ATTRIBUTE_PREFIX = 'attributes.';
 const ATTRIBUTE_KEY = /^[A-Za-z][A-Za-z0-9]*$/;
 const IMAGE_SEPARATOR = '|';
 const PLAIN_INTEGER = /^-?[0-9]+$/;
-const LINE_BREAK = /\r\n|\r|\n/g;
 /** A byte past ASCII in a cell read as latin1 (one character per byte) */
 const NOT_ASCII = /[\x80-\xff]/;
 const DELIMITERS = new Set([0x2c, 0x3b, 0x09]); // , ; tab
@@ -44,12 +43,12 @@ export async function* csvLines(
   const input = bytes[Symbol.asyncIterator]();
   try {
     const { delimiter, head } = await readHeaderLine(input, limits.maxLineBytes);
-    const records: string[][] = [];
+    const records: SplitRecord[] = [];
     let failure: unknown;
-    const splitter = new CsvRecords(delimiter.charCodeAt(0), limits.maxLineBytes, (cells) =>
-      records.push(cells),
+    const splitter = new CsvRecords(delimiter.charCodeAt(0), limits.maxLineBytes, (record) =>
+      records.push(record),
     );
-    const rows = new RowReader(limits, attributeType);
+    const rows = new RowReader(limits, attributeType, splitter);
     const split = (chunk: Buffer | undefined) => {
       try {
         if (chunk) splitter.write(chunk);
@@ -175,15 +174,16 @@ class RowReader {
   constructor(
     private readonly limits: FeedLimits,
     private readonly attributeType: AttributeTypeOf,
+    private readonly splitter: CsvRecords,
   ) {
     this.count = new LineCount(limits.maxLines);
   }
 
-  /** A record as parsed: its cells in latin1 (see cellText). */
-  read(cells: string[]): FeedLine | undefined {
+  /** A record as split: its cells in latin1 (see cellText). */
+  read({ cells, width: cellCount, breaks }: SplitRecord): FeedLine | undefined {
     const line = this.nextLine;
-    this.nextLine += 1 + lineBreaks(cells);
-    if (cells.length === 1 && cellText(cells[0]).trim() === '') return void this.count.blank(line);
+    this.nextLine += 1 + breaks;
+    if (cellCount === 1 && cellText(cells[0]).trim() === '') return void this.count.blank(line);
     if (this.columns === undefined) {
       const record = cells.map(cellText);
       // A mark (cellText) is the only lone surrogate a UTF-8 file can give.
@@ -198,17 +198,19 @@ class RowReader {
       const named = this.trailingDelimiter ? record.slice(0, -1) : record;
       this.columns = columnsOf(named, this.attributeType, line);
       this.externalIdColumn = record.findIndex((name) => name.trim() === 'externalId');
+      // A row's cells past the header's width are only counted: a wide row holds no more.
+      this.splitter.keep = record.length;
       return undefined;
     }
     this.count.data(line);
     const named = this.columns.length;
     // Under a header that ends in its delimiter, a row may end in one too (an empty last cell).
-    const width = this.trailingDelimiter && cells.length === named + 1 ? named + 1 : named;
-    if (cells.length !== width)
+    const width = this.trailingDelimiter && cellCount === named + 1 ? named + 1 : named;
+    if (cellCount !== width)
       return this.failed(
         line,
         cells,
-        `line ${line}: ${cells.length} cells where the header has ${named} columns`,
+        `line ${line}: ${cellCount} cells where the header has ${named} columns`,
       );
     if (width > named && cells[named] !== '')
       return this.failed(
@@ -245,13 +247,6 @@ const QUOTING_ERRORS: Record<string, string> = {
 
 function tooLong(line: number, maxLineBytes: number): FeedError {
   return new FeedError('line_too_long', `line ${line}: longer than ${maxLineBytes} bytes`, line);
-}
-
-function lineBreaks(record: string[]): number {
-  let breaks = 0;
-  for (const cell of record)
-    if (cell.includes('\n') || cell.includes('\r')) breaks += cell.match(LINE_BREAK)!.length;
-  return breaks;
 }
 
 function columnsOf(header: string[], attributeType: AttributeTypeOf, line: number): Column[] {
