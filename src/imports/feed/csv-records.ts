@@ -140,7 +140,9 @@ export class CsvRecords {
 
   private take(chunk: Buffer, start: number, end: number): void {
     if (end === start) return;
-    this.cell += chunk.toString('latin1', start, end);
+    // A plain cell past those kept is only counted; a quoted one is read for its line breaks.
+    if (this.quoted || this.cells.length < this.keep)
+      this.cell += chunk.toString('latin1', start, end);
     this.count(end - start);
   }
 
