@@ -2,8 +2,9 @@
  * The inventory-import scenarios of `npm run bench` (alone with BENCH_ONLY=imports): a 20,000-line
  * NDJSON import of new listings and the same file again (all unchanged), each timed from the POST
  * to the status the API reports, against bulk create's listings/s in the same run; then a
- * 100,000-line (~100 MB) import with the worker's RSS sampled throughout and GET /listings/:id's
- * p95 measured alone and while the import applies its lines.
+ * 100,000-line (~100 MB) import with the worker's RSS sampled throughout, GET /listings/:id's
+ * p95 and another account's 10-line import measured alone and while the import applies its
+ * lines; then the CSV reader's seconds per MB on rows of 250,000 cells against ordinary rows.
  */
 import { once } from 'node:events';
 import { createReadStream, createWriteStream, statSync } from 'node:fs';
@@ -12,7 +13,12 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Client } from 'pg';
+import { attributeTypesOf } from '../src/imports/feed/attribute-types';
+import { DEFAULT_FEED_LIMITS } from '../src/imports/feed/feed.types';
+import { readFeed } from '../src/imports/feed/read-feed';
+import { CATEGORY_TREE } from '../src/reference/categories.data';
 import { getByIdP95 } from './lib/get-p95';
 import { load, RUN_SECONDS } from './lib/load';
 import {
@@ -294,6 +300,72 @@ async function oneClientBulkListingsPerSecond(ctx: ImportsBenchContext): Promise
   return measured.rps * 50;
 }
 
+/** Another account's small import, timed alone and beside the 100,000-line one (median of these). */
+const SMALL_IMPORT_RUNS = 3;
+
+const median = (values: number[]) =>
+  [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
+
+/**
+ * Writes a CSV of `rows` listings as an export would (the description quoted: it holds commas),
+ * streamed to `path`.
+ */
+async function writeCsv(path: string, rows: number): Promise<number> {
+  const { attributes, ...fields } = LISTING_BODY;
+  const columns = Object.keys(fields);
+  const attributeKeys = Object.keys(attributes);
+  const out = createWriteStream(path);
+  const cell = (value: unknown) => `"${String(value).replaceAll('"', '""')}"`;
+  out.write(
+    ['externalId', ...columns, ...attributeKeys.map((key) => `attributes.${key}`)].join(',') + '\n',
+  );
+  for (let i = 1; i <= rows; i++) {
+    const values = [
+      `csv-${i}`,
+      ...columns.map((column) => fields[column as keyof typeof fields]),
+      ...attributeKeys.map((key) => attributes[key as keyof typeof attributes]),
+    ];
+    if (!out.write(values.map(cell).join(',') + '\n')) await once(out, 'drain');
+  }
+  out.end();
+  await once(out, 'finish');
+  return statSync(path).size;
+}
+
+/** A CSV of `rows` rows of 250,000 empty cells (the security review's hostile shape). */
+async function writeWideCsv(path: string, rows: number): Promise<number> {
+  const out = createWriteStream(path);
+  out.write('externalId,title\n');
+  const row = `${','.repeat(249_999)}\n`;
+  for (let i = 0; i < rows; i++) if (!out.write(row)) await once(out, 'drain');
+  out.end();
+  await once(out, 'finish');
+  return statSync(path).size;
+}
+
+/**
+ * Reads a CSV file as an import's read pass does (every record read as a listing body), in this
+ * process: seconds per MB, and the longest the event loop waited for a turn meanwhile.
+ */
+export async function csvReadCost(
+  path: string,
+): Promise<{ secondsPerMb: number; maxTurnMs: number }> {
+  const attributeType = attributeTypesOf(CATEGORY_TREE);
+  const delay = monitorEventLoopDelay({ resolution: 5 });
+  delay.enable();
+  const started = performance.now();
+  const feed = readFeed(createReadStream(path), {
+    format: 'csv',
+    gzip: false,
+    limits: { ...DEFAULT_FEED_LIMITS, maxBytes: Number.MAX_SAFE_INTEGER },
+    attributeType,
+  });
+  for await (const record of feed) record.read();
+  const seconds = (performance.now() - started) / 1000;
+  delay.disable();
+  return { secondsPerMb: seconds / (statSync(path).size / 1e6), maxTurnMs: delay.max / 1e6 };
+}
+
 export async function benchImports(ctx: ImportsBenchContext) {
   const dir = await mkdtemp(join(tmpdir(), 'lsvc-bench-imports-'));
   // Where the service (started with the bench's environment) stores uploaded files.
@@ -345,12 +417,29 @@ export async function benchImports(ctx: ImportsBenchContext) {
     const ids = await seedListings(ctx.db, reader.id, 10_000);
     await getP95(ctx, reader, ids, ctx.warmupSeconds); // warm-up
     const alone = await getP95(ctx, reader, ids);
+    // Another account's 10-line import, POST to finished: alone, then beside the large import.
+    const smallImporter = await createAccount(ctx.base, ctx.adminToken, 'Småimport AB');
+    let smallRuns = 0;
+    const smallImport = async () => {
+      const path = join(dir, `small-${++smallRuns}.ndjson`);
+      await writeFeed(path, `small-${smallRuns}`, 10);
+      const started = Date.now();
+      const accepted = await upload(ctx.base, smallImporter.key, path);
+      const view = await pollImport(ctx.base, smallImporter.key, accepted.id, () => false, 20);
+      if (view.status !== 'succeeded') throw new Error(`the 10-line import ended ${view.status}`);
+      return (Date.now() - started) / 1000;
+    };
+    await outboxSettled(ctx.db);
+    const smallAlone: number[] = [];
+    for (let i = 0; i < SMALL_IMPORT_RUNS; i++) smallAlone.push(await smallImport());
+    const smallBeside: number[] = [];
     const bigImporter = await createAccount(ctx.base, ctx.adminToken, 'Storimport AB');
     let during: Awaited<ReturnType<typeof getP95>> | undefined;
     let duringEndedBeforeImport = false;
     const { result: bigImport, peakRssMb } = await withPeakRss(ctx.worker, () =>
       timedImport(ctx, storageDir, bigImporter.key, large, 100_000, async (importId) => {
         during = await getP95(ctx, reader, ids);
+        for (let i = 0; i < SMALL_IMPORT_RUNS; i++) smallBeside.push(await smallImport());
         const view = await pollImport(ctx.base, bigImporter.key, importId, () => true);
         duringEndedBeforeImport = !TERMINAL.has(view.status);
       }),
@@ -364,11 +453,41 @@ export async function benchImports(ctx: ImportsBenchContext) {
         (duringEndedBeforeImport ? '' : ' [the import ended before the run did]'),
     );
 
+    const smallRatio = Number((median(smallBeside) / median(smallAlone)).toFixed(2));
+    const listed = (values: number[]) => values.map((v) => v.toFixed(2)).join(', ');
+    console.log(
+      `Another account's 10-line import, POST to finished: alone ${listed(smallAlone)} s, ` +
+        `beside the 100,000-line import ${listed(smallBeside)} s: ratio of medians ${smallRatio}`,
+    );
+
     await outboxSettled(ctx.db);
     const oneClientBulk = await oneClientBulkListingsPerSecond(ctx);
     const vsOneClient = (created.listingsPerSecond / oneClientBulk).toFixed(2);
     console.log(
       `POST /listings/bulk, one client, one request at a time: ${oneClientBulk} listings/s; the 20,000-line create import ${vsOneClient}× that`,
+    );
+
+    // The CSV reader in this process: ordinary rows against rows of 250,000 empty cells.
+    const normalCsv = join(dir, 'normal.csv');
+    const normalMb = (await writeCsv(normalCsv, 20_000)) / 1e6;
+    const wideCsv = join(dir, 'wide.csv');
+    const wideMb = (await writeWideCsv(wideCsv, 40)) / 1e6;
+    const normalRead: Awaited<ReturnType<typeof csvReadCost>>[] = [];
+    const wideRead: Awaited<ReturnType<typeof csvReadCost>>[] = [];
+    for (let i = 0; i < 3; i++) {
+      normalRead.push(await csvReadCost(normalCsv));
+      wideRead.push(await csvReadCost(wideCsv));
+    }
+    const normalSPerMb = median(normalRead.map((r) => r.secondsPerMb));
+    const wideSPerMb = median(wideRead.map((r) => r.secondsPerMb));
+    const longestTurnMs = Math.round(
+      Math.max(...[...normalRead, ...wideRead].map((r) => r.maxTurnMs)),
+    );
+    const csvRatio = Number((wideSPerMb / normalSPerMb).toFixed(2));
+    console.log(
+      `CSV read (median of 3): ordinary rows ${normalMb.toFixed(1)} MB at ${normalSPerMb.toFixed(3)} s/MB, ` +
+        `40 rows of 250,000 cells ${wideMb.toFixed(1)} MB at ${wideSPerMb.toFixed(3)} s/MB: ratio ${csvRatio}; ` +
+        `longest event-loop turn ${longestTurnMs} ms`,
     );
 
     const createRatio = Number((created.listingsPerSecond / bulk).toFixed(2));
@@ -400,6 +519,16 @@ export async function benchImports(ctx: ImportsBenchContext) {
         value: getRatio,
         target: `≤ 1.5 (p95 ${alone.p95} ms alone, ${during!.p95} ms during)`,
         met: getRatio <= 1.5 && duringEndedBeforeImport,
+      },
+      smallImportDuringBigVsAlone: {
+        value: smallRatio,
+        target: `≤ 3 (another account's 10-line import, median ${median(smallAlone).toFixed(2)} s alone, ${median(smallBeside).toFixed(2)} s beside the 100,000-line import)`,
+        met: smallRatio <= 3 && duringEndedBeforeImport,
+      },
+      csvWideRowsVsNormal: {
+        value: csvRatio,
+        target: `≤ 2 (${wideSPerMb.toFixed(3)} s/MB for 40 rows of 250,000 cells, ${normalSPerMb.toFixed(3)} s/MB ordinary; longest turn ${longestTurnMs} ms)`,
+        met: csvRatio <= 2 && longestTurnMs <= 50,
       },
     };
   } finally {

@@ -56,9 +56,11 @@ export class ImportFeedSource {
     }
   }
 
-  async open(row: ImportRow): Promise<AsyncIterable<FeedRecord>> {
+  /** `checkpoint` is awaited between chunks of the reading; it stops the reading by throwing. */
+  async open(row: ImportRow, checkpoint?: () => Promise<void>): Promise<AsyncIterable<FeedRecord>> {
     const file = await this.storage.readPrivate(row.file_key!);
     return readFeed(file, {
+      checkpoint,
       format: row.format,
       gzip: row.gzip,
       limits: {

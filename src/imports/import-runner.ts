@@ -59,6 +59,8 @@ const PLANNED_REMOVALS_PAGE = 5_000;
  * then the event loop has one.
  */
 const TURN_MS = 10;
+/** How often reading a feed asks whether the import was cancelled: one lookup by id. */
+const CANCEL_CHECK_MS = 250;
 
 class Cancelled extends Error {}
 
@@ -106,10 +108,13 @@ export class ImportRunner {
     this.config = config.get('imports', { infer: true });
   }
 
-  /** Runs the import if it is runnable now; returns when it has ended, been held or was not ours. */
-  async run(importId: string): Promise<void> {
-    const claimed = await this.store.claim(importId, this.config.leaseMs);
-    if (!claimed) return;
+  /**
+   * Runs the next import by the claim's fairness order (or only `only`, if it is runnable now);
+   * returns its id once it has ended or been held, or undefined when there was none to run.
+   */
+  async run(only?: string): Promise<string | undefined> {
+    const claimed = await this.store.claimNext(this.config.leaseMs, only);
+    if (!claimed) return undefined;
     const { claim } = claimed;
     let row = claimed.row;
     try {
@@ -121,7 +126,7 @@ export class ImportRunner {
       if (!planned) throw new LostClaimError(claim.id);
       // A cancel sent during the read pass ends the import here: it must not be held instead.
       if (planned.cancel_requested) throw new Cancelled();
-      if (await this.holdsForRemovals(planned, claim, firstLines, lastLine)) return;
+      if (await this.holdsForRemovals(planned, claim, firstLines, lastLine)) return claim.id;
       let current = await this.applyLines(planned, claim, firstLines, known);
       if (current.mode === 'mirror')
         current = await this.applyRemovals(current, claim, lastLine, firstLines.externalIds());
@@ -129,6 +134,7 @@ export class ImportRunner {
     } catch (error) {
       await this.ended(error, row, claim);
     }
+    return claim.id;
   }
 
   private async ended(error: unknown, row: ImportRow, claim: Claim): Promise<void> {
@@ -171,8 +177,8 @@ export class ImportRunner {
     const firstLines = new FirstLines();
     const known: KnownLines = new Map();
     const lookups: { records: FeedRecord[]; found: ReturnType<ImportsStore['linesByHash']> }[] = [];
-    const lookUp = (records: FeedRecord[]) => {
-      const hashes = records.map((record) => lineHash(digest, record.content));
+    // Hashed as each record is read: a chunk of long lines hashed at once would hold the loop.
+    const lookUp = (records: FeedRecord[], hashes: Buffer[]) => {
       const found = this.store.linesByHash(this.dataSource.manager, scope, hashes);
       found.catch(() => undefined); // awaited in `noteFirst`; a read error surfaces first
       lookups.push({ records, found });
@@ -194,23 +200,39 @@ export class ImportRunner {
     let lines = 0;
     let lastLine = 0;
     let batch: FeedRecord[] = [];
+    let hashes: Buffer[] = [];
     return this.keepingLease(claim, async (stillHeld) => {
-      for await (const record of await this.feeds.open(row)) {
+      for await (const record of await this.feeds.open(row, this.cancelCheck(row.id))) {
         stillHeld();
         lines++;
         lastLine = record.line;
         batch.push(record);
+        hashes.push(lineHash(digest, record.content));
         if (batch.length >= this.config.chunkLines) {
           if (lookups.length >= LOOKUPS_IN_FLIGHT) await noteFirst();
-          lookUp(batch);
+          lookUp(batch, hashes);
           batch = [];
+          hashes = [];
         }
       }
-      if (batch.length > 0) lookUp(batch);
+      if (batch.length > 0) lookUp(batch, hashes);
       while (lookups.length > 0) await noteFirst();
       stillHeld();
       return { lines, lastLine, firstLines, known };
     });
+  }
+
+  /**
+   * A check the feed's reader awaits between its chunks: a cancel ends the import within about
+   * CANCEL_CHECK_MS of reading, however long the file or its lines, not only at a commit.
+   */
+  private cancelCheck(importId: string): () => Promise<void> {
+    let checked = performance.now();
+    return async () => {
+      if (performance.now() - checked < CANCEL_CHECK_MS) return;
+      checked = performance.now();
+      if (await this.store.cancelRequested(importId)) throw new Cancelled();
+    };
   }
 
   /**
@@ -320,7 +342,7 @@ export class ImportRunner {
     };
     try {
       let chunk: FeedRecord[] = [];
-      for await (const record of await this.feeds.open(row)) {
+      for await (const record of await this.feeds.open(row, this.cancelCheck(row.id))) {
         if (record.line <= row.next_line) continue;
         chunk.push(record);
         if (chunk.length >= this.config.chunkLines) {

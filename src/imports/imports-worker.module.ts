@@ -12,7 +12,7 @@ import { ImportRunner } from './import-runner';
 import { ImportSweeper } from './import.sweeper';
 import { ImportsModule } from './imports.module';
 
-/** Runs imports, for the worker role; on shutdown the queue closes after the running import's chunk. */
+/** Runs imports, for the worker role; on shutdown the queue closes after the running imports' chunks. */
 @Module({
   imports: [ImportsModule, ListingsModule, ReferenceModule, StorageModule],
   providers: [ImportRunner, ImportFeedSource, ImportProcessor, ImportSweeper],

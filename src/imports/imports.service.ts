@@ -278,7 +278,7 @@ export class ImportsService {
     return Readable.from(lines());
   }
 
-  /** A queued or held import ends at once; a running one stops at its next commit. */
+  /** A queued or held import ends at once; a running one at its next commit or read chunk. */
   async cancel(scope: OwnerScope, id: string): Promise<ImportResponse> {
     const row = await this.dataSource.transaction(async (em) => {
       const cancelled = await this.store.cancel(em, scope, id);

@@ -224,34 +224,41 @@ export class ImportsStore {
   }
 
   /**
-   * Claims a runnable import for a runner: a queued one that is the oldest unfinished import of
-   * its account and mode, or a running one whose runner's lease ran out. Claims of one account
-   * and mode take turns on an advisory lock, so one import runs at a time, in order of arrival.
+   * Claims the next runnable import for a runner: a queued one that is the oldest unfinished
+   * import of its account and mode, or a running one whose runner's lease ran out; so one import
+   * of an account and mode runs at a time, in order of arrival. Among them, fairness decides:
+   * accounts running fewer imports first, then live before test, then the oldest. `only` limits
+   * the claim to that import (a test runs a given one).
+   * A claim locks its row (SKIP LOCKED: runners never wait on each other) and rechecks its status
+   * there; an import only becomes runnable once the one ahead of it has ended, which no claim on
+   * another row can undo, so two runners never both start one account and mode.
    */
-  async claim(id: string, leaseMs: number): Promise<{ row: ImportRow; claim: Claim } | undefined> {
-    return this.dataSource.transaction(async (em) => {
-      const [target] = await em.query(`SELECT account_id, livemode FROM imports WHERE id = $1`, [
-        id,
-      ]);
-      if (!target) return undefined;
-      await em.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
-        `imports:${target.account_id}:${target.livemode}`,
-      ]);
-      const [[row]] = await em.query(
-        `UPDATE imports i SET status = 'running', claim_token = gen_random_uuid(),
-           lease_until = now() + $2 * interval '1 millisecond', attempts = attempts + 1,
-           started_at = COALESCE(started_at, now())
-         WHERE i.id = $1 AND (
+  async claimNext(
+    leaseMs: number,
+    only?: string,
+  ): Promise<{ row: ImportRow; claim: Claim } | undefined> {
+    const [[row]] = await this.dataSource.query(
+      `WITH next AS (
+         SELECT i.id FROM imports i
+         WHERE ($2::uuid IS NULL OR i.id = $2) AND (
            (i.status = 'queued' AND NOT EXISTS (
               SELECT 1 FROM imports o WHERE o.account_id = i.account_id AND o.livemode = i.livemode
                 AND o.status IN ('queued', 'running', 'held') AND o.id <> i.id
                 AND (o.status <> 'queued' OR (o.created_at, o.id) < (i.created_at, i.id))))
            OR (i.status = 'running' AND i.lease_until < now()))
-         RETURNING *`,
-        [id, leaseMs],
-      );
-      return row ? { row, claim: { id, token: row.claim_token } } : undefined;
-    });
+         ORDER BY (SELECT count(*) FROM imports r
+                   WHERE r.account_id = i.account_id AND r.status = 'running' AND r.id <> i.id),
+           NOT i.livemode, i.created_at, i.id
+         LIMIT 1
+         FOR UPDATE OF i SKIP LOCKED)
+       UPDATE imports SET status = 'running', claim_token = gen_random_uuid(),
+         lease_until = now() + $1 * interval '1 millisecond', attempts = attempts + 1,
+         started_at = COALESCE(started_at, now())
+       FROM next WHERE imports.id = next.id
+       RETURNING imports.*`,
+      [leaseMs, only ?? null],
+    );
+    return row ? { row, claim: { id: row.id, token: row.claim_token } } : undefined;
   }
 
   /** False when the claim was lost (the lease ran out and another runner took the import). */

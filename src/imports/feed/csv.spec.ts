@@ -307,6 +307,44 @@ describe('readFeed, CSV', () => {
     expect((await feedFailure(read([csv], { limits: { maxBytes: 5 } }))).code).toBe('too_large');
   });
 
+  it("reads a row of 250,000 empty cells as that line's failure; a record's delimiters count as bytes", async () => {
+    const wide = `externalId,title\n${','.repeat(249_999)}\nok,t\n`;
+    expect(await read([wide])).toEqual([
+      { line: 2, error: 'line 2: 250000 cells where the header has 2 columns' },
+      { line: 3, body: { externalId: 'ok', title: 't' } },
+    ]);
+    // A cell past the header's width is only counted, its line breaks too.
+    expect(await read(['externalId,title\na,b,"x\r\ny\nz"\nc,t\n'])).toEqual([
+      { line: 2, error: 'line 2: 3 cells where the header has 2 columns', externalId: 'a' },
+      { line: 5, body: { externalId: 'c', title: 't' } },
+    ]);
+    const err = await feedFailure(
+      read([`externalId\n${','.repeat(65)}\n`], {
+        limits: { maxLineBytes: 64 },
+      }),
+    );
+    expect(err).toMatchObject({ code: 'line_too_long', line: 2 });
+  });
+
+  it('refuses a row of empty cells that never ends as soon as it passes the limit', async () => {
+    let sent = 0;
+    async function* endless() {
+      yield Buffer.from('externalId,title\n');
+      for (;;) {
+        sent += 1024;
+        yield Buffer.alloc(1024, 0x2c); // ,
+      }
+    }
+    const feed = readFeed(endless(), {
+      format: 'csv',
+      gzip: false,
+      limits: { ...DEFAULT_FEED_LIMITS, maxLineBytes: 1024 },
+      attributeType,
+    });
+    expect(await feedFailure(feed.next())).toMatchObject({ code: 'line_too_long', line: 2 });
+    expect(sent).toBeLessThanOrEqual(2 * 1024);
+  });
+
   it('closes the source when the reader stops early', async () => {
     const csv = Readable.from(['externalId\na\n', 'b\n', 'c\n']);
     for await (const line of readFeed(csv, {

@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
-import { parse } from 'csv-parse';
 import { markInvalidUtf8, NOT_UTF8_MARK } from '../../common/http/invalid-utf8';
+import { CsvRecord as SplitRecord, CsvRecords } from './csv-records';
 import { FeedError } from './feed-error';
 import type { AttributeTypeOf, FeedLimits, FeedLine, FeedRecord } from './feed.types';
 import { LineCount } from './line-count';
@@ -24,7 +24,8 @@ const ATTRIBUTE_PREFIX = 'attributes.';
 const ATTRIBUTE_KEY = /^[A-Za-z][A-Za-z0-9]*$/;
 const IMAGE_SEPARATOR = '|';
 const PLAIN_INTEGER = /^-?[0-9]+$/;
-const LINE_BREAK = /\r\n|\r|\n/g;
+/** A byte past ASCII in a cell read as latin1 (one character per byte) */
+const NOT_ASCII = /[\x80-\xff]/;
 const DELIMITERS = new Set([0x2c, 0x3b, 0x09]); // , ; tab
 const QUOTE = 0x22;
 const LF = 0x0a;
@@ -32,63 +33,56 @@ const CR = 0x0d;
 const SPACE = 0x20;
 
 /**
- * RFC 4180 CSV through csv-parse, chunk by chunk. The header names the columns; the delimiter is
- * the first `,`, `;` or tab outside quotes in the header line.
+ * RFC 4180 CSV, chunk by chunk (CsvRecords). The header names the columns; the delimiter is the
+ * first `,`, `;` or tab outside quotes in the header line.
  */
 export async function* csvLines(
   bytes: AsyncIterable<Buffer>,
   { limits, attributeType }: CsvOptions,
 ): AsyncGenerator<FeedRecord> {
   const input = bytes[Symbol.asyncIterator]();
-  let parser: ReturnType<typeof parse> | undefined;
   try {
     const { delimiter, head } = await readHeaderLine(input, limits.maxLineBytes);
-    const records: Buffer[][] = [];
+    const records: SplitRecord[] = [];
     let failure: unknown;
-    parser = parse({
-      delimiter,
-      // Every line ending, whatever the first line used: files stitched from several exports mix them.
-      record_delimiter: ['\r\n', '\n', '\r'],
-      relax_column_count: true, // a row of the wrong width is that row's error, not the file's
-      skip_empty_lines: false, // blank lines come through so that line numbers count them
-      max_record_size: limits.maxLineBytes,
-      // Cells as bytes: bytes that are not UTF-8 are marked (cellText), never read as U+FFFD.
-      encoding: null,
-      on_record: (record: unknown) => {
-        records.push(record as Buffer[]);
-        return null; // taken here, so nothing waits in the stream's buffer
-      },
-    });
-    parser.on('error', (err) => (failure ??= err));
-    parser.resume();
-    const rows = new RowReader(limits, attributeType);
+    const splitter = new CsvRecords(delimiter.charCodeAt(0), limits.maxLineBytes, (record) =>
+      records.push(record),
+    );
+    const rows = new RowReader(limits, attributeType, splitter);
+    const split = (chunk: Buffer | undefined) => {
+      try {
+        if (chunk) splitter.write(chunk);
+        else splitter.end();
+      } catch (err) {
+        failure = err;
+      }
+    };
 
-    // Records parsed before a failure are read first, so chunk boundaries never change the result.
+    // Records split before a failure are read first, so chunk boundaries never change the result.
     const drain = function* (): Generator<FeedRecord> {
       for (const record of records.splice(0)) {
-        const line = rows.read(record.map(cellText));
+        const line = rows.read(record);
         if (line) yield new CsvRecord(line);
       }
       if (failure !== undefined) throw rows.malformed(failure);
     };
 
     for (const chunk of head) {
-      await send(parser, chunk);
+      split(chunk);
       yield* drain();
     }
     for (let next = await input.next(); !next.done; next = await input.next()) {
-      await send(parser, next.value);
+      split(next.value);
       yield* drain();
     }
-    await send(parser, undefined);
+    split(undefined);
     yield* drain();
   } finally {
-    parser?.destroy();
     await input.return?.();
   }
 }
 
-/** Reads until the delimiter is known; the chunks read so far go to the parser first. */
+/** Reads until the delimiter is known; the chunks read so far go to the splitter first. */
 async function readHeaderLine(
   input: AsyncIterator<Buffer>,
   maxLineBytes: number,
@@ -101,19 +95,6 @@ async function readHeaderLine(
     if (delimiter !== undefined) return { delimiter, head };
   }
   return { delimiter: ',', head };
-}
-
-/** Writes a chunk (or ends the input) and waits until the parser has taken it or failed. */
-function send(parser: ReturnType<typeof parse>, chunk: Buffer | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      parser.removeListener('error', done);
-      resolve();
-    };
-    parser.once('error', done);
-    if (chunk === undefined) parser.end(done);
-    else parser.write(chunk, done);
-  });
 }
 
 class DelimiterFinder {
@@ -145,12 +126,15 @@ class DelimiterFinder {
 }
 
 /**
- * A cell's text, with bytes that are not UTF-8 marked as in a JSON body, so that the PUT's own
- * check of the field refuses them by name (`title is not valid UTF-8`), with the line's other
- * errors; a cell that cannot be marked in place is the mark alone.
+ * A cell's text from its latin1 reading, with bytes that are not UTF-8 marked as in a JSON body,
+ * so that the PUT's own check of the field refuses them by name (`title is not valid UTF-8`),
+ * with the line's other errors; a cell that cannot be marked in place is the mark alone. ASCII
+ * reads the same either way.
  */
-function cellText(cell: Buffer): string {
-  return isUtf8(cell) ? cell.toString('utf8') : (markInvalidUtf8(cell) ?? NOT_UTF8_MARK);
+function cellText(cell: string): string {
+  if (!NOT_ASCII.test(cell)) return cell;
+  const bytes = Buffer.from(cell, 'latin1');
+  return isUtf8(bytes) ? bytes.toString('utf8') : (markInvalidUtf8(bytes) ?? NOT_UTF8_MARK);
 }
 
 /**
@@ -190,17 +174,18 @@ class RowReader {
   constructor(
     private readonly limits: FeedLimits,
     private readonly attributeType: AttributeTypeOf,
+    private readonly splitter: CsvRecords,
   ) {
     this.count = new LineCount(limits.maxLines);
   }
 
-  read(record: string[]): FeedLine | undefined {
+  /** A record as split: its cells in latin1 (see cellText). */
+  read({ cells, width: cellCount, breaks }: SplitRecord): FeedLine | undefined {
     const line = this.nextLine;
-    this.nextLine += 1 + lineBreaks(record);
-    if (record.length === 1 && record[0].trim() === '') return void this.count.blank(line);
-    if (record.reduce((n, cell) => n + Buffer.byteLength(cell), 0) > this.limits.maxLineBytes)
-      throw tooLong(line, this.limits.maxLineBytes);
+    this.nextLine += 1 + breaks;
+    if (cellCount === 1 && cellText(cells[0]).trim() === '') return void this.count.blank(line);
     if (this.columns === undefined) {
+      const record = cells.map(cellText);
       // A mark (cellText) is the only lone surrogate a UTF-8 file can give.
       if (record.some((name) => !name.isWellFormed()))
         throw new FeedError(
@@ -213,36 +198,38 @@ class RowReader {
       const named = this.trailingDelimiter ? record.slice(0, -1) : record;
       this.columns = columnsOf(named, this.attributeType, line);
       this.externalIdColumn = record.findIndex((name) => name.trim() === 'externalId');
+      // A row's cells past the header's width are only counted: a wide row holds no more.
+      this.splitter.keep = record.length;
       return undefined;
     }
     this.count.data(line);
     const named = this.columns.length;
     // Under a header that ends in its delimiter, a row may end in one too (an empty last cell).
-    const width = this.trailingDelimiter && record.length === named + 1 ? named + 1 : named;
-    if (record.length !== width)
+    const width = this.trailingDelimiter && cellCount === named + 1 ? named + 1 : named;
+    if (cellCount !== width)
       return this.failed(
         line,
-        record,
-        `line ${line}: ${record.length} cells where the header has ${named} columns`,
+        cells,
+        `line ${line}: ${cellCount} cells where the header has ${named} columns`,
       );
-    if (width > named && record[named] !== '')
+    if (width > named && cells[named] !== '')
       return this.failed(
         line,
-        record,
+        cells,
         `line ${line}: a value after the last column (the header ends with its delimiter, naming no column there)`,
       );
     const body: Record<string, unknown> = {};
-    for (let i = 0; i < named; i++) if (record[i] !== '') this.columns[i](body, record[i]);
+    for (let i = 0; i < named; i++) if (cells[i] !== '') this.columns[i](body, cellText(cells[i]));
     return { line, body };
   }
 
   /** A failed line. Its externalId cell is still read where it is, so that it protects its listing. */
-  private failed(line: number, record: string[], error: string): FeedLine {
-    const externalId = record[this.externalIdColumn];
-    return externalId ? { line, error, externalId } : { line, error };
+  private failed(line: number, cells: string[], error: string): FeedLine {
+    const externalId = cells[this.externalIdColumn];
+    return externalId ? { line, error, externalId: cellText(externalId) } : { line, error };
   }
 
-  /** csv-parse stopped in the record after the last one read */
+  /** the splitter stopped in the record after the last one read */
   malformed(err: unknown): FeedError {
     const line = this.nextLine;
     const code = (err as { code?: unknown }).code;
@@ -260,13 +247,6 @@ const QUOTING_ERRORS: Record<string, string> = {
 
 function tooLong(line: number, maxLineBytes: number): FeedError {
   return new FeedError('line_too_long', `line ${line}: longer than ${maxLineBytes} bytes`, line);
-}
-
-function lineBreaks(record: string[]): number {
-  let breaks = 0;
-  for (const cell of record)
-    if (cell.includes('\n') || cell.includes('\r')) breaks += cell.match(LINE_BREAK)!.length;
-  return breaks;
 }
 
 function columnsOf(header: string[], attributeType: AttributeTypeOf, line: number): Column[] {

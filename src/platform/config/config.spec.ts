@@ -2,6 +2,7 @@ import { appConfig } from './app.config';
 import { databaseConfig } from './database.config';
 import { eventsConfig } from './events.config';
 import { imagesConfig } from './images.config';
+import { importsConfig } from './imports.config';
 import { listingsConfig } from './listings.config';
 import { metricsConfig } from './metrics.config';
 import { outboundConfig } from './outbound.config';
@@ -66,6 +67,8 @@ describe('config validation', () => {
     ['WEBHOOK_RETRY_SCHEDULE', 'soon', webhooksConfig],
     ['WEBHOOK_ALLOW_HTTP', 'yes', webhooksConfig],
     ['FETCH_ALLOW_PRIVATE_TARGETS', 'yes', outboundConfig],
+    ['IMPORT_CONCURRENCY', '0', importsConfig],
+    ['IMPORT_CONCURRENCY', '17', importsConfig],
     ['STORAGE_DRIVER', 'gcs', storageConfig],
     ['S3_ENDPOINT', 'ftp://minio:9000', storageConfig],
     ['S3_PREFIX', '/media/', storageConfig],

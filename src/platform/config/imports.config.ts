@@ -12,6 +12,7 @@ class ImportsEnv {
   @IsDuration() IMPORT_SWEEP_EVERY: string = '15s';
   @ToNumber() @IsNumber() @Min(0) @Max(100) IMPORT_YIELD_SLOWDOWN: number = 1.5;
   @ToInt() @IsInt() @Min(0) IMPORT_YIELD_MIN_API_RPS: number = 100;
+  @ToInt() @IsInt() @Min(1) @Max(16) IMPORT_CONCURRENCY: number = 2;
 }
 
 export interface ImportsConfig {
@@ -31,6 +32,8 @@ export interface ImportsConfig {
   yieldSlowdown: number;
   /** the import waits only while the API serves at least this many requests a second */
   yieldMinApiRps: number;
+  /** imports a worker runs at once (never two of one account and mode, across workers) */
+  concurrency: number;
 }
 
 export const importsConfig = registerAs('imports', (): ImportsConfig => {
@@ -45,5 +48,6 @@ export const importsConfig = registerAs('imports', (): ImportsConfig => {
     sweepEveryMs: parseDuration(env.IMPORT_SWEEP_EVERY)!,
     yieldSlowdown: env.IMPORT_YIELD_SLOWDOWN,
     yieldMinApiRps: env.IMPORT_YIELD_MIN_API_RPS,
+    concurrency: env.IMPORT_CONCURRENCY,
   };
 });
