@@ -31,7 +31,7 @@ import { admitBatch } from './listing-batch';
 import { listingChanges } from './listing-changes';
 import { contentOf, ListingContent, ListingRow } from './listing-row';
 import { listingRef, listingUpdated } from './listing-activity';
-import { EDITABLE_STATUSES, REQUIRED_LISTING_FIELDS } from './listing.constants';
+import { EDITABLE_STATUSES, ListingStatus, REQUIRED_LISTING_FIELDS } from './listing.constants';
 import { renewalDue } from './listing-renewal';
 import { toListingResponse } from './listing.mapper';
 import { ExternalIdTakenError, WrongStateError } from './listings.errors';
@@ -96,6 +96,10 @@ export type UpsertOutcome =
   | { outcome: 'created' | 'updated' | 'unchanged' | 'renewed' | 'restored'; row: ListingRow }
   | { outcome: 'skipped'; reason: 'SOLD'; row: ListingRow }
   | { outcome: 'failed'; error: DomainError };
+
+/** A renewal's `changedFields`: an EXPIRED listing also changed its status. */
+const renewedFields = (previous: ListingStatus): string[] =>
+  previous === 'ACTIVE' ? ['expiresAt'] : ['status', 'expiresAt'];
 
 /** How a batch treats its listings beyond the PUT's rules (an import's options). */
 export interface UpsertOptions {
@@ -553,10 +557,7 @@ export class ListingsService {
     await this.outbox.appendMany(
       em,
       renewed.map((row) =>
-        listingUpdated(
-          { ...row, images: [] },
-          row.previous_status === 'ACTIVE' ? ['expiresAt'] : ['status', 'expiresAt'],
-        ),
+        listingUpdated({ ...row, images: [] }, renewedFields(row.previous_status)),
       ),
     );
     return renewed;
@@ -677,9 +678,7 @@ export class ListingsService {
   async renew(em: EntityManager, scope: OwnerScope, id: string): Promise<ListingRow> {
     const row = await this.store.renew(em, scope, id, this.validityMs);
     if (!row) throw await this.missingOrWrongState(em, scope, id, 'renew');
-    const changedFields =
-      row.previous_status === 'ACTIVE' ? ['expiresAt'] : ['status', 'expiresAt'];
-    await this.emitUpdated(em, row, changedFields);
+    await this.emitUpdated(em, row, renewedFields(row.previous_status));
     return row;
   }
 
