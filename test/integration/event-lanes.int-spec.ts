@@ -58,6 +58,7 @@ describe('Event lanes and the relay claim', () => {
   }
 
   it('puts the events of a bulk-lane transaction in the bulk lane, and only those', async () => {
+    expect(await dispatch.unrelayedLanes()).toEqual([]);
     const owner = await ctx.newOwner();
     await write(owner, 2, true);
     // The setting is the transaction's own: the pool's next transaction on it is interactive.
@@ -66,7 +67,7 @@ describe('Event lanes and the relay claim', () => {
       ['interactive', 3],
       ['bulk', 2],
     ]);
-    expect(await dispatch.hasUnrelayed('bulk')).toBe(true);
+    expect(await dispatch.unrelayedLanes()).toEqual(['interactive', 'bulk']);
     expect((await claimed('interactive', 100)).map((r) => r.accountId)).toEqual([
       owner.accountId,
       owner.accountId,

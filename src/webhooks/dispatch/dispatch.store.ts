@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { EventLane } from '../../events/event-lane';
+import { EVENT_LANES, type EventLane } from '../../events/event-lane';
 import type { EventName } from '../../events/event-types';
 import type { SweepCursor } from '../deliveries/webhook-delivery.store';
 
@@ -41,13 +41,13 @@ export function lastAccountServed(rows: readonly ClaimedEvent[]): string | null 
 export class DispatchStore {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** Whether any event of the lane waits for the relay: one cheap read on the pending index. */
-  async hasUnrelayed(lane: EventLane): Promise<boolean> {
-    const [{ pending }] = await this.dataSource.query(
-      `SELECT EXISTS (SELECT 1 FROM outbox_events WHERE relayed_at IS NULL AND bulk = $1) AS pending`,
-      [lane === 'bulk'],
+  /** The lanes with events waiting for the relay: one read of the pending index per lane. */
+  async unrelayedLanes(): Promise<EventLane[]> {
+    const [row] = await this.dataSource.query(
+      `SELECT EXISTS (SELECT 1 FROM outbox_events WHERE relayed_at IS NULL AND NOT bulk) AS interactive,
+              EXISTS (SELECT 1 FROM outbox_events WHERE relayed_at IS NULL AND bulk) AS bulk`,
     );
-    return pending;
+    return EVENT_LANES.filter((lane) => row[lane]);
   }
 
   /**

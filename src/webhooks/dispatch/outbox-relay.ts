@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { EVENT_LANES, type EventLane } from '../../events/event-lane';
+import type { EventLane } from '../../events/event-lane';
 import { OutboxWake } from '../../events/outbox-wake';
 import { PollingLoop } from '../../platform/scheduling/polling-loop';
 import { withTimeout } from '../../platform/queues/with-timeout';
@@ -38,10 +38,13 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     async (stopped) => {
       // While Redis is away there is nothing to do but wait; do not hold row locks meanwhile.
       if (this.lanes.fanout('interactive').client.status !== 'ready') return;
-      let more = true;
-      while (!stopped() && more) {
-        more = false;
-        for (const lane of EVENT_LANES) if (await this.relayBatch(lane)) more = true;
+      // The idle case, most polls: one cheap read on the pending index instead of a transaction.
+      let lanes = await this.dispatch.unrelayedLanes();
+      while (!stopped() && lanes.length > 0) {
+        const more: EventLane[] = [];
+        for (const lane of lanes) if (await this.relayBatch(lane)) more.push(lane);
+        // A lane that filled its batch goes again; the interactive one is looked at every turn.
+        lanes = more.length > 0 ? await this.dispatch.unrelayedLanes() : [];
       }
     },
   );
@@ -67,8 +70,6 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Whether the lane may have more to relay now (it filled its batch). */
   private async relayBatch(lane: EventLane): Promise<boolean> {
-    // The idle case, most polls: one cheap read on the pending index instead of a transaction.
-    if (!(await this.dispatch.hasUnrelayed(lane))) return false;
     const queue = this.lanes.fanout(lane);
     const room = QUEUED_PER_LANE - (await queue.getWaitingCount());
     if (room <= 0) return false;
