@@ -624,6 +624,31 @@ describe('Inventory imports', () => {
         expectFieldError(await upload(ndjson([item('n-bad')]), `?renew=${value}`), 'renew');
     });
 
+    it('restores only within IMPORT_RESTORE_WINDOW, in the same account and mode; a test-mode one as DRAFT', async () => {
+      const other = await anAccount(t).build();
+      const put = (key: string, externalId: string) =>
+        as(t, key).put(`/v1/listings/by-external-id/${externalId}`).send(aListing().build());
+      const live = (await put(owner.liveKey, 'n-scope').expect(201)).body.data.id;
+      const old = (await put(owner.liveKey, 'n-old').expect(201)).body.data.id;
+      const test = (await put(owner.testKey, 'n-scope').expect(201)).body.data.id;
+      await run([item('n-keep')], '?mode=mirror');
+      await run([item('n-keep')], '?mode=mirror', owner.testKey);
+      await t.dataSource.query(
+        `UPDATE listings SET removed_at = now() - interval '31 days' WHERE id = $1`,
+        [old],
+      );
+      // Another account and the other mode never take a removed listing back.
+      expect((await put(other.liveKey, 'n-scope').expect(201)).body.data.id).not.toBe(live);
+      const testBack = (await put(owner.testKey, 'n-scope').expect(200)).body.data;
+      expect(testBack).toMatchObject({ id: test, status: 'DRAFT', expiresAt: null });
+      expect((await put(owner.liveKey, 'n-scope').expect(200)).body.data).toMatchObject({
+        id: live,
+        status: 'ACTIVE',
+      });
+      // Removed 31 days ago: past the window, a new listing.
+      expect((await put(owner.liveKey, 'n-old').expect(201)).body.data.id).not.toBe(old);
+    });
+
     it('restores a listing a mirror removed, by a PUT, with its id and images', async () => {
       const first = await as(t, owner.liveKey)
         .put('/v1/listings/by-external-id/n-back')
