@@ -106,7 +106,7 @@ export class ApiKeysService implements KeyAuthenticator {
         scopes: old.scopes,
       });
       // The database's clock, as authentication compares with it.
-      const [{ at }]: { at: Date }[] = await em.query(
+      const [[{ at }]]: [{ at: Date }[], number] = await em.query(
         `UPDATE api_keys SET expires_at = now() + $2 * interval '1 millisecond' WHERE id = $1
          RETURNING expires_at AS at`,
         [old.id, graceMs],
