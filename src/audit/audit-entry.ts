@@ -28,10 +28,29 @@ export const AUDIT_ACTIONS = [
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
+export interface AuditActor {
+  type: AuditActorType;
+  /** the user's or the API key's id; none for `admin`, `cli` and `system` */
+  id?: string | null;
+}
+
+/**
+ * Who acts and from where: what each audited action takes from its door (the dashboard passes
+ * `{ actor: { type: 'user', id }, ip, userAgent }`, the admin API `admin`, the CLI `cli`, the
+ * public API the key).
+ */
+export interface AuditOrigin {
+  actor: AuditActor;
+  ip?: string | null;
+  userAgent?: string | null;
+}
+
+export const CLI_ORIGIN: AuditOrigin = { actor: { type: 'cli' } };
+
 /** One row of the append-only log. `details` never holds a secret, key or password. */
 export interface AuditEntry {
   accountId: string | null;
-  actor: { type: AuditActorType; id?: string | null };
+  actor: AuditActor;
   action: AuditAction;
   target?: string | null;
   ip?: string | null;
