@@ -133,7 +133,12 @@ export class ImportRunner {
       if (await this.holdsForRemovals(planned, claim, firstLines, lastLine)) return claim.id;
       let current = await this.applyLines(planned, claim, firstLines, known);
       if (current.mode === 'mirror')
-        current = await this.applyRemovals(current, claim, lastLine, firstLines.externalIds());
+        current = await this.applyRemovals(
+          current,
+          claim,
+          lastLine,
+          firstLines.externalIdsLiteral(),
+        );
       await this.settle(claim, current, finalStatus(current));
     } catch (error) {
       await this.ended(error, row, claim);
@@ -273,7 +278,7 @@ export class ImportRunner {
     lastLine: number,
   ): Promise<boolean> {
     if (row.mode !== 'mirror' || row.confirmed || row.next_line > 0) return false;
-    const keep = firstLines.externalIds();
+    const keep = firstLines.externalIdsLiteral();
     const { removable, removals } = await this.listingsStore.countMirrorRemovals(
       this.dataSource.manager,
       this.scopeOf(row),
@@ -303,7 +308,7 @@ export class ImportRunner {
   private async recordPlannedRemovals(
     em: EntityManager,
     row: ImportRow,
-    keep: string[],
+    keep: string,
     lastLine: number,
   ): Promise<void> {
     const scope = this.scopeOf(row);
@@ -605,7 +610,7 @@ export class ImportRunner {
     row: ImportRow,
     claim: Claim,
     lastLine: number,
-    keep: string[],
+    keep: string,
   ): Promise<ImportRow> {
     const scope = this.scopeOf(row);
     const pacer = this.newPacer();
