@@ -2,10 +2,13 @@
  * `npm run bench:scale`: grows the listings table to 10k, 100k and 1M rows spread over 1,000
  * accounts and measures, at each size, per-account reads (GET by id, a list page) and expiry.
  * Per-account costs must not grow with the table. BENCH_DURATION seconds per load run (default 5),
- * after BENCH_WARMUP unrecorded seconds (default 3).
+ * after BENCH_WARMUP unrecorded seconds (default 3). Then a 1,000,000-line import and the worker's
+ * peak RSS (bench/import-million.ts), in a database of its own; BENCH_ONLY=import-1m runs that
+ * alone, BENCH_ONLY=sizes the table sizes alone.
  */
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { benchImportMillion } from './import-million';
 import { load } from './lib/load';
 import { DEPLOYED_HEAP_FLAG, startNode } from './lib/processes';
 import { BenchAccount, createAccount } from './lib/seed';
@@ -21,6 +24,17 @@ const EXPIRING = 10_000;
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP ?? 3);
 
 async function main(): Promise<void> {
+  const only = process.env.BENCH_ONLY;
+  if (only !== 'import-1m') await benchSizes();
+  if (only !== 'sizes') {
+    const targets = await benchImportMillion(PG);
+    console.log('\nTargets:');
+    for (const [name, t] of Object.entries(targets))
+      console.log(`  ${t.met ? 'met   ' : 'MISSED'} ${name} ${t.value} ${t.target}`);
+  }
+}
+
+async function benchSizes(): Promise<void> {
   const admin = new Client({ connectionString: `${PG}/postgres` });
   await admin.connect();
   await admin.query(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);

@@ -1,5 +1,7 @@
+// @ts-expect-error: pg's own value conversion (what it sends for a parameter) has no types
+import { prepareValue } from 'pg/lib/utils';
 import { ValidationError } from '../common/errors/domain-error';
-import { finalStatus, FirstLines, lineError, removalLimit } from './import-plan';
+import { finalStatus, FirstLines, KnownLines, lineError, removalLimit } from './import-plan';
 
 describe('import plan', () => {
   describe('removalLimit', () => {
@@ -37,6 +39,78 @@ describe('import plan', () => {
       lines.note(undefined, 3);
       lines.note('c', 4);
       expect(lines.externalIds()).toEqual(['a', 'c']);
+    });
+
+    it('tells apart ids that differ only past Latin-1, by a lone surrogate or by U+0000', () => {
+      const lines = new FirstLines();
+      const ids = ['ö-1', 'ő-1', '\ud800x', '\udc00x', 'a\u0000', 'a', 'é'.normalize('NFD')];
+      ids.forEach((id, i) => lines.note(id, i + 1));
+      expect(lines.externalIds()).toEqual(ids.filter((id) => !id.includes('\0')));
+      expect(lines.duplicateOf('ő-1', 9)).toBe(2);
+      expect(lines.duplicateOf('\udc00x', 9)).toBe(4);
+      expect(lines.duplicateOf('a\u0000', 9)).toBeUndefined();
+      expect(lines.duplicateOf('ø-1', 9)).toBeUndefined();
+    });
+
+    it('keeps the first line of each of many ids, in the order noted', () => {
+      const lines = new FirstLines();
+      for (let i = 0; i < 50_000; i++) lines.note(`id-${i % 20_000}`, i + 1);
+      expect(lines.externalIds()).toHaveLength(20_000);
+      expect(lines.externalIds()[19_999]).toBe('id-19999');
+      expect(lines.duplicateOf('id-7', 8)).toBeUndefined();
+      expect(lines.duplicateOf('id-7', 20_008)).toBe(8);
+      expect(lines.duplicateOf('id-20000', 1)).toBeUndefined();
+    });
+
+    it('sends the externalIds as node-pg would send their array', () => {
+      const lines = new FirstLines();
+      ['a', 'b"c', 'd\\e', 'ö', '日本', '\ud800', 'x,y', '{z}', 'NULL'].forEach((id, i) =>
+        lines.note(id, i + 1),
+      );
+      // Compared as sent, in UTF-8 (a lone surrogate goes as U+FFFD either way).
+      const sent = (text: string) => Buffer.from(text, 'utf8');
+      expect(sent(lines.externalIdsLiteral())).toEqual(sent(prepareValue(lines.externalIds())));
+      expect(new FirstLines().externalIdsLiteral()).toBe(prepareValue([]));
+    });
+  });
+
+  describe('KnownLines', () => {
+    const hit = (externalId: string, n: number, renewalDue = false) => ({
+      externalId,
+      listingId: `0190a3c2-7b1e-7c3d-8e4f-${String(n).padStart(12, '0')}`,
+      renewalDue,
+    });
+
+    it('gives back each line found as it was set, until deleted', () => {
+      const firstLines = new FirstLines();
+      const known = new KnownLines(firstLines);
+      for (let line = 1; line <= 5_000; line += 2) {
+        firstLines.note(`id-${line}`, line);
+        known.set(line, hit(`id-${line}`, line, line % 3 === 0));
+      }
+      expect(known.get(2)).toBeUndefined();
+      expect(known.get(3)).toEqual(hit('id-3', 3, true));
+      expect(known.get(4_999)).toEqual(hit('id-4999', 4_999, false));
+      known.delete(3);
+      expect(known.get(3)).toBeUndefined();
+      expect(known.get(5)).toEqual(hit('id-5', 5));
+    });
+
+    it('keeps a line set out of order, or one whose id is not a UUID, as it was set', () => {
+      const firstLines = new FirstLines();
+      const known = new KnownLines(firstLines);
+      firstLines.note('a', 1);
+      firstLines.note('b', 2);
+      known.set(5, hit('a', 5));
+      known.set(2, hit('b', 2));
+      known.set(7, { externalId: 'b', listingId: 'NOT-A-UUID', renewalDue: true });
+      known.set(9, hit('never-noted', 9));
+      expect(known.get(5)).toEqual(hit('a', 5));
+      expect(known.get(2)).toEqual(hit('b', 2));
+      expect(known.get(7)).toEqual({ externalId: 'b', listingId: 'NOT-A-UUID', renewalDue: true });
+      expect(known.get(9)).toEqual(hit('never-noted', 9));
+      known.delete(2);
+      expect(known.get(2)).toBeUndefined();
     });
   });
 

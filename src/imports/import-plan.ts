@@ -1,5 +1,6 @@
 import { DomainError } from '../common/errors/domain-error';
-import type { ImportResultRow, ImportStatus, OutcomeTally } from './imports.store';
+import type { ImportResultRow, ImportStatus, KnownLine, OutcomeTally } from './imports.store';
+import { grown, PackedStrings } from './packed-strings';
 
 /** The removal limit of a mirror import: as asked, else 10% of what it could remove, at least 10. */
 export function removalLimit(maxRemovals: number | null, removable: number): number {
@@ -31,23 +32,151 @@ export function lineError(error: DomainError): NonNullable<ImportResultRow['erro
     : { code: error.code, message: error.message };
 }
 
-/** Each line's first occurrence by externalId, to fail the later ones ("duplicate of line N"). */
+/**
+ * Each line's first occurrence by externalId, to fail the later ones ("duplicate of line N"),
+ * kept for the whole file: packed (PackedStrings), as a Map it was ~100 MB of a 1,000,000-line
+ * import's worker.
+ */
 export class FirstLines {
-  private readonly first = new Map<string, number>();
+  private readonly ids = new PackedStrings();
+  private firsts = new Float64Array(1024);
 
   /** An externalId with U+0000 names no listing (none can hold one, nor can PostgreSQL's text). */
   note(externalId: unknown, line: number): void {
-    if (typeof externalId === 'string' && !externalId.includes('\0') && !this.first.has(externalId))
-      this.first.set(externalId, line);
+    if (typeof externalId !== 'string' || externalId.includes('\0')) return;
+    const known = this.ids.size;
+    const entry = this.ids.add(externalId);
+    if (entry < known) return;
+    if (entry === this.firsts.length)
+      this.firsts = grown(this.firsts, new Float64Array(this.firsts.length * 2));
+    this.firsts[entry] = line;
   }
 
   /** The earlier line holding this externalId, when `line` is not its first. */
   duplicateOf(externalId: string, line: number): number | undefined {
-    const first = this.first.get(externalId);
-    return first !== undefined && first !== line ? first : undefined;
+    const entry = this.ids.indexOf(externalId);
+    if (entry < 0) return undefined;
+    const first = this.firsts[entry];
+    return first !== line ? first : undefined;
   }
 
+  /** In the order they were first noted. */
   externalIds(): string[] {
-    return [...this.first.keys()];
+    return Array.from({ length: this.ids.size }, (_, entry) => this.ids.at(entry));
+  }
+
+  /**
+   * The externalIds as one PostgreSQL text[] literal, the text node-pg would send for
+   * `externalIds()`: built from that array, a million ids took ~150 MB of temporary strings.
+   */
+  externalIdsLiteral(): string {
+    let out = Buffer.allocUnsafe(64 * 1024);
+    let used = 0;
+    const write = (text: string) => {
+      const bytes = Buffer.byteLength(text);
+      if (used + bytes > out.length) {
+        const larger = Buffer.allocUnsafe(Math.max(out.length * 2, used + bytes));
+        out.copy(larger, 0, 0, used);
+        out = larger;
+      }
+      used += out.write(text, used);
+    };
+    write('{');
+    for (let entry = 0; entry < this.ids.size; entry++)
+      // As node-pg's own array literal: every element quoted, \ and " escaped.
+      write(`${entry > 0 ? ',' : ''}"${this.ids.at(entry).replace(/[\\"]/g, '\\$&')}"`);
+    write('}');
+    return out.toString('utf8', 0, used);
+  }
+
+  /** The number a noted externalId is kept as, or -1 (KnownLines keeps that instead). */
+  entryOf(externalId: string): number {
+    return this.ids.indexOf(externalId);
+  }
+
+  externalIdAt(entry: number): string {
+    return this.ids.at(entry);
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const UUID_BYTES = 16;
+const RENEWAL_DUE = 1;
+const DELETED = 2;
+
+/**
+ * The lines the read pass found by their hash, by line number: all of a re-sent file's, kept
+ * until each is prepared. Packed (~30 bytes a line: the line, the listing id's 16 bytes, its
+ * externalId as FirstLines' entry), as a Map of objects it was ~200 MB for 1,000,000 lines.
+ * Lines are set in file order; one that is not (or does not pack) is kept in a Map instead.
+ */
+export class KnownLines {
+  private lines = new Float64Array(1024);
+  private entries = new Uint32Array(1024);
+  private flags = new Uint8Array(1024);
+  private listingIds = Buffer.alloc(1024 * UUID_BYTES);
+  private count = 0;
+  private readonly others = new Map<number, KnownLine>();
+
+  /** `firstLines` must have noted each hit's externalId before it is set here. */
+  constructor(private readonly firstLines: FirstLines) {}
+
+  set(line: number, hit: KnownLine): void {
+    const entry = this.firstLines.entryOf(hit.externalId);
+    const inOrder = this.count === 0 || line > this.lines[this.count - 1];
+    if (entry < 0 || !inOrder || !UUID.test(hit.listingId)) {
+      this.others.set(line, hit);
+      return;
+    }
+    this.others.delete(line);
+    if (this.count === this.lines.length) this.grow();
+    this.lines[this.count] = line;
+    this.entries[this.count] = entry;
+    this.flags[this.count] = hit.renewalDue ? RENEWAL_DUE : 0;
+    this.listingIds.write(hit.listingId.replaceAll('-', ''), this.count * UUID_BYTES, 'hex');
+    this.count++;
+  }
+
+  get(line: number): KnownLine | undefined {
+    const other = this.others.get(line);
+    if (other) return other;
+    const at = this.find(line);
+    if (at < 0) return undefined;
+    const hex = this.listingIds.toString('hex', at * UUID_BYTES, (at + 1) * UUID_BYTES);
+    return {
+      externalId: this.firstLines.externalIdAt(this.entries[at]),
+      listingId: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`,
+      renewalDue: (this.flags[at] & RENEWAL_DUE) !== 0,
+    };
+  }
+
+  delete(line: number): void {
+    this.others.delete(line);
+    const at = this.find(line);
+    if (at >= 0) this.flags[at] |= DELETED;
+  }
+
+  /** The packed line's index, by binary search, or -1 (none, or deleted). */
+  private find(line: number): number {
+    let low = 0;
+    let high = this.count - 1;
+    while (low <= high) {
+      const middle = (low + high) >>> 1;
+      const at = this.lines[middle];
+      if (at === line) return (this.flags[middle] & DELETED) === 0 ? middle : -1;
+      if (at < line) low = middle + 1;
+      else high = middle - 1;
+    }
+    return -1;
+  }
+
+  private grow(): void {
+    const size = this.lines.length * 2;
+    this.lines = grown(this.lines, new Float64Array(size));
+    this.entries = grown(this.entries, new Uint32Array(size));
+    this.flags = grown(this.flags, new Uint8Array(size));
+    const listingIds = Buffer.alloc(size * UUID_BYTES);
+    this.listingIds.copy(listingIds);
+    this.listingIds = listingIds;
   }
 }

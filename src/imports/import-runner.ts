@@ -27,14 +27,20 @@ import { ImportFeedSource } from './import-feed-source';
 import { importEvent } from './imports.mapper';
 import { ChunkPacer } from './chunk-pacer';
 import { lineHash } from './import-line-hash';
-import { emptyTally, finalStatus, FirstLines, lineError, removalLimit } from './import-plan';
+import {
+  emptyTally,
+  finalStatus,
+  FirstLines,
+  KnownLines,
+  lineError,
+  removalLimit,
+} from './import-plan';
 import {
   Claim,
   ImportFailure,
   ImportRow,
   ImportStatus,
   ImportsStore,
-  KnownLine,
   LostClaimError,
   NewResult,
   OutcomeTally,
@@ -65,8 +71,6 @@ const CANCEL_CHECK_MS = 250;
 class Cancelled extends Error {}
 
 type Admitted = { line: number; externalId: string; dto: CreateListingDto; hash: Buffer };
-/** A line whose hash was found with its listing in the read pass, by line number. */
-type KnownLines = Map<number, KnownLine>;
 /** A known line whose listing a renewing import renews: nothing to validate, one write. */
 type Renewal = { line: number; externalId: string; listingId: string; hash: Buffer };
 type ChunkProgress = Parameters<ImportsStore['saveChunk']>[2];
@@ -129,7 +133,12 @@ export class ImportRunner {
       if (await this.holdsForRemovals(planned, claim, firstLines, lastLine)) return claim.id;
       let current = await this.applyLines(planned, claim, firstLines, known);
       if (current.mode === 'mirror')
-        current = await this.applyRemovals(current, claim, lastLine, firstLines.externalIds());
+        current = await this.applyRemovals(
+          current,
+          claim,
+          lastLine,
+          firstLines.externalIdsLiteral(),
+        );
       await this.settle(claim, current, finalStatus(current));
     } catch (error) {
       await this.ended(error, row, claim);
@@ -175,7 +184,7 @@ export class ImportRunner {
     const scope = this.scopeOf(row);
     const digest = this.reference.digest();
     const firstLines = new FirstLines();
-    const known: KnownLines = new Map();
+    const known = new KnownLines(firstLines);
     const lookups: { records: FeedRecord[]; found: ReturnType<ImportsStore['linesByHash']> }[] = [];
     // Hashed as each record is read: a chunk of long lines hashed at once would hold the loop.
     const lookUp = (records: FeedRecord[], hashes: Buffer[]) => {
@@ -190,10 +199,11 @@ export class ImportRunner {
       const hits = await found;
       for (const [i, record] of records.entries()) {
         const hit = hits.get(i);
-        // Lines a resumed run has applied already are noted, not kept.
-        if (hit && record.line > row.next_line) known.set(record.line, hit);
         const externalId = hit ? hit.externalId : externalIdOf(record.read());
         firstLines.note(externalId, record.line);
+        // Lines a resumed run has applied already are noted, not kept. Kept after the note:
+        // KnownLines keeps the externalId as FirstLines' entry.
+        if (hit && record.line > row.next_line) known.set(record.line, hit);
         await turns.maybeYield();
       }
     };
@@ -268,7 +278,7 @@ export class ImportRunner {
     lastLine: number,
   ): Promise<boolean> {
     if (row.mode !== 'mirror' || row.confirmed || row.next_line > 0) return false;
-    const keep = firstLines.externalIds();
+    const keep = firstLines.externalIdsLiteral();
     const { removable, removals } = await this.listingsStore.countMirrorRemovals(
       this.dataSource.manager,
       this.scopeOf(row),
@@ -298,7 +308,7 @@ export class ImportRunner {
   private async recordPlannedRemovals(
     em: EntityManager,
     row: ImportRow,
-    keep: string[],
+    keep: string,
     lastLine: number,
   ): Promise<void> {
     const scope = this.scopeOf(row);
@@ -376,7 +386,7 @@ export class ImportRunner {
     const turns = new EventLoopTurns(TURN_MS);
     for (const record of chunk) {
       const hit = known.get(record.line);
-      known.delete(record.line); // each line is prepared once; a 100k-line file's map empties
+      known.delete(record.line); // each line is prepared once
       // A repeated line is found too, and fails in `admit` as the repeat it is.
       if (hit && firstLines.duplicateOf(hit.externalId, record.line) === undefined) {
         // The line matches its listing: a due one is renewed without validating it again.
@@ -600,7 +610,7 @@ export class ImportRunner {
     row: ImportRow,
     claim: Claim,
     lastLine: number,
-    keep: string[],
+    keep: string,
   ): Promise<ImportRow> {
     const scope = this.scopeOf(row);
     const pacer = this.newPacer();

@@ -196,13 +196,13 @@ export class ListingsStore {
   /**
    * What a mirror import removes: listings of the scope that existed when it was accepted (their
    * creator is visible in `accepted`, the import's snapshot; see EXISTED_WHEN_ACCEPTED), have an
-   * externalId that is not in `keep`, and are DRAFT, ACTIVE or EXPIRED (never SOLD). Locked, in
+   * externalId that is not in `keep` (a text[] literal: see FirstLines.externalIdsLiteral), and are DRAFT, ACTIVE or EXPIRED (never SOLD). Locked, in
    * id order after `afterId`, so their state cannot change before the caller removes them.
    */
   async lockMirrorRemovals(
     em: EntityManager,
     scope: OwnerScope,
-    q: { accepted: string; keep: string[]; afterId: string | null; limit: number; lock: boolean },
+    q: { accepted: string; keep: string; afterId: string | null; limit: number; lock: boolean },
   ): Promise<{ id: string; external_id: string }[]> {
     return em.query(
       `SELECT id, external_id FROM listings
@@ -214,12 +214,15 @@ export class ListingsStore {
     );
   }
 
-  /** How many listings a mirror import could remove, and how many it would with `keep` kept. */
+  /**
+   * How many listings a mirror import could remove, and how many it would with `keep` kept (a
+   * text[] literal, as in lockMirrorRemovals).
+   */
   async countMirrorRemovals(
     em: EntityManager,
     scope: OwnerScope,
     accepted: string,
-    keep: string[],
+    keep: string,
   ): Promise<{ removable: number; removals: number }> {
     const [counts] = await em.query(
       `SELECT count(*)::int AS removable,
