@@ -10,6 +10,8 @@ import { AccountsService } from './accounts/accounts.service';
 import { ApiKeysService } from './accounts/api-keys.service';
 import { CreateAccountDto } from './admin/dto/create-account.dto';
 import { CreateKeyDto } from './admin/dto/create-key.dto';
+import { MailModule } from './mail/mail.module';
+import { MailService } from './mail/mail.service';
 import { flattenValidationErrors } from './common/http/validation.pipe';
 import { CONFIG_LOADERS } from './platform/config';
 import { DatabaseModule } from './platform/database/database.module';
@@ -20,13 +22,15 @@ const USAGE = `Usage: npm run cli -- <command>
   account:approve <accountId>
   account:suspend <accountId>
   key:create <accountId> --kind live|test [--name N] [--scopes a,b]   prints the key (shown only once)
-  key:revoke <keyId>`;
+  key:revoke <keyId>
+  mail:outbox [--to EMAIL] [--limit N]   the mail kept when SMTP_URL is unset, newest first`;
 
 @Module({
   imports: [
     ConfigModule.forRoot({ isGlobal: true, load: CONFIG_LOADERS, ignoreEnvFile: true }),
     DatabaseModule.forRoot(seedReferenceData),
     AccountsModule,
+    MailModule,
   ],
 })
 class CliModule {}
@@ -50,6 +54,8 @@ async function run(argv: string[]): Promise<string> {
       approve: { type: 'boolean' },
       kind: { type: 'string' },
       scopes: { type: 'string' },
+      to: { type: 'string' },
+      limit: { type: 'string' },
     },
   });
   const [command, id] = positionals;
@@ -81,6 +87,19 @@ async function run(argv: string[]): Promise<string> {
           `key ${record.id} (${record.kind}, scopes ${record.scopes.join(',')}): store it now, it is not shown again`,
         );
         return key;
+      }
+      case 'mail:outbox': {
+        const limit = Number(values.limit ?? 20);
+        if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+          throw new Error('--limit must be an integer from 1 to 1000.');
+        const mails = await app.get(MailService).kept({ to: values.to, limit });
+        if (mails.length === 0) return 'No mail kept.';
+        return mails
+          .map(
+            (m) =>
+              `#${m.id} ${m.createdAt.toISOString()} to ${m.to}\nSubject: ${m.subject}\n\n${m.text}\n`,
+          )
+          .join('\n');
       }
       case 'key:revoke':
         return `${(await apiKeys.revoke(requireId(id))).id} revoked`;
