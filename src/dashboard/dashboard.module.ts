@@ -1,0 +1,48 @@
+import { Module } from '@nestjs/common';
+import { ConfigModule } from '@nestjs/config';
+import { AccountsModule } from '../accounts/accounts.module';
+import { MailModule } from '../mail/mail.module';
+import { dashboardConfig } from './dashboard.config';
+import { DashboardSessionsService } from './dashboard-sessions.service';
+import { DashboardSessionsStore } from './dashboard-sessions.store';
+import { MembershipsStore } from './memberships.store';
+import { OverviewController } from './overview.controller';
+import { PeopleService } from './people.service';
+import { SignInController } from './sign-in.controller';
+import { SignInFailuresStore } from './sign-in-failures.store';
+import { SignInService } from './sign-in.service';
+import { UserTokensStore } from './user-tokens.store';
+import { UsersStore } from './users.store';
+import { DashboardExceptionFilter } from './web/dashboard-exception.filter';
+import { DashboardGuard } from './web/dashboard.guard';
+import { DashboardViews } from './web/views';
+
+/**
+ * The account dashboard under /dashboard (HTTP processes, DASHBOARD_ENABLED): people, sessions,
+ * the pages' frame. Page modules import it for the guard, views, sessions and people.
+ */
+@Module({
+  imports: [ConfigModule.forFeature(dashboardConfig), AccountsModule, MailModule],
+  controllers: [OverviewController, SignInController],
+  providers: [
+    UsersStore,
+    MembershipsStore,
+    DashboardSessionsStore,
+    UserTokensStore,
+    SignInFailuresStore,
+    PeopleService,
+    SignInService,
+    DashboardSessionsService,
+    DashboardViews,
+    DashboardGuard,
+    DashboardExceptionFilter,
+  ],
+  exports: [
+    PeopleService,
+    DashboardSessionsService,
+    DashboardViews,
+    DashboardGuard,
+    DashboardExceptionFilter,
+  ],
+})
+export class DashboardModule {}
