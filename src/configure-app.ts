@@ -19,7 +19,7 @@ import { ROOT_LOGGER } from './platform/logging/logging.module';
 import { requestLogger } from './platform/logging/request-logger';
 import { buildOpenApiDocument } from './openapi/document';
 import { API_PREFIX, setGlobalPrefix } from './global-prefix';
-import { configureDashboard, dashboardNotFound } from './dashboard/dashboard-http';
+import { configureDashboard } from './dashboard/dashboard-http';
 import { TEST_HELPERS_PATH, testModeOnly } from './test-helpers/test-mode-only.middleware';
 
 export const JSON_BODY_LIMIT = '2mb';
@@ -67,7 +67,6 @@ export async function configureApp(app: NestExpressApplication): Promise<NestExp
   SwaggerModule.setup('docs', app, buildOpenApiDocument(app), { jsonDocumentUrl: 'docs-json' });
   await app.init();
   answerClientErrorsInEnvelope(app.getHttpServer());
-  if (dashboard) dashboardNotFound(app);
   // Nest answers unknown paths only under the prefix; anything else ends here, still in the envelope.
   app.use((req: Request, res: Response) => {
     res.status(404).json(errorEnvelope(req, ErrorCode.NOT_FOUND, 'Resource not found.'));

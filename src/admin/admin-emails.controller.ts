@@ -11,7 +11,11 @@ export class AdminEmailsController {
 
   @Get()
   async list(@Query() query: AdminEmailsQueryDto) {
-    const mails = await this.mail.kept({ to: query.to, limit: query.limit, beforeId: query.before });
+    const mails = await this.mail.kept({
+      to: query.to,
+      limit: query.limit,
+      beforeId: query.before,
+    });
     return mails.map((m) => ({
       id: m.id,
       to: m.to,

@@ -66,8 +66,7 @@ export class DashboardSessionsService {
     const user = await this.users.byId(session.userId);
     if (!user) return null;
     const memberships = await this.memberships.ofUser(user.id);
-    const membership =
-      memberships.find((m) => m.accountId === session.accountId) ?? memberships[0];
+    const membership = memberships.find((m) => m.accountId === session.accountId) ?? memberships[0];
     // A user whose last membership was removed has nothing to see.
     if (!membership) return null;
     if (now.getTime() - session.lastSeenAt.getTime() >= SESSION_TOUCH_EVERY_MS)

@@ -94,7 +94,12 @@ export class DashboardSessionsStore {
   }
 
   /** A new token (and CSRF token) for the same session; the old cookie stops working at once. */
-  async rotate(id: string, tokenHash: Buffer, csrfToken: string, em?: EntityManager): Promise<void> {
+  async rotate(
+    id: string,
+    tokenHash: Buffer,
+    csrfToken: string,
+    em?: EntityManager,
+  ): Promise<void> {
     await this.db(em).query(
       `UPDATE dashboard_sessions SET token_hash = $2, csrf_token = $3, last_seen_at = now()
         WHERE id = $1 AND revoked_at IS NULL`,

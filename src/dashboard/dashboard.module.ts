@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
+import { PathErrorPages } from '../common/http/path-error-pages';
 import { AccountsModule } from '../accounts/accounts.module';
 import { MailModule } from '../mail/mail.module';
 import { dashboardConfig } from './dashboard.config';
@@ -36,8 +37,11 @@ import { DashboardViews } from './web/views';
     DashboardViews,
     DashboardGuard,
     DashboardExceptionFilter,
+    // The API's exception filter hands every error under /dashboard to these pages.
+    { provide: PathErrorPages, useExisting: DashboardExceptionFilter },
   ],
   exports: [
+    PathErrorPages,
     PeopleService,
     DashboardSessionsService,
     DashboardViews,

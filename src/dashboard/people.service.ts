@@ -64,14 +64,18 @@ export class PeopleService {
     const errors: FieldError[] = [];
     const emailError = emailProblem(email);
     if (emailError) errors.push({ field: 'email', message: emailError });
-    if (company.length === 0) errors.push({ field: 'company', message: 'Enter your company name.' });
+    if (company.length === 0)
+      errors.push({ field: 'company', message: 'Enter your company name.' });
     else if (company.length > COMPANY_MAX)
       errors.push({ field: 'company', message: `Use at most ${COMPANY_MAX} characters.` });
     const passwordError = passwordProblem(input.password, [email, company]);
     if (passwordError) errors.push({ field: 'password', message: passwordError });
     if (errors.length > 0) throw new ValidationError(errors, errors[0].message);
     if (this.config.signup === 'invite' && !(await this.tokens.hasOpenInvitation(email)))
-      throw ValidationError.field('email', 'Sign-up is by invitation only. Ask an owner to invite you.');
+      throw ValidationError.field(
+        'email',
+        'Sign-up is by invitation only. Ask an owner to invite you.',
+      );
 
     const passwordHash = await hashPassword(input.password);
     return this.dataSource.transaction(async (em) => {

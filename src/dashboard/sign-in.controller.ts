@@ -187,7 +187,11 @@ export class SignInController {
         res,
         req,
         'reset-password',
-        { title: 'Choose a new password', token: tokenRefused ? undefined : form.token, form: state },
+        {
+          title: 'Choose a new password',
+          token: tokenRefused ? undefined : form.token,
+          form: state,
+        },
         tokenRefused ? 400 : 200,
       );
     }

@@ -106,9 +106,8 @@ export class UsersStore {
   }
 
   async clearFailures(em: EntityManager, id: string): Promise<void> {
-    await em.query(
-      `UPDATE users SET failed_sign_ins = 0 WHERE id = $1 AND failed_sign_ins <> 0`,
-      [id],
-    );
+    await em.query(`UPDATE users SET failed_sign_ins = 0 WHERE id = $1 AND failed_sign_ins <> 0`, [
+      id,
+    ]);
   }
 }

@@ -4,7 +4,8 @@ import { validateConfig } from '../platform/config/validate-config';
 
 class MailEnv {
   /** smtp:// or smtps:// URL of the server that sends the mail; unset: mail is kept in mail_outbox */
-  @IsOptional() @Matches(/^smtps?:\/\/\S+$/, { message: 'SMTP_URL must be an smtp:// or smtps:// URL' })
+  @IsOptional()
+  @Matches(/^smtps?:\/\/\S+$/, { message: 'SMTP_URL must be an smtp:// or smtps:// URL' })
   SMTP_URL?: string;
   /** the From address of every mail */
   @IsString() MAIL_FROM: string = 'Listings Service <no-reply@localhost>';
@@ -15,10 +16,7 @@ export interface MailConfig {
   from: string;
 }
 
-export const mailConfig = registerAs(
-  'mail',
-  (): MailConfig => {
-    const env = validateConfig(process.env, MailEnv);
-    return { smtpUrl: env.SMTP_URL || undefined, from: env.MAIL_FROM };
-  },
-);
+export const mailConfig = registerAs('mail', (): MailConfig => {
+  const env = validateConfig(process.env, MailEnv);
+  return { smtpUrl: env.SMTP_URL || undefined, from: env.MAIL_FROM };
+});

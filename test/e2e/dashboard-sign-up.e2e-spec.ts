@@ -73,7 +73,11 @@ describe('Dashboard: sign-up, verification, sign-in, overview', () => {
     const up = await signUp(t);
     const first = linkToken((await lastMailTo(t, up.email)).text, 'verify-email');
     const csrf = await csrfFrom(up.agent, '/dashboard/verify-email');
-    await up.agent.post('/dashboard/verify-email/resend').type('form').send({ _csrf: csrf }).expect(303);
+    await up.agent
+      .post('/dashboard/verify-email/resend')
+      .type('form')
+      .send({ _csrf: csrf })
+      .expect(303);
     const second = linkToken((await lastMailTo(t, up.email)).text, 'verify-email');
     expect(second).not.toBe(first);
     expect((await up.agent.get(`/dashboard/verify-email?token=${first}`)).status).toBe(400);
@@ -89,11 +93,20 @@ describe('Dashboard: sign-up, verification, sign-in, overview', () => {
     expect(page.text).toContain('Request access');
     expect(page.text).toMatch(/Your role<\/dt><dd>owner/);
     expect(page.text).toContain('Test mode: you see and change test data only');
-    for (const label of ['Overview', 'Keys', 'Usage', 'Webhooks', 'Imports', 'Sandbox', 'Members', 'Security log'])
+    for (const label of [
+      'Overview',
+      'Keys',
+      'Usage',
+      'Webhooks',
+      'Imports',
+      'Sandbox',
+      'Members',
+      'Security log',
+    ])
       expect(page.text).toContain(`>${label}</a>`);
   });
 
-  it('a weak password is refused with the estimator\'s reason, beside the field and in the summary', async () => {
+  it("a weak password is refused with the estimator's reason, beside the field and in the summary", async () => {
     const up = await signUp(t, { password: 'password1234' });
     expect(up.response.status).toBe(200);
     expect(up.response.text).toContain('There is a problem');
@@ -156,7 +169,11 @@ describe('Dashboard: sign-up, verification, sign-in, overview', () => {
     const page = await a.agent.get('/dashboard').expect(200);
     expect(page.text).toContain('<label for="account-switch">Account</label>');
     const csrf = csrfOf(page.text);
-    await a.agent.post('/dashboard/account').type('form').send({ _csrf: csrf, accountId: b.accountId }).expect(303);
+    await a.agent
+      .post('/dashboard/account')
+      .type('form')
+      .send({ _csrf: csrf, accountId: b.accountId })
+      .expect(303);
     const switched = await a.agent.get('/dashboard').expect(200);
     expect(switched.text).toMatch(/Name<\/dt><dd>Second AB/);
     expect(switched.text).toMatch(/Your role<\/dt><dd>viewer/);

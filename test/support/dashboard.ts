@@ -63,12 +63,15 @@ export async function signUp(
   const email = options.email ?? uniqueEmail();
   const password = options.password ?? STRONG_PASSWORD;
   const csrf = await csrfFrom(agent, '/dashboard/sign-up');
-  const response = await agent.post('/dashboard/sign-up').type('form').send({
-    _csrf: csrf,
-    email,
-    password,
-    company: options.company ?? `Bilhallen ${counter} AB`,
-  });
+  const response = await agent
+    .post('/dashboard/sign-up')
+    .type('form')
+    .send({
+      _csrf: csrf,
+      email,
+      password,
+      company: options.company ?? `Bilhallen ${counter} AB`,
+    });
   const rows: { account_id: string }[] = await t.dataSource.query(
     `SELECT m.account_id FROM memberships m JOIN users u ON u.id = m.user_id WHERE u.email = $1`,
     [email.toLowerCase()],
@@ -119,7 +122,13 @@ export async function aDashboardOwner(
   if (response.status !== 303) throw new Error(`sign-in answered ${response.status}`);
   if (options.status && options.status !== 'PENDING')
     await setAccountStatus(t, up.accountId, options.status);
-  return { agent, email: up.email, password: up.password, accountId: up.accountId, csrf: await csrfFrom(agent) };
+  return {
+    agent,
+    email: up.email,
+    password: up.password,
+    accountId: up.accountId,
+    csrf: await csrfFrom(agent),
+  };
 }
 
 /** Approves (or suspends) an account through AccountsService, as staff would. */

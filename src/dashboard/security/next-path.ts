@@ -7,7 +7,8 @@ export const DASHBOARD_ROOT = '/dashboard';
  */
 export function safeNextPath(value: unknown): string | undefined {
   if (typeof value !== 'string' || value.length === 0 || value.length > 2000) return undefined;
-  if (/[\\\u0000-\u001f\u007f]/.test(value)) return undefined;
+  if (value.includes('\\') || [...value].some((c) => c.charCodeAt(0) < 0x20 || c === '\x7f'))
+    return undefined;
   if (value.includes('//')) return undefined;
   if (!/^\/dashboard(?=$|[/?#])/.test(value)) return undefined;
   // Resolved against a fixed origin, it must stay there and keep its path.

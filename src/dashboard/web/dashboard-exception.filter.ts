@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import type { Response } from 'express';
 import { DomainError } from '../../common/errors/domain-error';
 import { ErrorCode } from '../../common/errors/error-code';
+import { PathErrorPages } from '../../common/http/path-error-pages';
 import { requestIdOf } from '../../platform/logging/request-id';
 import type { DashboardRequest } from './dashboard-context';
 import {
@@ -24,12 +25,23 @@ const PAGES: Record<number, { title: string; message: string }> = {
   },
 };
 
-/** The dashboard's answers to errors: HTML pages and redirects, never the API's envelope. */
+/**
+ * The dashboard's answers to errors: HTML pages and redirects, never the API's envelope. Its
+ * controllers use it directly; as the app's PathErrorPages it also answers what Nest raises
+ * outside them under /dashboard (an unknown path: the 404 page).
+ */
 @Catch()
-export class DashboardExceptionFilter implements ExceptionFilter {
+export class DashboardExceptionFilter extends PathErrorPages implements ExceptionFilter {
   private readonly logger = new Logger('Dashboard');
 
-  constructor(private readonly views: DashboardViews) {}
+  constructor(private readonly views: DashboardViews) {
+    super();
+  }
+
+  owns(path: string): boolean {
+    // Express matches routes without regard to case, so /Dashboard/x is the dashboard's too.
+    return /^\/dashboard(\/|$)/i.test(path);
+  }
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const req = host.switchToHttp().getRequest<DashboardRequest>();
@@ -92,6 +104,7 @@ export class DashboardExceptionFilter implements ExceptionFilter {
       }
     }
     if (exception instanceof HttpException && exception.getStatus() < 500) {
+      // Nest's answer to an unknown path under /dashboard.
       const status = exception.getStatus();
       return { status: PAGES[status] ? status : 400 };
     }

@@ -7,16 +7,8 @@ import { safeNextPath } from '../security/next-path';
 import { roleAllows, type Role } from '../security/roles';
 import { isWellFormedToken, newToken } from '../security/tokens';
 import type { DashboardRequest } from './dashboard-context';
-import {
-  DashboardForbidden,
-  EmailVerificationRequired,
-  SignInRequired,
-} from './dashboard-errors';
-import {
-  DASHBOARD_ANONYMOUS,
-  DASHBOARD_ROLES,
-  DASHBOARD_UNVERIFIED,
-} from './dashboard-metadata';
+import { DashboardForbidden, EmailVerificationRequired, SignInRequired } from './dashboard-errors';
+import { DASHBOARD_ANONYMOUS, DASHBOARD_ROLES, DASHBOARD_UNVERIFIED } from './dashboard-metadata';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD']);
 
@@ -43,7 +35,9 @@ export class DashboardGuard implements CanActivate {
     const anonymous = flag(DASHBOARD_ANONYMOUS);
     if (!ctx) {
       if (!anonymous)
-        throw new SignInRequired(SAFE_METHODS.has(req.method) ? safeNextPath(req.originalUrl) : undefined);
+        throw new SignInRequired(
+          SAFE_METHODS.has(req.method) ? safeNextPath(req.originalUrl) : undefined,
+        );
       this.preSessionCsrf(req, res);
     } else if (!ctx.user.emailVerified && !anonymous && !flag(DASHBOARD_UNVERIFIED)) {
       throw new EmailVerificationRequired();

@@ -23,7 +23,7 @@ export const NAV = [
 
 /** Fixed notices a redirect may ask for (`?notice=`): never text taken from the URL. */
 const NOTICES: Record<string, string> = {
-  'verified': 'Your email is verified.',
+  verified: 'Your email is verified.',
   'verification-sent': 'We sent a new verification link. It works for 24 hours.',
   'password-reset': 'Your password is changed. Sign in with the new one.',
   'password-changed': 'Your password is changed. Your other sessions were signed out.',
@@ -68,14 +68,11 @@ export class DashboardViews {
   }
 
   /** Sends a page (200 unless `status`); pages with account data are never stored by caches. */
-  send(
-    res: Response,
-    req: DashboardRequest,
-    template: string,
-    data: PageData,
-    status = 200,
-  ): void {
-    res.status(status).type('html').send(this.render(req, template, data));
+  send(res: Response, req: DashboardRequest, template: string, data: PageData, status = 200): void {
+    res
+      .status(status)
+      .type('html')
+      .send(this.render(req, template, data));
   }
 
   /** 303 See Other: after a POST, the browser GETs the target. */
