@@ -8,7 +8,7 @@ const NAMED_LAYERS = {
   platform: ['platform'],
   common: ['common'],
   auth: ['auth'],
-  foundations: ['accounts', 'usage', 'rate-limit', 'idempotency', 'reference', 'storage'],
+  foundations: ['accounts', 'audit', 'usage', 'rate-limit', 'idempotency', 'reference', 'storage'],
   events: ['events'],
   listings: ['listings'],
   composition: ['admin', 'health', 'queue-dashboard', 'openapi'],

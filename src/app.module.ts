@@ -3,6 +3,7 @@ import { ConfigModule } from '@nestjs/config';
 import { ScheduleModule } from '@nestjs/schedule';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { AccountsModule } from './accounts/accounts.module';
+import { AuditWorkerModule } from './audit/audit.module';
 import { ApiLoadModule } from './platform/api-load/api-load.module';
 import { AdminModule } from './admin/admin.module';
 import { BulkModule } from './bulk/bulk.module';
@@ -102,6 +103,7 @@ export class AppModule {
               WebhooksWorkerModule,
               ImportsWorkerModule,
               ImagesWorkerModule,
+              AuditWorkerModule,
             ]
           : []),
       ],

@@ -12,6 +12,14 @@ import { CreateAccountDto } from './admin/dto/create-account.dto';
 import { CreateKeyDto } from './admin/dto/create-key.dto';
 import { MailModule } from './mail/mail.module';
 import { MailService } from './mail/mail.service';
+import { RollKeyDto } from './admin/dto/roll-key.dto';
+import { AccessRequestsModule } from './access-requests/access-requests.module';
+import { AccessRequestsService } from './access-requests/access-requests.service';
+import { ListAccessRequestsQueryDto } from './access-requests/dto/list-access-requests.query.dto';
+import { RejectAccessRequestDto } from './access-requests/dto/reject-access-request.dto';
+import type { AccessRequest } from './access-requests/access-request';
+import { keyRollGraceMs } from './accounts/key-roll-grace';
+import { CLI_ORIGIN } from './audit/audit-entry';
 import { flattenValidationErrors } from './common/http/validation.pipe';
 import { CONFIG_LOADERS } from './platform/config';
 import { DatabaseModule } from './platform/database/database.module';
@@ -22,7 +30,11 @@ const USAGE = `Usage: npm run cli -- <command>
   account:approve <accountId>
   account:suspend <accountId>
   key:create <accountId> --kind live|test [--name N] [--scopes a,b]   prints the key (shown only once)
+  key:roll <keyId> --grace 0|1h|24h|7d   prints the new key (shown only once); the old one expires after the grace
   key:revoke <keyId>
+  access:list [--status pending|approved|rejected] [--after <id>]
+  access:approve <requestId>   the account becomes APPROVED
+  access:reject <requestId> --reason "Why"
   mail:outbox [--to EMAIL] [--limit N]   the mail kept when SMTP_URL is unset, newest first`;
 
 @Module({
@@ -31,6 +43,7 @@ const USAGE = `Usage: npm run cli -- <command>
     DatabaseModule.forRoot(seedReferenceData),
     AccountsModule,
     MailModule,
+    AccessRequestsModule,
   ],
 })
 class CliModule {}
@@ -56,6 +69,10 @@ async function run(argv: string[]): Promise<string> {
       scopes: { type: 'string' },
       to: { type: 'string' },
       limit: { type: 'string' },
+      grace: { type: 'string' },
+      status: { type: 'string' },
+      after: { type: 'string' },
+      reason: { type: 'string' },
     },
   });
   const [command, id] = positionals;
@@ -64,6 +81,7 @@ async function run(argv: string[]): Promise<string> {
   try {
     const accounts = app.get(AccountsService);
     const apiKeys = app.get(ApiKeysService);
+    const access = app.get(AccessRequestsService);
     switch (command) {
       case 'account:create': {
         const dto = validated(CreateAccountDto, {
@@ -72,8 +90,10 @@ async function run(argv: string[]): Promise<string> {
         });
         return (await accounts.create(dto.name, dto.approve)).id;
       }
-      case 'account:approve':
-        return `${(await accounts.setStatus(requireId(id), 'APPROVED')).id} APPROVED`;
+      case 'account:approve': {
+        const { account, request } = await access.approveAccount(requireId(id), CLI_ORIGIN);
+        return `${account.id} APPROVED${request ? ` (access request ${request.id} approved)` : ''}`;
+      }
       case 'account:suspend':
         return `${(await accounts.setStatus(requireId(id), 'SUSPENDED')).id} SUSPENDED`;
       case 'key:create': {
@@ -82,7 +102,7 @@ async function run(argv: string[]): Promise<string> {
           name: values.name,
           scopes: values.scopes?.split(',').map((s) => s.trim()),
         });
-        const { record, key } = await apiKeys.create(requireId(id), dto);
+        const { record, key } = await apiKeys.create(requireId(id), dto, CLI_ORIGIN);
         console.error(
           `key ${record.id} (${record.kind}, scopes ${record.scopes.join(',')}): store it now, it is not shown again`,
         );
@@ -101,8 +121,44 @@ async function run(argv: string[]): Promise<string> {
           )
           .join('\n');
       }
+      case 'key:roll': {
+        const dto = validated(RollKeyDto, { grace: values.grace });
+        const old = await apiKeys.get(requireId(id));
+        const { record, key, rolled } = await apiKeys.roll(
+          old.accountId,
+          old.id,
+          keyRollGraceMs(dto.grace),
+          CLI_ORIGIN,
+        );
+        console.error(
+          `key ${record.id} replaces ${rolled.id}, which expires at ${rolled.expiresAt!.toISOString()}: store the new key now, it is not shown again`,
+        );
+        return key;
+      }
       case 'key:revoke':
-        return `${(await apiKeys.revoke(requireId(id))).id} revoked`;
+        return `${(await apiKeys.revoke(requireId(id), CLI_ORIGIN)).id} revoked`;
+      case 'access:list': {
+        const query = validated(ListAccessRequestsQueryDto, {
+          ...(values.status !== undefined && { status: values.status }),
+          ...(values.after !== undefined && { after: values.after }),
+        });
+        const page = await access.list(query.status ?? null, query.after ?? null, query.limit);
+        const lines = (page.items as AccessRequest[]).map(
+          (r) =>
+            `${r.id}  ${r.status.padEnd(8)}  account ${r.accountId}  ${r.organisationNumber}  ${r.legalName}  (${r.expectedListings}, ${r.website})`,
+        );
+        if (page.pagination.hasMore) lines.push(`more: --after ${page.pagination.nextCursor}`);
+        return lines.join('\n') || 'no access requests';
+      }
+      case 'access:approve': {
+        const { request } = await access.approve(requireId(id), CLI_ORIGIN);
+        return `${request.id} approved; account ${request.accountId} APPROVED`;
+      }
+      case 'access:reject': {
+        const dto = validated(RejectAccessRequestDto, { reason: values.reason });
+        const { request } = await access.reject(requireId(id), dto.reason, CLI_ORIGIN);
+        return `${request.id} rejected; account ${request.accountId} stays PENDING`;
+      }
       default:
         throw new Error(`Unknown command ${command}\n${USAGE}`);
     }

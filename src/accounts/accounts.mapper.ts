@@ -21,5 +21,6 @@ export function toApiKeySummary(key: ApiKey): ApiKeySummary {
     scopes: key.scopes,
     createdAt: key.createdAt.toISOString(),
     lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
+    expiresAt: key.expiresAt?.toISOString() ?? null,
   };
 }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditModule } from '../audit/audit.module';
 import { KeyAuthenticator } from '../auth/key-authenticator';
 import { Account } from './account.entity';
 import { AccountsService } from './accounts.service';
@@ -9,7 +10,7 @@ import { MeController } from './me.controller';
 import { MeService } from './me.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Account, ApiKey])],
+  imports: [TypeOrmModule.forFeature([Account, ApiKey]), AuditModule],
   controllers: [MeController],
   providers: [
     AccountsService,

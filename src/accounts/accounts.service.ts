@@ -19,16 +19,35 @@ export class AccountsService {
     return accounts.save(accounts.create({ name, status: approve ? 'APPROVED' : 'PENDING' }));
   }
 
-  async get(id: string): Promise<Account> {
-    const account = await this.accounts.findOneBy({ id });
+  async get(id: string, em?: EntityManager): Promise<Account> {
+    const account = await (em?.getRepository(Account) ?? this.accounts).findOneBy({ id });
     if (!account) throw new NotFoundError('Account');
     return account;
   }
 
-  async setStatus(id: string, status: AccountStatus): Promise<Account> {
-    const account = await this.get(id);
+  /** The account, its row locked (FOR UPDATE) until the caller's transaction ends. */
+  async getLocked(id: string, em: EntityManager): Promise<Account> {
+    const account = await em.getRepository(Account).findOne({
+      where: { id },
+      lock: { mode: 'pessimistic_write' },
+    });
+    if (!account) throw new NotFoundError('Account');
+    return account;
+  }
+
+  /**
+   * In the caller's transaction when given one (the account row stays locked until it ends).
+   * Keys see the new status on every instance within 5 s.
+   */
+  async setStatus(id: string, status: AccountStatus, em?: EntityManager): Promise<Account> {
+    const repo = em?.getRepository(Account) ?? this.accounts;
+    const account = await repo.findOne({
+      where: { id },
+      ...(em ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+    });
+    if (!account) throw new NotFoundError('Account');
     account.status = status;
-    const saved = await this.accounts.save(account);
+    const saved = await repo.save(account);
     this.apiKeys.forgetAccount(id);
     return saved;
   }

@@ -26,4 +26,6 @@ export class ApiKey {
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
   @Column({ name: 'last_used_at', type: 'timestamptz', nullable: true }) lastUsedAt: Date | null;
   @Column({ name: 'revoked_at', type: 'timestamptz', nullable: true }) revokedAt: Date | null;
+  /** set when the key is rolled: authentication refuses it from then on */
+  @Column({ name: 'expires_at', type: 'timestamptz', nullable: true }) expiresAt: Date | null;
 }

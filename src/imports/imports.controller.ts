@@ -1,3 +1,5 @@
+import type { AuditOrigin } from '../audit/audit-entry';
+import { RequestOrigin } from '../audit/audit-origin.decorator';
 import { Controller, Get, HttpCode, Post, Query, Req, Res, StreamableFile } from '@nestjs/common';
 import { ApiBearerAuth, ApiConsumes, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
@@ -115,8 +117,9 @@ export class ImportsController {
   cancel(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', IMPORT) id: string,
+    @RequestOrigin() origin: AuditOrigin,
   ): Promise<ImportResponse> {
-    return this.imports.cancel(ownerScopeOf(principal), id);
+    return this.imports.cancel(ownerScopeOf(principal), id, origin);
   }
 
   /** Runs a held mirror import in full, removals included. */
@@ -127,7 +130,8 @@ export class ImportsController {
   confirm(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', IMPORT) id: string,
+    @RequestOrigin() origin: AuditOrigin,
   ): Promise<ImportResponse> {
-    return this.imports.confirm(ownerScopeOf(principal), id);
+    return this.imports.confirm(ownerScopeOf(principal), id, origin);
   }
 }

@@ -6,6 +6,8 @@ import type { Queue } from 'bull';
 import { randomUUID } from 'node:crypto';
 import { Readable, Transform } from 'node:stream';
 import { DataSource, EntityManager } from 'typeorm';
+import type { AuditOrigin } from '../audit/audit-entry';
+import { AuditService } from '../audit/audit.service';
 import type { OwnerScope } from '../auth/scope';
 import { NotFoundError, RateLimitedError, ValidationError } from '../common/errors/domain-error';
 import { CursorPage } from '../common/pagination/cursor-page';
@@ -70,6 +72,7 @@ export class ImportsService {
     private readonly outbox: OutboxService,
     @Inject(STORAGE_DRIVER) private readonly storage: StorageDriver,
     @InjectQueue(IMPORT_QUEUE) private readonly queue: Queue<ImportJob>,
+    private readonly audit: AuditService,
     config: ConfigService<AllConfig, true>,
   ) {
     this.config = config.get('imports', { infer: true });
@@ -279,11 +282,21 @@ export class ImportsService {
   }
 
   /** A queued or held import ends at once; a running one at its next commit or read chunk. */
-  async cancel(scope: OwnerScope, id: string): Promise<ImportResponse> {
+  async cancel(scope: OwnerScope, id: string, origin: AuditOrigin): Promise<ImportResponse> {
     const row = await this.dataSource.transaction(async (em) => {
       const cancelled = await this.store.cancel(em, scope, id);
       if (cancelled?.status === 'cancelled') {
         await this.outbox.append(em, importEvent('import.finished', cancelled));
+      }
+      if (cancelled) {
+        await this.audit.record(em, {
+          ...origin,
+          accountId: scope.accountId,
+          action: 'import.cancelled',
+          target: id,
+          // a running import stops at its next commit: asked for, not yet done
+          details: { livemode: scope.livemode, stopped: cancelled.status === 'cancelled' },
+        });
       }
       return cancelled;
     });
@@ -299,8 +312,20 @@ export class ImportsService {
   }
 
   /** A held import runs in full, removals included. */
-  async confirm(scope: OwnerScope, id: string): Promise<ImportResponse> {
-    const row = await this.store.confirm(scope, id);
+  async confirm(scope: OwnerScope, id: string, origin: AuditOrigin): Promise<ImportResponse> {
+    const row = await this.dataSource.transaction(async (em) => {
+      const confirmed = await this.store.confirm(scope, id, em);
+      if (confirmed) {
+        await this.audit.record(em, {
+          ...origin,
+          accountId: scope.accountId,
+          action: 'import.confirmed',
+          target: id,
+          details: { livemode: scope.livemode },
+        });
+      }
+      return confirmed;
+    });
     if (!row) {
       const current = await this.owned(scope, id);
       throw ValidationError.field(

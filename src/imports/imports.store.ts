@@ -485,8 +485,12 @@ export class ImportsStore {
    * A held import is queued again, confirmed: it then runs in full, and its planned removals
    * give way to the removals it makes.
    */
-  async confirm(scope: OwnerScope, id: string): Promise<ImportRow | undefined> {
-    const [row] = await this.dataSource.query(
+  async confirm(
+    scope: OwnerScope,
+    id: string,
+    em: EntityManager = this.dataSource.manager,
+  ): Promise<ImportRow | undefined> {
+    const [row] = await em.query(
       `WITH confirmed AS (
          UPDATE imports SET status = 'queued', confirmed = true, attempts = 0
          WHERE id = $1 AND account_id = $2 AND livemode = $3 AND status = 'held'

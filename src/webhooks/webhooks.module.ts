@@ -10,13 +10,18 @@ import { WebhookEndpointsService } from './endpoints/webhook-endpoints.service';
 import { WebhookSender } from './transport/webhook-sender';
 import { WebhookDeliveriesController } from './deliveries/webhook-deliveries.controller';
 import { WebhookEndpointsController } from './endpoints/webhook-endpoints.controller';
+import { AuditModule } from '../audit/audit.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import type { AllConfig } from '../platform/config';
 import { OutboundDns } from '../platform/outbound/outbound-dns';
 
 /** The endpoints API and its stores; no queue: the test delivery is sent directly. */
 @Module({
-  imports: [TypeOrmModule.forFeature([WebhookEndpoint, WebhookDelivery]), IdempotencyModule],
+  imports: [
+    TypeOrmModule.forFeature([WebhookEndpoint, WebhookDelivery]),
+    IdempotencyModule,
+    AuditModule,
+  ],
   controllers: [WebhookEndpointsController, WebhookDeliveriesController],
   providers: [
     WebhookEndpointsService,

@@ -130,14 +130,16 @@ describe('Authentication and authorisation', () => {
   });
 
   describe('403 FORBIDDEN', () => {
-    it('for a key of an account that is not yet approved', async () => {
-      const pending = await anAccount(t).pending().build();
-      const error = expectError(
-        await as(t, pending.liveKey).get('/v1/categories'),
-        403,
-        'FORBIDDEN',
-      );
-      expect(error.message).toMatch(/pending/);
+    it('for a key of an account that is not yet approved: it gets none, of either kind', async () => {
+      const pending = await admin(t).post('/v1/admin/accounts').send({ name: 'Väntar AB' }).expect(201);
+      for (const kind of ['live', 'test']) {
+        const error = expectError(
+          await admin(t).post(`/v1/admin/accounts/${pending.body.data.id}/keys`).send({ kind }),
+          403,
+          'FORBIDDEN',
+        );
+        expect(error.message).toMatch(/approved accounts only; this account is pending/);
+      }
     });
 
     it('for a key of a suspended account, and again after approval it works', async () => {

@@ -277,6 +277,7 @@ describe('Listings: states and transitions', () => {
       try {
         expect(worker.app.get(SchedulerRegistry).getIntervals()).toEqual(
           expect.arrayContaining([
+            'audit-purge',
             'delivery-purge',
             'event-purge',
             'idempotency-purge',

@@ -132,8 +132,8 @@ describe('Rate limits', () => {
       const account = await anAccount(t).build();
       const readOnly = await createKey(t, account.id, { kind: 'live', scopes: ['listings:read'] });
       expect(await remaining(as(t, readOnly).get('/v1/me'), 403)).toBe('299');
-      const { liveKey: pendingKey } = await anAccount(t).pending().build();
-      expect(await remaining(as(t, pendingKey).get('/v1/me'), 403)).toBe('299');
+      const { liveKey: suspendedKey } = await anAccount(t).suspended().build();
+      expect(await remaining(as(t, suspendedKey).get('/v1/me'), 403)).toBe('299');
 
       const write = await as(t, liveKey).post('/v1/probe').expect(201);
       expect(write.headers).toMatchObject({

@@ -1,3 +1,4 @@
+import type { AuditOrigin } from '../../src/audit/audit-entry';
 import type { OwnerScope } from '../../src/auth/scope';
 import { OutboxService } from '../../src/events/outbox.service';
 import { DispatchStore } from '../../src/webhooks/dispatch/dispatch.store';
@@ -8,6 +9,8 @@ import type { AttemptResult } from '../../src/webhooks/transport/webhook-sender'
 import { WebhooksModule } from '../../src/webhooks/webhooks.module';
 import { sampleEventData } from '../support/events';
 import { createIntegrationContext, IntegrationContext } from '../support/integration';
+
+const SYSTEM: AuditOrigin = { actor: { type: 'system' } };
 
 /**
  * Delivery bookkeeping: what each attempt does to the delivery (schedule, attempt log) and to the
@@ -32,7 +35,7 @@ describe('WebhookAttemptsService bookkeeping', () => {
   afterAll(() => ctx.close());
 
   const newEndpoint = async () =>
-    (await ctx.get(WebhookEndpointsService).create(owner, { url: 'http://127.0.0.1:9/hook' }))
+    (await ctx.get(WebhookEndpointsService).create(owner, { url: 'http://127.0.0.1:9/hook' }, SYSTEM))
       .data!;
   /** One event, fanned out to every active endpoint of the owner: their delivery ids. */
   const deliveriesOfNewEvent = async () => {
@@ -91,7 +94,7 @@ describe('WebhookAttemptsService bookkeeping', () => {
       is_active: true,
       consecutive_failures: 0,
     });
-    await ctx.get(WebhookEndpointsService).remove(owner, endpoint.id);
+    await ctx.get(WebhookEndpointsService).remove(owner, endpoint.id, SYSTEM);
   });
 
   it('the last failed attempt disables the endpoint and ends what else it was owed', async () => {
@@ -110,7 +113,7 @@ describe('WebhookAttemptsService bookkeeping', () => {
     // Never attempted, ended with the endpoint; nothing left to load for a job.
     expect(await delivery(second)).toEqual({ status: 'failed', attempts: 0, logged: 0 });
     expect(await attempts.loadTarget(second)).toBeUndefined();
-    await ctx.get(WebhookEndpointsService).remove(owner, endpoint.id);
+    await ctx.get(WebhookEndpointsService).remove(owner, endpoint.id, SYSTEM);
   });
 
   it('a delivery that used up its schedule does not disable an endpoint that succeeded since its first attempt', async () => {

@@ -1,3 +1,4 @@
+import type { AuditOrigin } from '../../src/audit/audit-entry';
 import type { OwnerScope } from '../../src/auth/scope';
 import { OutboxService } from '../../src/events/outbox.service';
 import { DispatchStore } from '../../src/webhooks/dispatch/dispatch.store';
@@ -6,6 +7,8 @@ import { WebhookEndpointsService } from '../../src/webhooks/endpoints/webhook-en
 import { WebhooksModule } from '../../src/webhooks/webhooks.module';
 import { sampleEventData } from '../support/events';
 import { createIntegrationContext, IntegrationContext } from '../support/integration';
+
+const SYSTEM: AuditOrigin = { actor: { type: 'system' } };
 
 /**
  * Fan-out against the real database: an endpoint hears of the events committed after its
@@ -25,7 +28,7 @@ describe('Fan-out and an endpoint created meanwhile', () => {
   afterAll(() => ctx?.close());
 
   const newEndpoint = async () =>
-    (await ctx.get(WebhookEndpointsService).create(owner, { url: 'http://127.0.0.1:9/hook' })).data!
+    (await ctx.get(WebhookEndpointsService).create(owner, { url: 'http://127.0.0.1:9/hook' }, SYSTEM)).data!
       .id;
   const sold = () => ({
     accountId: owner.accountId,

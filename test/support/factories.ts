@@ -11,15 +11,11 @@ export interface TestAccount {
 
 /** Builder over the admin HTTP API, so fixtures go through the same code as real provisioning. */
 export class AccountBuilder {
-  private status: 'PENDING' | 'APPROVED' | 'SUSPENDED' = 'APPROVED';
+  // No PENDING builder: a pending account has no keys (only approved accounts get them).
+  private status: 'APPROVED' | 'SUSPENDED' = 'APPROVED';
   private name = `Test AB ${Math.random().toString(36).slice(2, 8)}`;
 
   constructor(private readonly t: TestApp) {}
-
-  pending(): this {
-    this.status = 'PENDING';
-    return this;
-  }
 
   suspended(): this {
     this.status = 'SUSPENDED';
@@ -34,7 +30,7 @@ export class AccountBuilder {
   async build(): Promise<TestAccount> {
     const account = await admin(this.t)
       .post('/v1/admin/accounts')
-      .send({ name: this.name, approve: this.status === 'APPROVED' })
+      .send({ name: this.name, approve: true })
       .expect(201);
     const id = account.body.data.id as string;
     const liveKey = await createKey(this.t, id, { kind: 'live' });

@@ -773,6 +773,8 @@ export interface components {
             scopes: ("listings:read" | "listings:write" | "webhooks:manage" | "account:read")[];
             createdAt: string;
             lastUsedAt: string | null;
+            /** @description when a rolled key stops working; null for a key that was not rolled */
+            expiresAt: string | null;
         };
         BulkCreateRequest: {
             /** @description 1–50 listings, each validated as the body of POST /listings */

@@ -16,6 +16,8 @@ export class ApiKeySummary {
   scopes: Scope[];
   createdAt: string;
   lastUsedAt: string | null;
+  /** when a rolled key stops working; null for a key that was not rolled */
+  expiresAt: string | null;
 }
 
 export class RateLimits {

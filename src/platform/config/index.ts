@@ -1,4 +1,5 @@
 import { AppConfig, appConfig } from './app.config';
+import { AuditConfig, auditConfig } from './audit.config';
 import { DatabaseConfig, databaseConfig } from './database.config';
 import { EventsConfig, eventsConfig } from './events.config';
 import { ImagesConfig, imagesConfig } from './images.config';
@@ -24,6 +25,7 @@ export interface AllConfig {
   images: ImagesConfig;
   rateLimit: RateLimitConfig;
   metrics: MetricsConfig;
+  audit: AuditConfig;
 }
 
 export const CONFIG_LOADERS = [
@@ -39,4 +41,5 @@ export const CONFIG_LOADERS = [
   imagesConfig,
   rateLimitConfig,
   metricsConfig,
+  auditConfig,
 ];

@@ -1,3 +1,5 @@
+import type { AuditOrigin } from '../../audit/audit-entry';
+import { RequestOrigin } from '../../audit/audit-origin.decorator';
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Scopes } from '../../auth/auth.decorators';
@@ -78,8 +80,11 @@ export class WebhookDeliveriesController {
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', ENDPOINT) id: string,
     @UuidParam('deliveryId', DELIVERY) deliveryId: string,
+    @RequestOrigin() origin: AuditOrigin,
   ): Promise<WebhookDeliveryResponse> {
-    return toDeliveryResponse(await this.deliveries.requestRetry(principal, id, deliveryId));
+    return toDeliveryResponse(
+      await this.deliveries.requestRetry(principal, id, deliveryId, origin),
+    );
   }
 
   /**
@@ -95,7 +100,8 @@ export class WebhookDeliveriesController {
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', ENDPOINT) id: string,
     @Body() dto: RecoverDto,
+    @RequestOrigin() origin: AuditOrigin,
   ): Promise<RecoverResponse> {
-    return { queued: await this.deliveries.recover(principal, id, dto.since) };
+    return { queued: await this.deliveries.recover(principal, id, dto.since, origin) };
   }
 }

@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import type { AuditOrigin } from '../../audit/audit-entry';
+import { AuditService } from '../../audit/audit.service';
 import { NotFoundError, ValidationError } from '../../common/errors/domain-error';
 import { Paginated } from '../../common/pagination/paginated';
 import type { AllConfig } from '../../platform/config';
@@ -52,6 +54,7 @@ export class WebhookDeliveriesService {
     private readonly dataSource: DataSource,
     private readonly endpoints: WebhookEndpointsService,
     private readonly sender: WebhookSender,
+    private readonly audit: AuditService,
     config: ConfigService<AllConfig, true>,
   ) {
     this.eventRetentionMs = config.get('events.eventRetentionMs', { infer: true });
@@ -132,11 +135,21 @@ export class WebhookDeliveriesService {
     owner: OwnerScope,
     endpointId: string,
     deliveryId: string,
+    origin: AuditOrigin,
   ): Promise<WebhookDelivery> {
     assertActive(await this.endpoints.get(owner, endpointId));
-    if (!(await this.store.requestManualRetry(endpointId, deliveryId))) {
-      throw new NotFoundError('Webhook delivery');
-    }
+    await this.dataSource.transaction(async (em) => {
+      if (!(await this.store.requestManualRetry(endpointId, deliveryId, em))) {
+        throw new NotFoundError('Webhook delivery');
+      }
+      await this.audit.record(em, {
+        ...origin,
+        accountId: owner.accountId,
+        action: 'delivery.retried',
+        target: deliveryId,
+        details: { endpointId, livemode: owner.livemode },
+      });
+    });
     return (await this.store.findOfEndpoint(endpointId, deliveryId))!;
   }
 
@@ -144,7 +157,12 @@ export class WebhookDeliveriesService {
    * Redelivers every subscribed event since `since` without a succeeded or pending delivery;
    * overlapping calls queue each once (restart takes only failed rows, insert yields to the key).
    */
-  async recover(owner: OwnerScope, endpointId: string, sinceIso: string): Promise<number> {
+  async recover(
+    owner: OwnerScope,
+    endpointId: string,
+    sinceIso: string,
+    origin: AuditOrigin,
+  ): Promise<number> {
     const endpoint = await this.endpoints.get(owner, endpointId);
     assertActive(endpoint);
     const since = recoverableSince(sinceIso, this.eventRetentionMs);
@@ -163,6 +181,13 @@ export class WebhookDeliveriesService {
       );
       const queued = [...restarted, ...created];
       await this.store.requestRedeliveries(em, queued);
+      await this.audit.record(em, {
+        ...origin,
+        accountId: owner.accountId,
+        action: 'deliveries.recovered',
+        target: endpointId,
+        details: { since: since.toISOString(), queued: queued.length, livemode: owner.livemode },
+      });
       return queued.length;
     });
   }

@@ -188,9 +188,13 @@ export class WebhookDeliveryStore {
    * Asks the worker for one manual attempt; false when the endpoint has no such delivery, also
    * when the retention purge, holding it, deleted it while the request waited.
    */
-  async requestManualRetry(endpointId: string, deliveryId: string): Promise<boolean> {
+  async requestManualRetry(
+    endpointId: string,
+    deliveryId: string,
+    em: EntityManager = this.dataSource.manager,
+  ): Promise<boolean> {
     try {
-      const requested = await this.dataSource.query(
+      const requested = await em.query(
         `INSERT INTO webhook_redelivery_requests (delivery_id, manual)
          SELECT id, true FROM webhook_deliveries WHERE id = $1 AND endpoint_id = $2
          ON CONFLICT (delivery_id) DO UPDATE SET manual = true

@@ -79,7 +79,12 @@ export class WebhookEndpointStore {
    * One UPDATE of only the fields given, so it never writes back a failure count the delivery
    * worker changed in the meantime. Re-enabling starts the count afresh. False when not found.
    */
-  async update(owner: OwnerScope, id: string, changes: EndpointChanges): Promise<boolean> {
+  async update(
+    owner: OwnerScope,
+    id: string,
+    changes: EndpointChanges,
+    em: EntityManager = this.dataSource.manager,
+  ): Promise<boolean> {
     const set: QueryDeepPartialEntity<WebhookEndpoint> = {};
     if (changes.url !== undefined) set.url = changes.url;
     if (changes.events !== undefined) set.events = changes.events;
@@ -88,10 +93,17 @@ export class WebhookEndpointStore {
       Object.assign(set, { isActive: true, consecutiveFailures: 0, disabledAt: null });
     if (changes.isActive === false)
       Object.assign(set, { isActive: false, disabledAt: () => 'COALESCE(disabled_at, now())' });
-    if (Object.keys(set).length === 0) return (await this.find(owner, id)) !== null;
-    const result = await this.endpoints
+    if (Object.keys(set).length === 0)
+      return (
+        (await em.findOneBy(WebhookEndpoint, {
+          id,
+          accountId: owner.accountId,
+          livemode: owner.livemode,
+        })) !== null
+      );
+    const result = await em
       .createQueryBuilder()
-      .update()
+      .update(WebhookEndpoint)
       .set(set)
       .where('id = :id AND account_id = :accountId AND livemode = :livemode', { id, ...owner })
       .execute();
@@ -102,31 +114,37 @@ export class WebhookEndpointStore {
    * `secret` becomes the current one; the replaced one keeps signing for `keepCurrentHours`
    * (secretsAfterRotation decides the rest). Rotations of one endpoint take turns on its row, so
    * concurrent ones each keep the secret the one before them replaced. Answers the endpoint as
-   * this rotation left it (its `secret` is this one's), undefined when not found.
+   * this rotation left it (its `secret` is this one's), undefined when not found. In the
+   * caller's transaction, which holds the endpoint's row until it ends.
    */
   async rotateSecret(
     { accountId, livemode }: OwnerScope,
     id: string,
     secret: string,
     keepCurrentHours: number,
+    em: EntityManager,
   ): Promise<WebhookEndpoint | undefined> {
-    return this.dataSource.transaction(async (em) => {
-      const endpoint = await em.findOne(WebhookEndpoint, {
-        where: { id, accountId, livemode },
-        lock: { mode: 'pessimistic_write' },
-      });
-      if (!endpoint) return undefined;
-      const now = new Date();
-      const keepCurrentUntil =
-        keepCurrentHours > 0 ? new Date(now.getTime() + keepCurrentHours * 3_600_000) : null;
-      const rotated = secretsAfterRotation(endpoint, secret, keepCurrentUntil, now);
-      await em.update(WebhookEndpoint, { id }, rotated);
-      return em.findOneByOrFail(WebhookEndpoint, { id });
+    const endpoint = await em.findOne(WebhookEndpoint, {
+      where: { id, accountId, livemode },
+      lock: { mode: 'pessimistic_write' },
     });
+    if (!endpoint) return undefined;
+    const now = new Date();
+    const keepCurrentUntil =
+      keepCurrentHours > 0 ? new Date(now.getTime() + keepCurrentHours * 3_600_000) : null;
+    const rotated = secretsAfterRotation(endpoint, secret, keepCurrentUntil, now);
+    await em.update(WebhookEndpoint, { id }, rotated);
+    return em.findOneByOrFail(WebhookEndpoint, { id });
   }
 
-  async delete(owner: OwnerScope, id: string): Promise<void> {
-    await this.endpoints.delete({ id, accountId: owner.accountId, livemode: owner.livemode });
+  /** False when there was none to delete. */
+  async delete(owner: OwnerScope, id: string, em: EntityManager = this.dataSource.manager): Promise<boolean> {
+    const result = await em.delete(WebhookEndpoint, {
+      id,
+      accountId: owner.accountId,
+      livemode: owner.livemode,
+    });
+    return result.affected !== 0;
   }
 
   /** The active endpoints of an account and mode that subscribe to the event. */

@@ -1,6 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import type { AuditOrigin } from '../../audit/audit-entry';
+import { RequestOrigin } from '../../audit/audit-origin.decorator';
 import { CurrentPrincipal, Scopes } from '../../auth/auth.decorators';
 import type { Principal } from '../../auth/principal';
 import { Operation } from '../../common/http/operation.decorator';
@@ -41,8 +43,9 @@ export class WebhookEndpointsController {
     @Body() dto: CreateWebhookDto,
     @IdempotencyKey() idempotencyKey: string | undefined,
     @Res({ passthrough: true }) res: Response,
+    @RequestOrigin() origin: AuditOrigin,
   ): Promise<CreatedWebhookEndpointResponse> {
-    return sendIdempotent(res, await this.endpoints.create(principal, dto, idempotencyKey));
+    return sendIdempotent(res, await this.endpoints.create(principal, dto, origin, idempotencyKey));
   }
 
   /** The account's endpoints in the key's mode, oldest first, without their secrets. */
@@ -63,8 +66,9 @@ export class WebhookEndpointsController {
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', ENDPOINT) id: string,
     @Body() dto: UpdateWebhookDto,
+    @RequestOrigin() origin: AuditOrigin,
   ): Promise<WebhookEndpointResponse> {
-    return toEndpointResponse(await this.endpoints.update(principal, id, dto));
+    return toEndpointResponse(await this.endpoints.update(principal, id, dto, origin));
   }
 
   /** Answers with the deleted endpoint; its delivery history goes with it. */
@@ -75,8 +79,9 @@ export class WebhookEndpointsController {
   async remove(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', ENDPOINT) id: string,
+    @RequestOrigin() origin: AuditOrigin,
   ): Promise<WebhookEndpointResponse> {
-    return toEndpointResponse(await this.endpoints.remove(principal, id));
+    return toEndpointResponse(await this.endpoints.remove(principal, id, origin));
   }
 
   /**
@@ -93,9 +98,10 @@ export class WebhookEndpointsController {
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', ENDPOINT) id: string,
     @Body() dto: RotateSecretDto,
+    @RequestOrigin() origin: AuditOrigin,
   ): Promise<CreatedWebhookEndpointResponse> {
     return toCreatedEndpointResponse(
-      await this.endpoints.rotateSecret(principal, id, dto.expireCurrentAfterHours),
+      await this.endpoints.rotateSecret(principal, id, dto.expireCurrentAfterHours, origin),
     );
   }
 }

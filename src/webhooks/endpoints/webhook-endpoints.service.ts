@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import type { EntityManager } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import type { AuditOrigin } from '../../audit/audit-entry';
+import { AuditService } from '../../audit/audit.service';
 import { randomBase62 } from '../../accounts/api-key-secret';
 import { NotFoundError, ValidationError } from '../../common/errors/domain-error';
 import type { AllConfig } from '../../platform/config';
@@ -34,6 +36,8 @@ export class WebhookEndpointsService {
     private readonly store: WebhookEndpointStore,
     private readonly idempotency: IdempotencyService,
     private readonly dns: OutboundDns,
+    private readonly audit: AuditService,
+    private readonly dataSource: DataSource,
     config: ConfigService<AllConfig, true>,
   ) {
     const webhooks = config.get('webhooks', { infer: true });
@@ -61,6 +65,7 @@ export class WebhookEndpointsService {
   async create(
     owner: OwnerScope,
     dto: CreateWebhookDto,
+    origin: AuditOrigin,
     idempotencyKey?: string,
   ): Promise<IdempotentOutcome<CreatedWebhookEndpointResponse>> {
     await this.assertAllowedUrl(dto.url);
@@ -69,8 +74,33 @@ export class WebhookEndpointsService {
       idempotencyKey,
       () => requestFingerprint('POST /webhooks', dto),
       201,
-      async (em) => toCreatedEndpointResponse(await this.insert(em, owner, dto)),
+      async (em) => {
+        const endpoint = await this.insert(em, owner, dto);
+        await this.record(em, origin, owner, 'endpoint.created', endpoint, {
+          url: endpoint.url,
+          events: endpoint.events,
+        });
+        return toCreatedEndpointResponse(endpoint);
+      },
     );
+  }
+
+  /** The audit row of a change to an endpoint, in the change's transaction; never a secret. */
+  private record(
+    em: EntityManager,
+    origin: AuditOrigin,
+    owner: OwnerScope,
+    action: 'endpoint.created' | 'endpoint.updated' | 'endpoint.deleted' | 'endpoint.secret_rotated',
+    endpoint: WebhookEndpoint,
+    details: Record<string, unknown> = {},
+  ): Promise<void> {
+    return this.audit.record(em, {
+      ...origin,
+      accountId: owner.accountId,
+      action,
+      target: endpoint.id,
+      details: { livemode: owner.livemode, ...details },
+    });
   }
 
   private async insert(em: EntityManager, owner: OwnerScope, dto: CreateWebhookDto) {
@@ -95,12 +125,24 @@ export class WebhookEndpointsService {
   }
 
   /** Only the fields sent change; isActive true re-enables and starts the failure count afresh. */
-  async update(owner: OwnerScope, id: string, dto: UpdateWebhookDto): Promise<WebhookEndpoint> {
+  async update(
+    owner: OwnerScope,
+    id: string,
+    dto: UpdateWebhookDto,
+    origin: AuditOrigin,
+  ): Promise<WebhookEndpoint> {
     if (dto.url !== undefined) await this.assertAllowedUrl(dto.url);
     const { url, events, description, isActive } = dto;
-    if (!(await this.store.update(owner, id, { url, events, description, isActive })))
-      throw new NotFoundError('Webhook endpoint');
-    return this.get(owner, id);
+    return this.dataSource.transaction(async (em) => {
+      if (!(await this.store.update(owner, id, { url, events, description, isActive }, em)))
+        throw new NotFoundError('Webhook endpoint');
+      const endpoint = await em.findOneByOrFail(WebhookEndpoint, { id });
+      const changed = Object.fromEntries(
+        Object.entries({ url, events, description, isActive }).filter(([, v]) => v !== undefined),
+      );
+      await this.record(em, origin, owner, 'endpoint.updated', endpoint, { changed });
+      return endpoint;
+    });
   }
 
   /**
@@ -111,21 +153,31 @@ export class WebhookEndpointsService {
     owner: OwnerScope,
     id: string,
     expireCurrentAfterHours: number,
+    origin: AuditOrigin,
   ): Promise<WebhookEndpoint> {
-    const rotated = await this.store.rotateSecret(
-      owner,
-      id,
-      generateWebhookSecret(),
-      expireCurrentAfterHours,
-    );
-    if (!rotated) throw new NotFoundError('Webhook endpoint');
-    return rotated;
+    return this.dataSource.transaction(async (em) => {
+      const rotated = await this.store.rotateSecret(
+        owner,
+        id,
+        generateWebhookSecret(),
+        expireCurrentAfterHours,
+        em,
+      );
+      if (!rotated) throw new NotFoundError('Webhook endpoint');
+      await this.record(em, origin, owner, 'endpoint.secret_rotated', rotated, {
+        expireCurrentAfterHours,
+      });
+      return rotated;
+    });
   }
 
   /** Its deliveries go with it; their queued jobs find nothing to send and end. */
-  async remove(owner: OwnerScope, id: string): Promise<WebhookEndpoint> {
+  async remove(owner: OwnerScope, id: string, origin: AuditOrigin): Promise<WebhookEndpoint> {
     const endpoint = await this.get(owner, id);
-    await this.store.delete(owner, id);
+    await this.dataSource.transaction(async (em) => {
+      if (!(await this.store.delete(owner, id, em))) throw new NotFoundError('Webhook endpoint');
+      await this.record(em, origin, owner, 'endpoint.deleted', endpoint, { url: endpoint.url });
+    });
     return endpoint;
   }
 

@@ -1,0 +1,80 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { storableJson } from '../common/db/storable-json';
+import type { AuditAction, AuditActorType, AuditEntry, AuditRecord } from './audit-entry';
+
+interface AuditRow {
+  id: string;
+  account_id: string | null;
+  actor_type: AuditActorType;
+  actor_id: string | null;
+  action: AuditAction;
+  target: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  details: Record<string, unknown>;
+  created_at: Date;
+}
+
+@Injectable()
+export class AuditStore {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  async insert(em: EntityManager, entry: AuditEntry): Promise<void> {
+    await em.query(
+      `INSERT INTO audit_log (account_id, actor_type, actor_id, action, target, ip, user_agent, details)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [
+        entry.accountId,
+        entry.actor.type,
+        entry.actor.id ?? null,
+        entry.action,
+        entry.target ?? null,
+        entry.ip ?? null,
+        entry.userAgent ?? null,
+        storableJson(entry.details ?? {}),
+      ],
+    );
+  }
+
+  /** Newest first; `before` is the id of the last row of the previous page. */
+  async page(accountId: string, limit: number, before: string | null): Promise<AuditRecord[]> {
+    const rows: AuditRow[] = await this.db.query(
+      `SELECT * FROM audit_log
+        WHERE account_id = $1 AND ($2::bigint IS NULL OR id < $2::bigint)
+        ORDER BY id DESC LIMIT $3`,
+      [accountId, before, limit],
+    );
+    return rows.map(toRecord);
+  }
+
+  /** Deletes up to `limit` rows written before the cutoff; returns how many went. */
+  async purgeBefore(cutoff: Date, limit: number): Promise<number> {
+    const [{ deleted }]: { deleted: number }[] = await this.db.query(
+      `WITH deleted AS (
+         DELETE FROM audit_log WHERE id IN (
+           SELECT id FROM audit_log WHERE created_at < $1 ORDER BY created_at LIMIT $2
+         ) RETURNING 1
+       )
+       SELECT count(*)::int AS deleted FROM deleted`,
+      [cutoff, limit],
+    );
+    return deleted;
+  }
+}
+
+function toRecord(row: AuditRow): AuditRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    actorType: row.actor_type,
+    actorId: row.actor_id,
+    action: row.action,
+    target: row.target,
+    ip: row.ip,
+    userAgent: row.user_agent,
+    details: row.details,
+    createdAt: row.created_at,
+  };
+}

@@ -1,0 +1,42 @@
+import { expect, test as base, type Page } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
+
+/** The admin token of the service the global set-up starts (staff's credential in the journeys). */
+export const BROWSER_ADMIN_TOKEN = 'browser-tests-admin-token-0123456789';
+
+/** Every journey talks to the service the global set-up started. */
+export const test = base.extend({
+  // eslint-disable-next-line no-empty-pattern -- Playwright fixtures take their deps this way
+  baseURL: async ({}, use) => {
+    const url = process.env.DASHBOARD_TEST_URL;
+    if (!url) throw new Error('DASHBOARD_TEST_URL is not set: run through playwright.config.ts');
+    await use(url);
+  },
+});
+export { expect };
+
+/** 0 WCAG 2.1 A/AA violations on the page as it is now. */
+export async function expectAccessible(page: Page): Promise<void> {
+  const { violations } = await new AxeBuilder({ page })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
+    .analyze();
+  expect(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(' ')}`)).toEqual([]);
+}
+
+/** Calls the admin API of the service under test. */
+export async function adminApi<T = unknown>(
+  baseURL: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: T }> {
+  const res = await fetch(`${baseURL}/v1/admin${path}`, {
+    method,
+    headers: {
+      Authorization: `Bearer ${BROWSER_ADMIN_TOKEN}`,
+      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json().catch(() => null)) as T };
+}
