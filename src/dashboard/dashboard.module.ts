@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { PathErrorPages } from '../common/http/path-error-pages';
 import { AccountsModule } from '../accounts/accounts.module';
+import { AuditModule } from '../audit/audit.module';
 import { MailModule } from '../mail/mail.module';
 import { dashboardConfig } from './dashboard.config';
 import { DashboardSessionsService } from './dashboard-sessions.service';
@@ -23,7 +24,7 @@ import { DashboardViews } from './web/views';
  * the pages' frame. Page modules import it for the guard, views, sessions and people.
  */
 @Module({
-  imports: [ConfigModule.forFeature(dashboardConfig), AccountsModule, MailModule],
+  imports: [ConfigModule.forFeature(dashboardConfig), AccountsModule, AuditModule, MailModule],
   controllers: [OverviewController, SignInController],
   providers: [
     UsersStore,

@@ -7,6 +7,7 @@ import { Dashboard, type DashboardContext, type DashboardRequest } from './web/d
 import { DashboardController } from './web/dashboard-page.decorator';
 import { Form, type FormFields, FormState } from './web/form';
 import { DashboardViews } from './web/views';
+import { originOf } from './web/origin';
 
 const HOME = '/dashboard';
 
@@ -92,6 +93,7 @@ export class OverviewController {
         ctx.session.id,
         form.currentPassword ?? '',
         form.newPassword ?? '',
+        originOf(req),
       );
       await this.sessions.afterPasswordChange(ctx, res);
       this.views.redirect(res, `${HOME}?notice=password-changed`);

@@ -2,6 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { DataSource, EntityManager } from 'typeorm';
 import { AccountsService } from '../accounts/accounts.service';
+import type { AuditAction } from '../audit/audit-entry';
+import { AuditService } from '../audit/audit.service';
 import { ForbiddenError, ValidationError } from '../common/errors/domain-error';
 import type { FieldError } from '../common/errors/domain-error';
 import { MailService } from '../mail/mail.service';
@@ -19,6 +21,12 @@ export const INVITATION_TTL_MS = 7 * 24 * 60 * 60_000;
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const COMPANY_MAX = 200;
+
+/** Where a dashboard request came from, for the audit log. */
+export interface RequestOrigin {
+  ip: string | null;
+  userAgent: string | null;
+}
 
 export interface SignUpInput {
   email: string;
@@ -48,6 +56,7 @@ export class PeopleService {
     private readonly sessions: DashboardSessionsStore,
     private readonly accounts: AccountsService,
     private readonly mail: MailService,
+    private readonly audit: AuditService,
   ) {}
 
   user(id: string): Promise<UserRecord | null> {
@@ -141,7 +150,11 @@ export class PeopleService {
   }
 
   /** Sets a new password from a reset link and ends every session of the user. */
-  async resetPassword(token: unknown, password: string): Promise<UserRecord> {
+  async resetPassword(
+    token: unknown,
+    password: string,
+    origin: RequestOrigin,
+  ): Promise<UserRecord> {
     if (!isWellFormedToken(token)) throw invalidLink();
     const pending = await this.tokens.usable('reset_password', hashToken(token));
     if (!pending?.userId) throw invalidLink();
@@ -152,7 +165,8 @@ export class PeopleService {
       const used = await this.tokens.consume(em, 'reset_password', hashToken(token));
       if (!used?.userId) throw invalidLink();
       await this.users.setPassword(em, used.userId, passwordHash);
-      await this.sessions.revokeAllOfUser(em, used.userId);
+      const ended = await this.sessions.revokeAllOfUser(em, used.userId);
+      await this.record(em, 'password.reset', used.userId, origin, { sessionsEnded: ended });
       return (await this.users.byId(used.userId, em))!;
     });
   }
@@ -163,6 +177,7 @@ export class PeopleService {
     sessionId: string,
     current: string,
     next: string,
+    origin: RequestOrigin,
   ): Promise<void> {
     const user = await this.users.byId(userId);
     if (!user) throw new ForbiddenError('Sign in again.');
@@ -175,7 +190,8 @@ export class PeopleService {
     const passwordHash = await hashPassword(next);
     await this.dataSource.transaction(async (em) => {
       await this.users.setPassword(em, userId, passwordHash);
-      await this.sessions.revokeAllOfUser(em, userId, sessionId);
+      const ended = await this.sessions.revokeAllOfUser(em, userId, sessionId);
+      await this.record(em, 'password.changed', userId, origin, { sessionsEnded: ended });
     });
   }
 
@@ -183,6 +199,26 @@ export class PeopleService {
   async passwordMatches(userId: string, password: string): Promise<boolean> {
     const user = await this.users.byId(userId);
     return user !== null && (await verifyPassword(user.passwordHash, password));
+  }
+
+  /** An audit row of the user's own action, under their first account. */
+  private async record(
+    em: EntityManager,
+    action: AuditAction,
+    userId: string,
+    origin: RequestOrigin,
+    details: Record<string, unknown>,
+  ): Promise<void> {
+    const [first] = await this.memberships.ofUser(userId, em);
+    await this.audit.record(em, {
+      accountId: first?.accountId ?? null,
+      actor: { type: 'user', id: userId },
+      action,
+      target: `user:${userId}`,
+      ip: origin.ip,
+      userAgent: origin.userAgent,
+      details,
+    });
   }
 
   private async sendVerification(em: EntityManager, user: UserRecord): Promise<void> {

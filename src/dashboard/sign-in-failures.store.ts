@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 
 export interface FailureCounts {
   /** failures of this email from this address in the window */
@@ -24,8 +24,8 @@ export class SignInFailuresStore {
   }
 
   /** Records a failure; the address's rows older than a day go in the same statement. */
-  async record(email: string, ipPrefix: string): Promise<void> {
-    await this.dataSource.query(
+  async record(em: EntityManager, email: string, ipPrefix: string): Promise<void> {
+    await em.query(
       `WITH purged AS (
          DELETE FROM sign_in_failures
           WHERE ip_prefix = $2 AND created_at < now() - interval '1 day')

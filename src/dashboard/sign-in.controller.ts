@@ -9,6 +9,7 @@ import { DashboardAnonymous, DashboardUnverified } from './web/dashboard-metadat
 import { DashboardController } from './web/dashboard-page.decorator';
 import { Form, type FormFields, FormState } from './web/form';
 import { DashboardViews } from './web/views';
+import { originOf } from './web/origin';
 
 const HOME = '/dashboard';
 
@@ -44,6 +45,7 @@ export class SignInController {
         email: form.email ?? '',
         password: form.password ?? '',
         ip: req.ip,
+        userAgent: req.headers['user-agent'],
       });
       // Whatever session this browser had ends: a sign-in always gets a new token.
       if (req.dashboard) await this.sessions.signOut(req.dashboard, res);
@@ -177,7 +179,7 @@ export class SignInController {
     @Form() form: FormFields,
   ): Promise<void> {
     try {
-      await this.people.resetPassword(form.token, form.password ?? '');
+      await this.people.resetPassword(form.token, form.password ?? '', originOf(req));
       this.sessions.cookies.clearSession(res);
       this.views.redirect(res, '/dashboard/sign-in?notice=password-reset');
     } catch (error) {

@@ -1,7 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import type { AuditAction } from '../audit/audit-entry';
+import { AuditService } from '../audit/audit.service';
 import { RateLimitedError, ValidationError } from '../common/errors/domain-error';
 import { MailService } from '../mail/mail.service';
+import { MembershipsStore } from './memberships.store';
 import { normaliseEmail } from './people.service';
 import { ipPrefix } from './security/ip-prefix';
 import { dummyPasswordHash, verifyPassword } from './security/passwords';
@@ -24,6 +27,7 @@ export interface SignInAttempt {
   email: string;
   password: string;
   ip: string | undefined;
+  userAgent?: string;
 }
 
 /**
@@ -36,7 +40,9 @@ export class SignInService {
     private readonly dataSource: DataSource,
     private readonly users: UsersStore,
     private readonly failures: SignInFailuresStore,
+    private readonly memberships: MembershipsStore,
     private readonly mail: MailService,
+    private readonly audit: AuditService,
   ) {}
 
   async signIn(attempt: SignInAttempt): Promise<UserRecord> {
@@ -55,35 +61,69 @@ export class SignInService {
     );
     const locked = !!user?.lockedUntil && user.lockedUntil > new Date();
     if (user && passwordRight && !locked) {
-      await this.dataSource.transaction((em) => this.users.clearFailures(em, user.id));
+      await this.dataSource.transaction(async (em) => {
+        await this.users.clearFailures(em, user.id);
+        await this.record(em, 'sign_in.succeeded', user, attempt);
+      });
       return user;
     }
-    await this.failures.record(email, address);
-    if (user && !locked) await this.countWrongPassword(user);
+    await this.dataSource.transaction(async (em) => {
+      await this.failures.record(em, email, address);
+      // An unknown email has no account to log it under: a row without one, naming no email.
+      await this.record(em, 'sign_in.failed', user, attempt, locked ? { locked: true } : {});
+      if (user && !locked) await this.countWrongPassword(em, user, attempt);
+    });
     throw ValidationError.field('email', SIGN_IN_REFUSED);
   }
 
-  private async countWrongPassword(user: UserRecord): Promise<void> {
-    await this.dataSource.transaction(async (em) => {
-      const { lockedNow } = await this.users.countFailure(
-        em,
-        user.id,
-        LOCK_AFTER_FAILURES,
-        LOCK_MS,
-      );
-      if (!lockedNow) return;
-      await this.mail.send(
-        {
-          to: user.email,
-          subject: 'Your Listings Service sign-in is locked for 15 minutes',
-          text:
-            `There were ${LOCK_AFTER_FAILURES} wrong passwords in a row for your dashboard user, ` +
-            `so signing in is locked for 15 minutes.\n\n` +
-            `If it was not you, someone is guessing your password: once the lock ends, reset it ` +
-            `from the sign-in page ("Forgot your password?").\n`,
-        },
-        em,
-      );
+  /** The audit row, under the user's first account (null for an unknown email). */
+  private async record(
+    em: EntityManager,
+    action: AuditAction,
+    user: UserRecord | null,
+    attempt: SignInAttempt,
+    details: Record<string, unknown> = {},
+  ): Promise<void> {
+    const accountId = user
+      ? ((await this.memberships.ofUser(user.id, em))[0]?.accountId ?? null)
+      : null;
+    await this.audit.record(em, {
+      accountId,
+      actor: { type: 'user', id: user?.id ?? null },
+      action,
+      target: user ? `user:${user.id}` : null,
+      ip: attempt.ip ?? null,
+      userAgent: attempt.userAgent ?? null,
+      details,
     });
+  }
+
+  private async countWrongPassword(
+    em: EntityManager,
+    user: UserRecord,
+    attempt: SignInAttempt,
+  ): Promise<void> {
+    const { lockedNow, lockedUntil } = await this.users.countFailure(
+      em,
+      user.id,
+      LOCK_AFTER_FAILURES,
+      LOCK_MS,
+    );
+    if (!lockedNow) return;
+    await this.record(em, 'sign_in.locked', user, attempt, {
+      lockedUntil: lockedUntil?.toISOString() ?? null,
+    });
+    await this.mail.send(
+      {
+        to: user.email,
+        subject: 'Your Listings Service sign-in is locked for 15 minutes',
+        text:
+          `There were ${LOCK_AFTER_FAILURES} wrong passwords in a row for your dashboard user, ` +
+          `so signing in is locked for 15 minutes.\n\n` +
+          `If it was not you, someone is guessing your password: once the lock ends, reset it ` +
+          `from the sign-in page ("Forgot your password?").\n`,
+      },
+      em,
+    );
   }
 }

@@ -151,6 +151,12 @@ describe('Dashboard: sign-in throttling, lockout, identical refusals, password r
       .expect('Location', '/dashboard/sign-in?notice=password-reset');
     expect((await owner.agent.get('/dashboard')).status).toBe(303);
     expect((await elsewhere.agent.get('/dashboard')).status).toBe(303);
+    const audited = await t.dataSource.query(
+      `SELECT details FROM audit_log WHERE account_id = $1 AND action = 'password.reset'`,
+      [owner.accountId],
+    );
+    // The sign-up's session, the helper's sign-in and the one elsewhere.
+    expect(audited).toEqual([{ details: { sessionsEnded: 3 } }]);
     const again = await agent
       .post('/dashboard/reset-password')
       .type('form')
@@ -231,5 +237,58 @@ describe('Dashboard: sign-in throttling, lockout, identical refusals, password r
     await owner.agent.get('/dashboard').expect(200);
     expect((await elsewhere.agent.get('/dashboard')).status).toBe(303);
     expect((await attempt(owner.email, NEW_PASSWORD, nextIp())).response.status).toBe(303);
+  });
+
+  it('sign-ins, failures, the lock and password changes are in the audit log, without secrets', async () => {
+    const owner = await aDashboardOwner(t);
+    const ip = nextIp();
+    await attempt(owner.email, 'a wrong password here', ip);
+    for (let i = 0; i < 9; i++) await attempt(owner.email, `wrong password ${i} w`, nextIp());
+    const unknownEmail = uniqueEmail('unknown');
+    await attempt(unknownEmail, 'whatever password 1', ip);
+    const rows: {
+      action: string;
+      account_id: string | null;
+      actor_id: string | null;
+      ip: string;
+      details: object;
+      target: string | null;
+    }[] = await t.dataSource.query(
+      `SELECT action, account_id, actor_id, ip, details, target FROM audit_log
+          WHERE account_id = $1 OR (account_id IS NULL AND ip = $2) ORDER BY id`,
+      [owner.accountId, ip],
+    );
+    const actions = rows.map((r) => r.action);
+    expect(actions.filter((a) => a === 'sign_in.succeeded')).toHaveLength(1);
+    expect(actions.filter((a) => a === 'sign_in.failed')).toHaveLength(11);
+    expect(actions.filter((a) => a === 'sign_in.locked')).toHaveLength(1);
+    const anonymous = rows.find((r) => r.account_id === null)!;
+    expect(anonymous).toMatchObject({ action: 'sign_in.failed', actor_id: null, target: null });
+    const text = JSON.stringify(rows);
+    expect(text).not.toContain('wrong password');
+    expect(text).not.toContain(unknownEmail);
+  });
+
+  it('a password change is audited in its transaction', async () => {
+    const owner = await aDashboardOwner(t);
+    const page = await owner.agent.get('/dashboard/password').expect(200);
+    await owner.agent
+      .post('/dashboard/password')
+      .set('User-Agent', 'audit-test-agent')
+      .type('form')
+      .send({
+        _csrf: csrfOf(page.text),
+        currentPassword: STRONG_PASSWORD,
+        newPassword: NEW_PASSWORD,
+      })
+      .expect(303);
+    const rows = await t.dataSource.query(
+      `SELECT action, user_agent, details FROM audit_log
+        WHERE account_id = $1 AND action = 'password.changed'`,
+      [owner.accountId],
+    );
+    expect(rows).toEqual([
+      { action: 'password.changed', user_agent: 'audit-test-agent', details: { sessionsEnded: 1 } },
+    ]);
   });
 });
