@@ -65,7 +65,8 @@ export class PeopleService {
 
   /**
    * A user, a PENDING account and the owner membership, in one transaction with the verification
-   * mail. In `invite` mode only an email with an open invitation may sign up.
+   * mail. An email with open invitations joins the inviting accounts in their roles instead (no
+   * account of its own, no company name needed). In `invite` mode only invited emails sign up.
    */
   async signUp(input: SignUpInput): Promise<{ user: UserRecord; accountId: string }> {
     const email = normaliseEmail(input.email);
@@ -73,14 +74,15 @@ export class PeopleService {
     const errors: FieldError[] = [];
     const emailError = emailProblem(email);
     if (emailError) errors.push({ field: 'email', message: emailError });
-    if (company.length === 0)
+    const invited = !emailError && (await this.tokens.hasOpenInvitation(email));
+    if (!invited && company.length === 0)
       errors.push({ field: 'company', message: 'Enter your company name.' });
     else if (company.length > COMPANY_MAX)
       errors.push({ field: 'company', message: `Use at most ${COMPANY_MAX} characters.` });
     const passwordError = passwordProblem(input.password, [email, company]);
     if (passwordError) errors.push({ field: 'password', message: passwordError });
     if (errors.length > 0) throw new ValidationError(errors, errors[0].message);
-    if (this.config.signup === 'invite' && !(await this.tokens.hasOpenInvitation(email)))
+    if (this.config.signup === 'invite' && !invited)
       throw ValidationError.field(
         'email',
         'Sign-up is by invitation only. Ask an owner to invite you.',
@@ -94,10 +96,16 @@ export class PeopleService {
           'email',
           'An account with this email already exists. Sign in, or reset your password.',
         );
-      const account = await this.accounts.create(company, false, em);
-      await this.memberships.insert(em, user.id, account.id, 'owner');
+      const invitations = await this.tokens.consumeInvitations(em, email);
+      for (const invitation of invitations)
+        await this.memberships.insert(em, user.id, invitation.accountId, invitation.role);
+      let accountId = invitations[0]?.accountId;
+      if (!accountId) {
+        accountId = (await this.accounts.create(company, false, em)).id;
+        await this.memberships.insert(em, user.id, accountId, 'owner');
+      }
       await this.sendVerification(em, user);
-      return { user, accountId: account.id };
+      return { user, accountId };
     });
   }
 

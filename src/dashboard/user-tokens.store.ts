@@ -103,6 +103,22 @@ export class UserTokensStore {
     );
   }
 
+  /** Uses every open invitation of the email (sign-up): the accounts and roles it joins. */
+  async consumeInvitations(
+    em: EntityManager,
+    email: string,
+  ): Promise<{ accountId: string; role: Role }[]> {
+    // An UPDATE answers [rows, count].
+    const [rows]: [{ account_id: string; role: Role }[]] = await em.query(
+      `UPDATE user_tokens SET used_at = now()
+        WHERE email = $1 AND purpose = 'invitation' AND used_at IS NULL AND expires_at > now()
+          AND account_id IS NOT NULL AND role IS NOT NULL
+        RETURNING account_id, role`,
+      [email],
+    );
+    return rows.map((r) => ({ accountId: r.account_id, role: r.role }));
+  }
+
   async hasOpenInvitation(email: string): Promise<boolean> {
     const rows: unknown[] = await this.dataSource.query(
       `SELECT 1 FROM user_tokens WHERE email = $1 AND purpose = 'invitation'
