@@ -18,6 +18,8 @@ export const DASHBOARD_CSP =
 /** helmet's other headers; the CSP is set as written above (helmet would drop the spaces). */
 const securityHeaders = helmet({
   contentSecurityPolicy: false,
+  // What frame-ancestors 'none' says, for browsers that read only the older header.
+  xFrameOptions: { action: 'deny' },
   referrerPolicy: { policy: 'no-referrer' },
   // The API's own HSTS policy (if any) is the proxy's; the dashboard adds none of its own.
   strictTransportSecurity: false,

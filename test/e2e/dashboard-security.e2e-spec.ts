@@ -43,7 +43,7 @@ describe('Dashboard: headers, assets, cookies, CSRF, roles, sessions and redirec
         expect(page.headers['cache-control']).toBe('no-store');
         expect(page.headers['x-content-type-options']).toBe('nosniff');
         expect(page.headers['referrer-policy']).toBe('no-referrer');
-        expect(page.headers['x-frame-options']).toBe('SAMEORIGIN');
+        expect(page.headers['x-frame-options']).toBe('DENY');
         expect(page.text).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
         expect(page.text).not.toMatch(/<style|\sstyle=/);
         expect(page.text).not.toMatch(/\son[a-z]+=/);
