@@ -42,7 +42,9 @@ export class DashboardPeople1765600000000 implements MigrationInterface {
       revoked_at timestamptz,
       ip text,
       user_agent text)`);
-    await q.query(`CREATE UNIQUE INDEX dashboard_sessions_token_key ON dashboard_sessions (token_hash)`);
+    await q.query(
+      `CREATE UNIQUE INDEX dashboard_sessions_token_key ON dashboard_sessions (token_hash)`,
+    );
     await q.query(`CREATE INDEX dashboard_sessions_user_idx ON dashboard_sessions (user_id)
       WHERE revoked_at IS NULL`);
 
@@ -66,7 +68,9 @@ export class DashboardPeople1765600000000 implements MigrationInterface {
       email text NOT NULL,
       ip_prefix text NOT NULL,
       created_at timestamptz NOT NULL DEFAULT now())`);
-    await q.query(`CREATE INDEX sign_in_failures_ip_idx ON sign_in_failures (ip_prefix, created_at)`);
+    await q.query(
+      `CREATE INDEX sign_in_failures_ip_idx ON sign_in_failures (ip_prefix, created_at)`,
+    );
     await q.query(`CREATE INDEX sign_in_failures_email_idx
       ON sign_in_failures (email, ip_prefix, created_at)`);
 
