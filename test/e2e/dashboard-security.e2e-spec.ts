@@ -98,6 +98,32 @@ describe('Dashboard: headers, assets, cookies, CSRF, roles, sessions and redirec
       expect(outside.body.error.code).toBe('NOT_FOUND');
     });
 
+    it('a form body over 16 KB is refused with an HTML 413 page before any route runs', async () => {
+      const agent = request.agent(t.app.getHttpServer());
+      const csrf = await csrfFrom(agent, '/dashboard/sign-up');
+      const answer = await agent
+        .post('/dashboard/sign-up')
+        .type('form')
+        .send({
+          _csrf: csrf,
+          email: 'big@example.se',
+          password: STRONG_PASSWORD,
+          company: 'x'.repeat(20_000),
+        });
+      expect(answer.status).toBe(413);
+      expect(answer.headers['content-type']).toMatch(/^text\/html/);
+      expect(
+        await t.dataSource.query(`SELECT 1 FROM users WHERE email = 'big@example.se'`),
+      ).toHaveLength(0);
+    });
+
+    it('what people type is escaped wherever it is shown', async () => {
+      const owner = await aDashboardOwner(t, { company: '<script>alert(1)</script> "AB"' });
+      const page = await owner.agent.get('/dashboard').expect(200);
+      expect(page.text).not.toContain('<script>alert(1)</script>');
+      expect(page.text).toContain('&lt;script&gt;alert(1)&lt;/script&gt; &quot;AB&quot;');
+    });
+
     it('an unexpected error is a 500 page, without details', async () => {
       const owner = await aDashboardOwner(t);
       const page = await owner.agent.get('/dashboard/probe/boom').expect(500);
