@@ -7,6 +7,8 @@ import { AuditWorkerModule } from './audit/audit.module';
 import { ApiLoadModule } from './platform/api-load/api-load.module';
 import { AdminModule } from './admin/admin.module';
 import { BulkModule } from './bulk/bulk.module';
+import { dashboardConfig } from './dashboard/dashboard.config';
+import { DashboardModule } from './dashboard/dashboard.module';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { AuthenticateMiddleware } from './auth/authenticate.middleware';
 import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
@@ -87,6 +89,8 @@ export class AppModule {
               TestHelpersModule,
               EventsFeedModule,
               QueueDashboardModule,
+              // Read here, not through ConfigService: the setting decides the module graph.
+              ...(dashboardConfig().enabled ? [DashboardModule] : []),
             ]
           : []),
         ...(worker

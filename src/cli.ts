@@ -10,6 +10,8 @@ import { AccountsService } from './accounts/accounts.service';
 import { ApiKeysService } from './accounts/api-keys.service';
 import { CreateAccountDto } from './admin/dto/create-account.dto';
 import { CreateKeyDto } from './admin/dto/create-key.dto';
+import { MailModule } from './mail/mail.module';
+import { MailService } from './mail/mail.service';
 import { RollKeyDto } from './admin/dto/roll-key.dto';
 import { AccessRequestsModule } from './access-requests/access-requests.module';
 import { AccessRequestsService } from './access-requests/access-requests.service';
@@ -32,13 +34,15 @@ const USAGE = `Usage: npm run cli -- <command>
   key:revoke <keyId>
   access:list [--status pending|approved|rejected] [--after <id>]
   access:approve <requestId>   the account becomes APPROVED
-  access:reject <requestId> --reason "Why"`;
+  access:reject <requestId> --reason "Why"
+  mail:outbox [--to EMAIL] [--limit N]   the mail kept when SMTP_URL is unset, newest first`;
 
 @Module({
   imports: [
     ConfigModule.forRoot({ isGlobal: true, load: CONFIG_LOADERS, ignoreEnvFile: true }),
     DatabaseModule.forRoot(seedReferenceData),
     AccountsModule,
+    MailModule,
     AccessRequestsModule,
   ],
 })
@@ -63,6 +67,8 @@ async function run(argv: string[]): Promise<string> {
       approve: { type: 'boolean' },
       kind: { type: 'string' },
       scopes: { type: 'string' },
+      to: { type: 'string' },
+      limit: { type: 'string' },
       grace: { type: 'string' },
       status: { type: 'string' },
       after: { type: 'string' },
@@ -101,6 +107,19 @@ async function run(argv: string[]): Promise<string> {
           `key ${record.id} (${record.kind}, scopes ${record.scopes.join(',')}): store it now, it is not shown again`,
         );
         return key;
+      }
+      case 'mail:outbox': {
+        const limit = Number(values.limit ?? 20);
+        if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+          throw new Error('--limit must be an integer from 1 to 1000.');
+        const mails = await app.get(MailService).kept({ to: values.to, limit });
+        if (mails.length === 0) return 'No mail kept.';
+        return mails
+          .map(
+            (m) =>
+              `#${m.id} ${m.createdAt.toISOString()} to ${m.to}\nSubject: ${m.subject}\n\n${m.text}\n`,
+          )
+          .join('\n');
       }
       case 'key:roll': {
         const dto = validated(RollKeyDto, { grace: values.grace });

@@ -19,6 +19,7 @@ import { ROOT_LOGGER } from './platform/logging/logging.module';
 import { requestLogger } from './platform/logging/request-logger';
 import { buildOpenApiDocument } from './openapi/document';
 import { API_PREFIX, setGlobalPrefix } from './global-prefix';
+import { configureDashboard } from './dashboard/dashboard-http';
 import { TEST_HELPERS_PATH, testModeOnly } from './test-helpers/test-mode-only.middleware';
 
 export const JSON_BODY_LIMIT = '2mb';
@@ -50,13 +51,17 @@ export async function configureApp(app: NestExpressApplication): Promise<NestExp
   app.use(`/${API_PREFIX}`, app.get(AuthenticateMiddleware).handle);
   app.use(`/${API_PREFIX}/${TEST_HELPERS_PATH}`, testModeOnly);
   // Bodies are read only under the API prefix, after authentication. Nothing outside it takes a
-  // body but the queue dashboard, whose router parses its own behind the admin-token check.
+  // body but the queue dashboard, whose router parses its own behind the admin-token check, and
+  // the account dashboard's small urlencoded forms (configureDashboard, above the routes).
   app.use(`/${API_PREFIX}`, contentTypeMiddleware);
   // An image upload's body is read by its route, after the guards and within an upload slot.
   const parseJson = jsonBodyParser(JSON_BODY_LIMIT);
   app.use(`/${API_PREFIX}`, (req: Request, res: Response, next: () => void) =>
     isImageUpload(req) ? next() : parseJson(req, res, next),
   );
+  // The account dashboard reads its own bodies (small urlencoded forms) and cookies.
+  const dashboard = app.get(ConfigService).get<boolean>('dashboard.enabled') === true;
+  if (dashboard) configureDashboard(app);
   setGlobalPrefix(app);
   app.enableShutdownHooks();
   SwaggerModule.setup('docs', app, buildOpenApiDocument(app), { jsonDocumentUrl: 'docs-json' });

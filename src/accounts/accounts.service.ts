@@ -13,10 +13,10 @@ export class AccountsService {
     private readonly apiKeys: ApiKeysService,
   ) {}
 
-  create(name: string, approve = false): Promise<Account> {
-    return this.accounts.save(
-      this.accounts.create({ name, status: approve ? 'APPROVED' : 'PENDING' }),
-    );
+  /** With `em`, in the caller's transaction (the dashboard's sign-up). */
+  create(name: string, approve = false, em?: EntityManager): Promise<Account> {
+    const accounts = em ? em.getRepository(Account) : this.accounts;
+    return accounts.save(accounts.create({ name, status: approve ? 'APPROVED' : 'PENDING' }));
   }
 
   async get(id: string, em?: EntityManager): Promise<Account> {

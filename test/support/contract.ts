@@ -13,8 +13,11 @@ import type { NextFunction, Request, Response } from 'express';
 
 export const DOCUMENT_FILE = join(__dirname, '../../openapi/openapi.json');
 
-/** Served outside the document on purpose: admin API, queue dashboard, metrics, media, docs, test probes. */
-const UNDOCUMENTED = /^\/(v1\/admin|v1\/probe|admin\/queues|metrics|media|docs)(\/|-|$)/;
+/**
+ * Served outside the document on purpose: admin API, queue dashboard, metrics, media, docs, test
+ * probes, and the account dashboard (HTML).
+ */
+const UNDOCUMENTED = /^\/(v1\/admin|v1\/probe|admin\/queues|metrics|media|docs|dashboard)(\/|-|$)/;
 
 const ERROR_ENVELOPE = '/components/schemas/ErrorEnvelope';
 const UNROUTED_STATUSES = [400, 401, 404, 429];

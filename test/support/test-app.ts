@@ -91,6 +91,8 @@ export function testEnv(
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ADMIN_TOKEN,
     PUBLIC_BASE_URL: 'http://127.0.0.1',
+    // Over plain http a browser (and supertest's cookie jar) drops Secure cookies.
+    DASHBOARD_COOKIE_SECURE: 'false',
     WEBHOOK_ALLOW_HTTP: 'true',
     FETCH_ALLOW_PRIVATE_TARGETS: 'true',
     RATE_LIMIT_READ_PER_MIN: '100000',

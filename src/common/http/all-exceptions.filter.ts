@@ -1,9 +1,17 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import {
+  ArgumentsHost,
+  Catch,
+  ExceptionFilter,
+  HttpException,
+  Logger,
+  Optional,
+} from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Request, Response } from 'express';
 import { DomainError, FieldError, RateLimitedError } from '../errors/domain-error';
 import { ERROR_HTTP_STATUS, ErrorCode } from '../errors/error-code';
 import { errorEnvelope } from './envelope';
+import { PathErrorPages } from './path-error-pages';
 import type { AllConfig } from '../../platform/config';
 import { requestIdOf } from '../../platform/logging/request-id';
 import { isDatabaseUnavailable } from '../db/pg-errors';
@@ -66,7 +74,10 @@ export class AllExceptionsFilter implements ExceptionFilter {
   /** a network error of a connection to this port is the database's */
   private readonly databasePort: number;
 
-  constructor(config: ConfigService<AllConfig, true>) {
+  constructor(
+    config: ConfigService<AllConfig, true>,
+    @Optional() private readonly pages?: PathErrorPages,
+  ) {
     const url = new URL(config.get('database', { infer: true }).url);
     this.databasePort = Number(url.port || POSTGRES_PORT);
   }
@@ -75,6 +86,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const ctx = host.switchToHttp();
     const req = ctx.getRequest<Request>();
     const res = ctx.getResponse<Response>();
+    if (this.pages?.owns(req.path)) return this.pages.catch(exception, host);
     const mapped = this.map(exception, req);
     const retryAfter =
       exception instanceof RateLimitedError

@@ -5,6 +5,7 @@ import {
   NestInterceptor,
   StreamableFile,
 } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { map, Observable } from 'rxjs';
 import { CursorPage } from '../pagination/cursor-page';
@@ -12,12 +13,19 @@ import { Paginated } from '../pagination/paginated';
 import { metaFor, SuccessEnvelope } from './envelope';
 import { RawJson } from './raw-json';
 
+/** Metadata of a controller that answers other than JSON in the envelope (the dashboard's HTML). */
+export const WITHOUT_ENVELOPE = 'http:without-envelope';
+
 @Injectable()
 export class EnvelopeInterceptor implements NestInterceptor {
+  constructor(private readonly reflector: Reflector) {}
+
   intercept(
     context: ExecutionContext,
     next: CallHandler,
   ): Observable<SuccessEnvelope<unknown> | string | StreamableFile> {
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(WITHOUT_ENVELOPE, targets)) return next.handle();
     const http = context.switchToHttp();
     const req = http.getRequest<Request>();
     return next.handle().pipe(

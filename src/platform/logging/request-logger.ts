@@ -3,6 +3,14 @@ import type { Logger as Pino } from 'pino';
 import { requestIdOf } from './request-id';
 
 /**
+ * A URL as logged: the value of a `token` query parameter (the dashboard's mailed links: email
+ * verification, password reset) is replaced, so the log never holds a usable link.
+ */
+export function withoutSecrets(url: string): string {
+  return url.replace(/([?&]token=)[^&#]*/gi, '$1[redacted]');
+}
+
+/**
  * Not pino-http, which builds child loggers per request; the line is built only if its level is
  * on. Mount after the request-id middleware; `root` is the logging module's ROOT_LOGGER.
  */
@@ -12,7 +20,7 @@ export function requestLogger(root: Pino): RequestHandler {
     {},
     {
       serializers: {
-        req: (req: Request) => ({ method: req.method, url: req.originalUrl }),
+        req: (req: Request) => ({ method: req.method, url: withoutSecrets(req.originalUrl) }),
         res: (res: Response) => ({ statusCode: res.statusCode }),
       },
     },

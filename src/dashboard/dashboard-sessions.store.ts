@@ -1,0 +1,158 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+
+export interface SessionRecord {
+  id: string;
+  userId: string;
+  accountId: string | null;
+  livemode: boolean;
+  csrfToken: string;
+  createdAt: Date;
+  lastSeenAt: Date;
+  passwordConfirmedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+interface SessionRow {
+  id: string;
+  user_id: string;
+  account_id: string | null;
+  livemode: boolean;
+  csrf_token: string;
+  created_at: Date;
+  last_seen_at: Date;
+  password_confirmed_at: Date | null;
+  revoked_at: Date | null;
+}
+
+const toSession = (r: SessionRow): SessionRecord => ({
+  id: r.id,
+  userId: r.user_id,
+  accountId: r.account_id,
+  livemode: r.livemode,
+  csrfToken: r.csrf_token,
+  createdAt: r.created_at,
+  lastSeenAt: r.last_seen_at,
+  passwordConfirmedAt: r.password_confirmed_at,
+  revokedAt: r.revoked_at,
+});
+
+const COLUMNS = `id, user_id, account_id, livemode, csrf_token, created_at, last_seen_at,
+  password_confirmed_at, revoked_at`;
+
+export interface NewSession {
+  tokenHash: Buffer;
+  userId: string;
+  accountId: string | null;
+  csrfToken: string;
+  /** a sign-in is a password entry: sensitive actions need none for the next minutes */
+  passwordConfirmed: boolean;
+  ip: string | null;
+  userAgent: string | null;
+}
+
+/** The one owner of `dashboard_sessions`: only the SHA-256 of each cookie's token is stored. */
+@Injectable()
+export class DashboardSessionsStore {
+  constructor(private readonly dataSource: DataSource) {}
+
+  private db(em?: EntityManager): EntityManager {
+    return em ?? this.dataSource.manager;
+  }
+
+  async insert(session: NewSession, em?: EntityManager): Promise<SessionRecord> {
+    const rows: SessionRow[] = await this.db(em).query(
+      `INSERT INTO dashboard_sessions
+         (token_hash, user_id, account_id, csrf_token, password_confirmed_at, ip, user_agent)
+       VALUES ($1, $2, $3, $4, CASE WHEN $5 THEN now() END, $6, $7) RETURNING ${COLUMNS}`,
+      [
+        session.tokenHash,
+        session.userId,
+        session.accountId,
+        session.csrfToken,
+        session.passwordConfirmed,
+        session.ip,
+        session.userAgent?.slice(0, 500) ?? null,
+      ],
+    );
+    return toSession(rows[0]);
+  }
+
+  async byTokenHash(tokenHash: Buffer): Promise<SessionRecord | null> {
+    const rows: SessionRow[] = await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM dashboard_sessions WHERE token_hash = $1`,
+      [tokenHash],
+    );
+    return rows[0] ? toSession(rows[0]) : null;
+  }
+
+  async touch(id: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE dashboard_sessions SET last_seen_at = now() WHERE id = $1 AND revoked_at IS NULL`,
+      [id],
+    );
+  }
+
+  /** A new token (and CSRF token) for the same session; the old cookie stops working at once. */
+  async rotate(
+    id: string,
+    tokenHash: Buffer,
+    csrfToken: string,
+    em?: EntityManager,
+  ): Promise<void> {
+    await this.db(em).query(
+      `UPDATE dashboard_sessions SET token_hash = $2, csrf_token = $3, last_seen_at = now()
+        WHERE id = $1 AND revoked_at IS NULL`,
+      [id, tokenHash, csrfToken],
+    );
+  }
+
+  async setLivemode(id: string, livemode: boolean): Promise<void> {
+    await this.dataSource.query(`UPDATE dashboard_sessions SET livemode = $2 WHERE id = $1`, [
+      id,
+      livemode,
+    ]);
+  }
+
+  async setAccount(id: string, accountId: string, em?: EntityManager): Promise<void> {
+    await this.db(em).query(
+      `UPDATE dashboard_sessions SET account_id = $2, livemode = false WHERE id = $1`,
+      [id, accountId],
+    );
+  }
+
+  async confirmPassword(id: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE dashboard_sessions SET password_confirmed_at = now() WHERE id = $1`,
+      [id],
+    );
+  }
+
+  async revoke(id: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE dashboard_sessions SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL`,
+      [id],
+    );
+  }
+
+  /** Ends every session of the user but `exceptId`; answers how many ended. */
+  async revokeAllOfUser(em: EntityManager, userId: string, exceptId?: string): Promise<number> {
+    // An UPDATE answers [rows, count].
+    const [, count]: [unknown[], number] = await em.query(
+      `UPDATE dashboard_sessions SET revoked_at = now()
+        WHERE user_id = $1 AND revoked_at IS NULL AND ($2::uuid IS NULL OR id <> $2)
+        RETURNING id`,
+      [userId, exceptId ?? null],
+    );
+    return count;
+  }
+
+  /** Tests and ops: how many sessions of the user are still open. */
+  async openCountOfUser(userId: string): Promise<number> {
+    const rows: { n: number }[] = await this.dataSource.query(
+      `SELECT count(*)::int AS n FROM dashboard_sessions WHERE user_id = $1 AND revoked_at IS NULL`,
+      [userId],
+    );
+    return rows[0].n;
+  }
+}

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { ConfigModule } from '@nestjs/config';
+import { mailConfig } from './mail.config';
+import { MailOutboxStore } from './mail-outbox.store';
+import { MailService } from './mail.service';
+
+/** Mail: SMTP through nodemailer when SMTP_URL is set, else the `mail_outbox` table. */
+@Module({
+  imports: [ConfigModule.forFeature(mailConfig)],
+  providers: [MailOutboxStore, MailService],
+  exports: [MailService],
+})
+export class MailModule {}
