@@ -40,3 +40,42 @@ export async function adminApi<T = unknown>(
   });
   return { status: res.status, body: (await res.json().catch(() => null)) as T };
 }
+
+/** A password the strength estimator accepts, for every journey's user. */
+export const STRONG_PASSWORD = 'violet tractor harbour 42 umbrella';
+
+let users = 0;
+export const uniqueEmail = (prefix = 'owner') =>
+  `${prefix}.${Date.now().toString(36)}.${++users}@example.se`;
+
+/** The dashboard link (path and token) of the newest kept mail to `email`, read by staff's API. */
+export async function mailedLink(baseURL: string, email: string, path: string): Promise<string> {
+  const { body } = await adminApi<{ data: { text: string }[] }>(
+    baseURL,
+    'GET',
+    `/emails?to=${encodeURIComponent(email)}&limit=1`,
+  );
+  const match = new RegExp(`/dashboard/${path}\\?token=[A-Za-z0-9_-]+`).exec(
+    body.data[0]?.text ?? '',
+  );
+  if (!match) throw new Error(`No ${path} link in the newest mail to ${email}`);
+  return match[0];
+}
+
+/** Signs up through the form and verifies the email from the mail outbox; ends on the overview. */
+export async function signUpVerified(
+  page: Page,
+  baseURL: string,
+  company = 'Bilhallen i Umeå AB',
+): Promise<{ email: string }> {
+  const email = uniqueEmail();
+  await page.goto('/dashboard/sign-up');
+  await page.getByLabel('Company name').fill(company);
+  await page.getByLabel('Email address').fill(email);
+  await page.getByLabel('Password').fill(STRONG_PASSWORD);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.goto(await mailedLink(baseURL, email, 'verify-email'));
+  await page.getByRole('button', { name: 'Verify email' }).click();
+  await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
+  return { email };
+}
