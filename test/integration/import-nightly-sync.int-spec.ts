@@ -123,6 +123,71 @@ describe('ImportRunner: renew, skip and restore', () => {
     expect(plain.outcomes).toMatchObject({ 'due-active': 'unchanged', sold: 'skipped' });
   });
 
+  it("announces each renewal as renew does, in the chunk's bulk lane, and keeps the lines known", async () => {
+    const ids = ['known-due', 'known-due-2', 'expired', 'fresh'];
+    await run(ids.map(line));
+    await ctx.dataSource.query(
+      `UPDATE listings SET expires_at = now() + interval '3 days'
+       WHERE account_id = $1 AND external_id IN ('known-due', 'known-due-2')`,
+      [owner.accountId],
+    );
+    // The night before: the lines matched again, so the due ones are known by their hash.
+    await run(ids.map(line));
+    await ctx.dataSource.query(
+      `UPDATE listings SET status = 'EXPIRED', expired_at = now(), expires_at = now() - interval '1 day'
+       WHERE account_id = $1 AND external_id = 'expired'`,
+      [owner.accountId],
+    );
+    const [{ seq }] = await ctx.dataSource.query(
+      `SELECT COALESCE(max(seq), 0)::bigint AS seq FROM outbox_events`,
+    );
+    const result = await run(ids.map(line), { renew: true });
+    expect(result.outcomes).toEqual({
+      'known-due': 'renewed',
+      'known-due-2': 'renewed',
+      expired: 'renewed',
+      fresh: 'unchanged',
+    });
+    const events: { event: string; bulk: boolean; data: Record<string, unknown> }[] =
+      await ctx.dataSource.query(
+        `SELECT event, bulk, data FROM outbox_events
+         WHERE account_id = $1 AND seq > $2 AND event LIKE 'listing.%' ORDER BY seq`,
+        [owner.accountId, seq],
+      );
+    const rows: { id: string; external_id: string; updated_at: Date }[] =
+      await ctx.dataSource.query(
+        `SELECT id, external_id, updated_at FROM listings
+         WHERE account_id = $1 AND external_id = ANY($2) ORDER BY id`,
+        [owner.accountId, ['known-due', 'known-due-2', 'expired']],
+      );
+    const expected = (row: (typeof rows)[number]) => ({
+      event: 'listing.updated',
+      bulk: true,
+      data: {
+        id: row.id,
+        externalId: row.external_id,
+        livemode: owner.livemode,
+        status: 'ACTIVE',
+        updatedAt: row.updated_at.toISOString(),
+        changedFields: row.external_id === 'expired' ? ['status', 'expiresAt'] : ['expiresAt'],
+      },
+    });
+    // The known lines' renewals are one batch, in id order; the expired one's line, parsed,
+    // is its own (it lost its hash when it expired).
+    const known = rows.filter((row) => row.external_id !== 'expired');
+    const expired = rows.find((row) => row.external_id === 'expired')!;
+    expect(events).toHaveLength(3);
+    expect(events.filter((e) => e.data.id !== expired.id)).toEqual(known.map(expected));
+    expect(events.find((e) => e.data.id === expired.id)).toEqual(expected(expired));
+    // Renewed, each line still matches its listing: the next import knows all of them.
+    const [{ n }] = await ctx.dataSource.query(
+      `SELECT count(*)::int AS n FROM listing_line_hashes h JOIN listings l ON l.id = h.listing_id
+       WHERE l.account_id = $1`,
+      [owner.accountId],
+    );
+    expect(n).toBe(4);
+  });
+
   it('restores a listing its mirror removed, with its id; never one its owner removed', async () => {
     await run(['kept', 'gap', 'owner-gone'].map(line));
     const gap = await listing('gap');
