@@ -474,12 +474,11 @@ export class ImportRunner {
               : this.dataSource.transaction(async (em) => {
                   await this.outbox.useBulkLane(em);
                   const writes = await write(em);
-                  await this.store.saveLineHashes(em, scope, [
+                  return this.store.saveChunk(em, claim, progress(writes), leaseMs, [
                     ...matchingHashes(admitted, writes.applied),
                     // Renewing changed the listing's expiry only: its line still matches it.
                     ...renewals.filter((item) => writes.renewed.has(item.listingId)),
                   ]);
-                  return this.store.saveChunk(em, claim, progress(writes), leaseMs);
                 }),
           ),
         () => admitted.length + renewals.length,

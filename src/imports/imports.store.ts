@@ -307,15 +307,27 @@ export class ImportsStore {
    * Records one chunk's results with the import's progress in one statement, in the caller's
    * transaction (which holds the chunk's listing writes) or alone when the chunk wrote nothing.
    * The results are inserted only if the claim still holds; a lost claim throws, so the
-   * caller's transaction rolls back.
+   * caller's transaction rolls back. The same statement stores `lineHashes`, the hash of the line
+   * that wrote or matched each listing, for the import's account and mode: it runs after the
+   * chunk's listing and gallery writes, whose triggers drop the listing's previous hash.
    */
   async saveChunk(
     em: EntityManager,
     claim: Claim,
     progress: { nextLine: number; processed: number; tally: OutcomeTally; results: NewResult[] },
     leaseMs: number,
+    lineHashes: { listingId: string; externalId: string; hash: Buffer }[] = [],
   ): Promise<ImportRow> {
     const { results, tally } = progress;
+    const hashes =
+      lineHashes.length === 0
+        ? ''
+        : `,
+       hashes AS (
+         INSERT INTO listing_line_hashes (listing_id, account_id, livemode, external_id, hash)
+         SELECT x.listing_id, saved.account_id, saved.livemode, x.external_id, x.hash
+         FROM saved, unnest($15::uuid[], $16::text[], $17::bytea[]) AS x(listing_id, external_id, hash)
+         ON CONFLICT (listing_id) DO UPDATE SET hash = EXCLUDED.hash)`;
     const [saved] = await em.query(
       `WITH saved AS (
          UPDATE imports SET next_line = $3, processed = processed + $4, created = created + $5,
@@ -329,7 +341,7 @@ export class ImportsStore {
          SELECT saved.id, r.seq, r.line, left(r.external_id, ${RESULT_EXTERNAL_ID_CHARS}),
            r.outcome, r.listing_id, r.error, r.reason
          FROM saved, jsonb_to_recordset($11::jsonb) AS r(seq int, line int, external_id text,
-           outcome text, listing_id uuid, error jsonb, reason text))
+           outcome text, listing_id uuid, error jsonb, reason text))${hashes}
        SELECT * FROM saved`,
       [
         claim.id,
@@ -346,6 +358,13 @@ export class ImportsStore {
         tally.renewed,
         tally.restored,
         tally.skipped,
+        ...(lineHashes.length === 0
+          ? []
+          : [
+              lineHashes.map((h) => h.listingId),
+              lineHashes.map((h) => h.externalId),
+              lineHashes.map((h) => h.hash),
+            ]),
       ],
     );
     if (!saved) throw new LostClaimError(claim.id);
@@ -386,31 +405,6 @@ export class ImportsStore {
         i,
         { externalId, listingId, renewalDue: renewalDue === true },
       ]),
-    );
-  }
-
-  /**
-   * Stores the hash of the line that wrote or matched each listing; called after the chunk's
-   * listing and gallery writes, whose triggers drop the listing's previous hash.
-   */
-  async saveLineHashes(
-    em: EntityManager,
-    scope: OwnerScope,
-    hashes: { listingId: string; externalId: string; hash: Buffer }[],
-  ): Promise<void> {
-    if (hashes.length === 0) return;
-    await em.query(
-      `INSERT INTO listing_line_hashes (listing_id, account_id, livemode, external_id, hash)
-       SELECT x.listing_id, $1, $2, x.external_id, x.hash
-       FROM unnest($3::uuid[], $4::text[], $5::bytea[]) AS x(listing_id, external_id, hash)
-       ON CONFLICT (listing_id) DO UPDATE SET hash = EXCLUDED.hash`,
-      [
-        scope.accountId,
-        scope.livemode,
-        hashes.map((h) => h.listingId),
-        hashes.map((h) => h.externalId),
-        hashes.map((h) => h.hash),
-      ],
     );
   }
 

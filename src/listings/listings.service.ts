@@ -519,9 +519,8 @@ export class ListingsService {
   }
 
   /**
-   * The batch's `renewed` items (due, nothing else changed) in one statement and one insert of
-   * their events, as POST /listings/:id/renew renews and announces each; their outcomes get the
-   * renewed rows.
+   * The batch's `renewed` items (due, nothing else changed) and their events in one statement,
+   * as POST /listings/:id/renew renews and announces each; their outcomes get the renewed rows.
    */
   private async renewTogether(
     em: EntityManager,
@@ -545,22 +544,19 @@ export class ListingsService {
   }
 
   /**
-   * Renews the scope's listings named (those still ACTIVE or EXPIRED) in one statement, with
-   * renew's event each: a renewing import's due lines. The ids renewed.
+   * Renews the scope's listings named (those still ACTIVE or EXPIRED) with renew's event each,
+   * all in one statement: a renewing import's due lines. The ids renewed.
    */
   async renewMany(em: EntityManager, scope: OwnerScope, ids: string[]): Promise<Set<string>> {
     return new Set((await this.renewRows(em, scope, ids)).map((row) => row.id));
   }
 
-  private async renewRows(em: EntityManager, scope: OwnerScope, ids: string[]) {
-    const renewed = await this.store.renewMany(em, scope, ids, this.validityMs);
-    await this.outbox.appendMany(
-      em,
-      renewed.map((row) =>
-        listingUpdated({ ...row, images: [] }, renewedFields(row.previous_status)),
-      ),
-    );
-    return renewed;
+  /** The events are written by the renewal's own statement, from the rows it renewed. */
+  private renewRows(em: EntityManager, scope: OwnerScope, ids: string[]) {
+    return this.store.renewMany(em, scope, ids, this.validityMs, {
+      ACTIVE: renewedFields('ACTIVE'),
+      EXPIRED: renewedFields('EXPIRED'),
+    });
   }
 
   /** A batch item naming a listing a mirror import removed: restored, or the item's refusal. */

@@ -401,29 +401,56 @@ export class ListingsStore {
   }
 
   /**
-   * `renew` for many listings of the scope at once (a renewing import's chunk), rows the caller
-   * has locked; those no longer ACTIVE or EXPIRED are left out. Rows without their gallery.
+   * `renew` for many listings of the scope at once (a renewing import's chunk), with each one's
+   * `listing.updated` (as listingUpdated builds it, `changedFields` by the previous status), in
+   * one statement: the events follow the rows in id order, as they were locked. Those no longer
+   * ACTIVE or EXPIRED are left out. Each listing is locked by one probe of the primary key
+   * whatever the planner's statistics say (a LATERAL subquery with a LIMIT is neither flattened
+   * nor given the outer conditions): with the account's conditions beside `id = ANY(…)`, a
+   * freshly loaded account's stale statistics had it scan the account's whole index as a bitmap.
+   * Rows without their gallery.
    */
   async renewMany(
     em: EntityManager,
     scope: OwnerScope,
     ids: string[],
     validityMs: number,
+    changedFields: Record<'ACTIVE' | 'EXPIRED', string[]>,
   ): Promise<(ListingRow & { previous_status: ListingStatus })[]> {
     if (ids.length === 0) return [];
-    const [rows] = await em.query(
-      `UPDATE listings u SET status = 'ACTIVE', expired_at = NULL, updated_at = now(),
-         expires_at = GREATEST(u.expires_at, now()) + make_interval(secs => $4::double precision / 1000)
-       FROM (SELECT l.id, l.status FROM listings l
-             WHERE l.id = ANY($1) AND l.account_id = $2 AND l.livemode = $3
-               AND l.status IN ('ACTIVE', 'EXPIRED')
-             ORDER BY l.id FOR UPDATE) old
-       WHERE u.id = old.id
-       RETURNING ${Object.keys(COLUMNS)
-         .map((column) => `u.${column}`)
-         .join(', ')}, old.status AS previous_status`,
-      [ids, scope.accountId, scope.livemode, validityMs],
+    const rows: (ListingRow & { previous_status: ListingStatus })[] = await em.query(
+      `WITH old AS (
+         SELECT l.id, l.status
+         FROM (SELECT DISTINCT id FROM unnest($1::uuid[]) AS x(id) ORDER BY id) x
+         CROSS JOIN LATERAL (
+           SELECT id, status FROM listings
+           WHERE id = x.id AND account_id = $2 AND livemode = $3 AND status IN ('ACTIVE', 'EXPIRED')
+           LIMIT 1 FOR UPDATE) l),
+       renewed AS (
+         UPDATE listings u SET status = 'ACTIVE', expired_at = NULL, updated_at = now(),
+           expires_at = GREATEST(u.expires_at, now()) + make_interval(secs => $4::double precision / 1000)
+         FROM old WHERE u.id = old.id
+         RETURNING ${Object.keys(COLUMNS)
+           .map((column) => `u.${column}`)
+           .join(', ')}, old.status AS previous_status),
+       events AS (
+         INSERT INTO outbox_events (account_id, event, data)
+         SELECT account_id, 'listing.updated', jsonb_build_object('id', id,
+           'externalId', external_id, 'livemode', livemode, 'status', status,
+           'updatedAt', api_timestamp(updated_at),
+           'changedFields', CASE previous_status WHEN 'ACTIVE' THEN $5::jsonb ELSE $6::jsonb END)
+         FROM renewed ORDER BY id)
+       SELECT * FROM renewed`,
+      [
+        ids,
+        scope.accountId,
+        scope.livemode,
+        validityMs,
+        JSON.stringify(changedFields.ACTIVE),
+        JSON.stringify(changedFields.EXPIRED),
+      ],
     );
+    if (rows.length > 0) this.wake.written(em);
     return rows;
   }
 
