@@ -100,6 +100,8 @@ export type UpsertOutcome =
 /** A renewal's `changedFields`: an EXPIRED listing also changed its status. */
 const renewedFields = (previous: ListingStatus): string[] =>
   previous === 'ACTIVE' ? ['expiresAt'] : ['status', 'expiresAt'];
+/** renewedFields by previous status, for the batch renewal's statement. */
+const RENEWED_FIELDS = { ACTIVE: renewedFields('ACTIVE'), EXPIRED: renewedFields('EXPIRED') };
 
 /** How a batch treats its listings beyond the PUT's rules (an import's options). */
 export interface UpsertOptions {
@@ -553,9 +555,22 @@ export class ListingsService {
 
   /** The events are written by the renewal's own statement, from the rows it renewed. */
   private renewRows(em: EntityManager, scope: OwnerScope, ids: string[]) {
-    return this.store.renewMany(em, scope, ids, this.validityMs, {
-      ACTIVE: renewedFields('ACTIVE'),
-      EXPIRED: renewedFields('EXPIRED'),
+    return this.store.renewMany(em, scope, ids, this.validityMs, RENEWED_FIELDS);
+  }
+
+  /**
+   * renewMany's writes, events included, as CTEs of another store's statement (see
+   * ListingsStore.renewalCtes): a renewing import's chunk that only renews is saved with its
+   * progress in one statement. `renewed` holds the rows renewed; nothing is renewed unless the CTE
+   * named `gate` yields a row.
+   */
+  renewalCtes(params: unknown[], scope: OwnerScope, ids: string[], gate: string): string {
+    return this.store.renewalCtes(params, {
+      scope,
+      ids,
+      validityMs: this.validityMs,
+      changedFields: RENEWED_FIELDS,
+      gate,
     });
   }
 
