@@ -630,7 +630,8 @@ function chunkStatement(
            ${$(lineHashes.map((h) => h.externalId))}::text[],
            ${$(lineHashes.map((h) => h.hash))}::bytea[]) AS x(listing_id, external_id, hash)
          ${renewalCtes ? 'WHERE x.listing_id IN (SELECT id FROM renewed)' : ''}
-         ON CONFLICT (listing_id) DO UPDATE SET hash = EXCLUDED.hash)`;
+         ON CONFLICT (listing_id) DO UPDATE SET hash = EXCLUDED.hash
+           WHERE listing_line_hashes.hash IS DISTINCT FROM EXCLUDED.hash)`;
   const text = `WITH ${renewing}saved AS (
          UPDATE imports SET next_line = $3, processed = processed + $4, created = created + $5,
            updated = updated + $6, failed = failed + $8,
