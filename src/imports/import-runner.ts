@@ -474,6 +474,23 @@ export class ImportRunner {
       // Nothing to write but the outcomes: one statement, atomic by itself.
       const none = { applied: [], renewed: new Set<string>() };
       saved = await this.store.saveChunk(this.dataSource.manager, claim, progress(none), leaseMs);
+    } else if (admitted.length === 0 && !row.dry_run) {
+      // Renewals only (a nightly feed's due lines): one statement too, with the renewals' writes
+      // and events; it counts each renewed, and tells which were.
+      const ids = renewals.map((item) => item.listingId);
+      const all = { applied: [], renewed: new Set(ids) };
+      const renewing = await this.paced(
+        pacer,
+        () =>
+          retryingConflicts(() =>
+            this.store.saveRenewingChunk(claim, progress(all), leaseMs, renewals, (params, gate) =>
+              this.listings.renewalCtes(params, scope, ids, gate),
+            ),
+          ),
+        () => renewals.length,
+      );
+      progress({ applied: [], renewed: renewing.renewed }); // the chunk's tally as saved
+      saved = renewing.saved;
     } else {
       saved = await this.paced(
         pacer,
@@ -484,12 +501,11 @@ export class ImportRunner {
               : this.dataSource.transaction(async (em) => {
                   await this.outbox.useBulkLane(em);
                   const writes = await write(em);
-                  await this.store.saveLineHashes(em, scope, [
+                  return this.store.saveChunk(em, claim, progress(writes), leaseMs, [
                     ...matchingHashes(admitted, writes.applied),
                     // Renewing changed the listing's expiry only: its line still matches it.
                     ...renewals.filter((item) => writes.renewed.has(item.listingId)),
                   ]);
-                  return this.store.saveChunk(em, claim, progress(writes), leaseMs);
                 }),
           ),
         () => admitted.length + renewals.length,

@@ -5,6 +5,7 @@ import type { OwnerScope } from '../auth/scope';
 import type { ErrorCode } from '../common/errors/error-code';
 import type { FieldError } from '../common/errors/domain-error';
 import type { ImportCounts } from '../events/event-types';
+import { OutboxWake } from '../events/outbox-wake';
 import { LINE_HASH_BYTES } from './import-line-hash';
 import { RENEW_WHEN_LEFT_MS } from '../listings/listing-renewal';
 import { storableJson } from '../common/db/storable-json';
@@ -140,7 +141,10 @@ const RESULT_EXTERNAL_ID_CHARS = 128;
 /** The imports and their results: every statement on `imports` and `import_results`. */
 @Injectable()
 export class ImportsStore {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly wake: OutboxWake,
+  ) {}
 
   /**
    * Inserts a queued import unless the scope already has `limit` unfinished ones. Creates of one
@@ -307,55 +311,52 @@ export class ImportsStore {
    * Records one chunk's results with the import's progress in one statement, in the caller's
    * transaction (which holds the chunk's listing writes) or alone when the chunk wrote nothing.
    * The results are inserted only if the claim still holds; a lost claim throws, so the
-   * caller's transaction rolls back.
+   * caller's transaction rolls back. The same statement stores `lineHashes`, the hash of the line
+   * that wrote or matched each listing, for the import's account and mode: it runs after the
+   * chunk's listing and gallery writes, whose triggers drop the listing's previous hash.
    */
   async saveChunk(
     em: EntityManager,
     claim: Claim,
-    progress: { nextLine: number; processed: number; tally: OutcomeTally; results: NewResult[] },
+    progress: ChunkProgress,
     leaseMs: number,
+    lineHashes: LineHash[] = [],
   ): Promise<ImportRow> {
-    const { results, tally } = progress;
-    const [saved] = await em.query(
-      `WITH saved AS (
-         UPDATE imports SET next_line = $3, processed = processed + $4, created = created + $5,
-           updated = updated + $6, unchanged = unchanged + $7, failed = failed + $8,
-           removed = removed + $9, lease_until = now() + $10 * interval '1 millisecond',
-           renewed = renewed + $12, restored = restored + $13, skipped = skipped + $14,
-           attempts = 1
-         WHERE id = $1 AND claim_token = $2 AND status = 'running' RETURNING *),
-       results AS (
-         INSERT INTO import_results (import_id, seq, line, external_id, outcome, listing_id, error, reason)
-         SELECT saved.id, r.seq, r.line, left(r.external_id, ${RESULT_EXTERNAL_ID_CHARS}),
-           r.outcome, r.listing_id, r.error, r.reason
-         FROM saved, jsonb_to_recordset($11::jsonb) AS r(seq int, line int, external_id text,
-           outcome text, listing_id uuid, error jsonb, reason text))
-       SELECT * FROM saved`,
-      [
-        claim.id,
-        claim.token,
-        progress.nextLine,
-        progress.processed,
-        tally.created,
-        tally.updated,
-        tally.unchanged,
-        tally.failed,
-        tally.removed,
-        leaseMs,
-        storableJson(results),
-        tally.renewed,
-        tally.restored,
-        tally.skipped,
-      ],
-    );
+    const [saved] = await em.query(...chunkStatement(claim, progress, leaseMs, lineHashes));
     if (!saved) throw new LostClaimError(claim.id);
     return saved;
   }
 
   /**
+   * A chunk whose only listing writes renew known lines' listings, saved by one statement, atomic
+   * by itself, as saveChunk saves one that wrote nothing: the renewals (`renewalCtes`, with their
+   * events: ListingsService.renewalCtes) run only while the claim holds, the import's row locked
+   * first, and their events go in the bulk lane (the statement sets it, as useBulkLane does).
+   * `progress` counts every renewal `renewed`; one whose listing is no longer ACTIVE or EXPIRED
+   * becomes `unchanged`, in its result and the tallies. The renewed listings' lines keep their
+   * hashes (`renewals`). The ids renewed with the import.
+   */
+  async saveRenewingChunk(
+    claim: Claim,
+    progress: ChunkProgress,
+    leaseMs: number,
+    renewals: LineHash[],
+    renewalCtes: (params: unknown[], gate: string) => string,
+  ): Promise<{ saved: ImportRow; renewed: Set<string> }> {
+    const [row] = await this.dataSource.query(
+      ...chunkStatement(claim, progress, leaseMs, renewals, renewalCtes),
+    );
+    if (!row) throw new LostClaimError(claim.id);
+    const { renewed_ids: ids, ...saved } = row as ImportRow & { renewed_ids: string[] };
+    if (ids.length > 0) this.wake.written(this.dataSource.manager);
+    return { saved: saved as ImportRow, renewed: new Set(ids) };
+  }
+
+  /**
    * The scope's listings whose stored hash is one of `hashes` (see the ImportLineHashes
    * migration), by the hash's index in `hashes`, each with its externalId. A listing written
-   * since by anything but an import's line has no hash, nor has a removed one.
+   * since by anything but an import's line or a renewal has no hash, nor has a removed one
+   * (LineHashKeptOnRenewal migration).
    * One index probe per hash whatever the planner's statistics say: a LATERAL subquery with a
    * LIMIT is never flattened into a join (such as a scan of the account's hashes). The hashes go
    * as one bytea and the answer comes as one JSON array: a row or array element each would cost
@@ -386,31 +387,6 @@ export class ImportsStore {
         i,
         { externalId, listingId, renewalDue: renewalDue === true },
       ]),
-    );
-  }
-
-  /**
-   * Stores the hash of the line that wrote or matched each listing; called after the chunk's
-   * listing and gallery writes, whose triggers drop the listing's previous hash.
-   */
-  async saveLineHashes(
-    em: EntityManager,
-    scope: OwnerScope,
-    hashes: { listingId: string; externalId: string; hash: Buffer }[],
-  ): Promise<void> {
-    if (hashes.length === 0) return;
-    await em.query(
-      `INSERT INTO listing_line_hashes (listing_id, account_id, livemode, external_id, hash)
-       SELECT x.listing_id, $1, $2, x.external_id, x.hash
-       FROM unnest($3::uuid[], $4::text[], $5::bytea[]) AS x(listing_id, external_id, hash)
-       ON CONFLICT (listing_id) DO UPDATE SET hash = EXCLUDED.hash`,
-      [
-        scope.accountId,
-        scope.livemode,
-        hashes.map((h) => h.listingId),
-        hashes.map((h) => h.externalId),
-        hashes.map((h) => h.hash),
-      ],
     );
   }
 
@@ -598,4 +574,92 @@ export class LostClaimError extends Error {
     super(`The claim on import ${importId} was lost`);
     this.name = 'LostClaimError';
   }
+}
+
+type ChunkProgress = {
+  nextLine: number;
+  processed: number;
+  tally: OutcomeTally;
+  results: NewResult[];
+};
+type LineHash = { listingId: string; externalId: string; hash: Buffer };
+
+/**
+ * saveChunk's statement, or saveRenewingChunk's with `renewalCtes`: then the claim is locked
+ * first (`claim`, which also puts the statement's events in the bulk lane), the renewals run
+ * only if it holds, `renewed` counts and results follow what they renewed, only the renewed
+ * listings' hashes are stored, and the row carries `renewed_ids`.
+ */
+function chunkStatement(
+  claim: Claim,
+  progress: ChunkProgress,
+  leaseMs: number,
+  lineHashes: LineHash[],
+  renewalCtes?: (params: unknown[], gate: string) => string,
+): [string, unknown[]] {
+  const { results, tally } = progress;
+  const params: unknown[] = [
+    claim.id,
+    claim.token,
+    progress.nextLine,
+    progress.processed,
+    tally.created,
+    tally.updated,
+    tally.unchanged,
+    tally.failed,
+    tally.removed,
+    leaseMs,
+    storableJson(results),
+    tally.renewed,
+    tally.restored,
+    tally.skipped,
+  ];
+  const $ = (value: unknown) => `$${params.push(value)}`;
+  const renewedCount = '(SELECT count(*) FROM renewed)::int';
+  const renewing = renewalCtes
+    ? `claim AS (
+         SELECT id, set_config('listings.event_lane', 'bulk', true) FROM imports
+         WHERE id = $1 AND claim_token = $2 AND status = 'running' FOR UPDATE),
+       ${renewalCtes(params, 'claim')},
+       `
+    : '';
+  const hashes =
+    lineHashes.length === 0
+      ? ''
+      : `,
+       hashes AS (
+         INSERT INTO listing_line_hashes (listing_id, account_id, livemode, external_id, hash)
+         SELECT x.listing_id, saved.account_id, saved.livemode, x.external_id, x.hash
+         FROM saved, unnest(${$(lineHashes.map((h) => h.listingId))}::uuid[],
+           ${$(lineHashes.map((h) => h.externalId))}::text[],
+           ${$(lineHashes.map((h) => h.hash))}::bytea[]) AS x(listing_id, external_id, hash)
+         ${renewalCtes ? 'WHERE x.listing_id IN (SELECT id FROM renewed)' : ''}
+         ON CONFLICT (listing_id) DO UPDATE SET hash = EXCLUDED.hash
+           WHERE listing_line_hashes.hash IS DISTINCT FROM EXCLUDED.hash)`;
+  const text = `WITH ${renewing}saved AS (
+         UPDATE imports SET next_line = $3, processed = processed + $4, created = created + $5,
+           updated = updated + $6, failed = failed + $8,
+           removed = removed + $9, lease_until = now() + $10 * interval '1 millisecond',
+           ${
+             renewalCtes
+               ? `unchanged = unchanged + $7 + $12 - ${renewedCount},
+           renewed = renewed + ${renewedCount},`
+               : `unchanged = unchanged + $7, renewed = renewed + $12,`
+           }
+           restored = restored + $13, skipped = skipped + $14, attempts = 1
+         WHERE id = $1 AND claim_token = $2 AND status = 'running' RETURNING *),
+       results AS (
+         INSERT INTO import_results (import_id, seq, line, external_id, outcome, listing_id, error, reason)
+         SELECT saved.id, r.seq, r.line, left(r.external_id, ${RESULT_EXTERNAL_ID_CHARS}),
+           ${
+             renewalCtes
+               ? `CASE WHEN r.outcome = 'renewed'
+             AND NOT EXISTS (SELECT FROM renewed WHERE renewed.id = r.listing_id)
+             THEN 'unchanged' ELSE r.outcome END`
+               : 'r.outcome'
+           }, r.listing_id, r.error, r.reason
+         FROM saved, jsonb_to_recordset($11::jsonb) AS r(seq int, line int, external_id text,
+           outcome text, listing_id uuid, error jsonb, reason text))${hashes}
+       SELECT saved.*${renewalCtes ? ', ARRAY(SELECT id::text FROM renewed) AS renewed_ids' : ''} FROM saved`;
+  return [text, params];
 }

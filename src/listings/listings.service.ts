@@ -100,6 +100,8 @@ export type UpsertOutcome =
 /** A renewal's `changedFields`: an EXPIRED listing also changed its status. */
 const renewedFields = (previous: ListingStatus): string[] =>
   previous === 'ACTIVE' ? ['expiresAt'] : ['status', 'expiresAt'];
+/** renewedFields by previous status, for the batch renewal's statement. */
+const RENEWED_FIELDS = { ACTIVE: renewedFields('ACTIVE'), EXPIRED: renewedFields('EXPIRED') };
 
 /** How a batch treats its listings beyond the PUT's rules (an import's options). */
 export interface UpsertOptions {
@@ -519,9 +521,8 @@ export class ListingsService {
   }
 
   /**
-   * The batch's `renewed` items (due, nothing else changed) in one statement and one insert of
-   * their events, as POST /listings/:id/renew renews and announces each; their outcomes get the
-   * renewed rows.
+   * The batch's `renewed` items (due, nothing else changed) and their events in one statement,
+   * as POST /listings/:id/renew renews and announces each; their outcomes get the renewed rows.
    */
   private async renewTogether(
     em: EntityManager,
@@ -545,22 +546,32 @@ export class ListingsService {
   }
 
   /**
-   * Renews the scope's listings named (those still ACTIVE or EXPIRED) in one statement, with
-   * renew's event each: a renewing import's due lines. The ids renewed.
+   * Renews the scope's listings named (those still ACTIVE or EXPIRED) with renew's event each,
+   * all in one statement: a renewing import's due lines. The ids renewed.
    */
   async renewMany(em: EntityManager, scope: OwnerScope, ids: string[]): Promise<Set<string>> {
     return new Set((await this.renewRows(em, scope, ids)).map((row) => row.id));
   }
 
-  private async renewRows(em: EntityManager, scope: OwnerScope, ids: string[]) {
-    const renewed = await this.store.renewMany(em, scope, ids, this.validityMs);
-    await this.outbox.appendMany(
-      em,
-      renewed.map((row) =>
-        listingUpdated({ ...row, images: [] }, renewedFields(row.previous_status)),
-      ),
-    );
-    return renewed;
+  /** The events are written by the renewal's own statement, from the rows it renewed. */
+  private renewRows(em: EntityManager, scope: OwnerScope, ids: string[]) {
+    return this.store.renewMany(em, scope, ids, this.validityMs, RENEWED_FIELDS);
+  }
+
+  /**
+   * renewMany's writes, events included, as CTEs of another store's statement (see
+   * ListingsStore.renewalCtes): a renewing import's chunk that only renews is saved with its
+   * progress in one statement. `renewed` holds the rows renewed; nothing is renewed unless the CTE
+   * named `gate` yields a row.
+   */
+  renewalCtes(params: unknown[], scope: OwnerScope, ids: string[], gate: string): string {
+    return this.store.renewalCtes(params, {
+      scope,
+      ids,
+      validityMs: this.validityMs,
+      changedFields: RENEWED_FIELDS,
+      gate,
+    });
   }
 
   /** A batch item naming a listing a mirror import removed: restored, or the item's refusal. */

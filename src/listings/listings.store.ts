@@ -404,30 +404,79 @@ export class ListingsStore {
   }
 
   /**
-   * `renew` for many listings of the scope at once (a renewing import's chunk), rows the caller
-   * has locked; those no longer ACTIVE or EXPIRED are left out. Rows without their gallery.
+   * `renew` for many listings of the scope at once (a renewing import's chunk), with each one's
+   * `listing.updated`, in one statement (renewalCtes). Those no longer ACTIVE or EXPIRED are left
+   * out. Rows without their gallery.
    */
   async renewMany(
     em: EntityManager,
     scope: OwnerScope,
     ids: string[],
     validityMs: number,
+    changedFields: Record<'ACTIVE' | 'EXPIRED', string[]>,
   ): Promise<(ListingRow & { previous_status: ListingStatus })[]> {
     if (ids.length === 0) return [];
-    const [rows] = await em.query(
-      `UPDATE listings u SET status = 'ACTIVE', expired_at = NULL, updated_at = now(),
-         expires_at = GREATEST(u.expires_at, now()) + make_interval(secs => $4::double precision / 1000)
-       FROM (SELECT l.id, l.status FROM listings l
-             WHERE l.id = ANY($1) AND l.account_id = $2 AND l.livemode = $3
-               AND l.status IN ('ACTIVE', 'EXPIRED')
-             ORDER BY l.id FOR UPDATE) old
-       WHERE u.id = old.id
-       RETURNING ${Object.keys(COLUMNS)
-         .map((column) => `u.${column}`)
-         .join(', ')}, old.status AS previous_status`,
-      [ids, scope.accountId, scope.livemode, validityMs],
+    const params: unknown[] = [];
+    const ctes = this.renewalCtes(params, { scope, ids, validityMs, changedFields });
+    const rows: (ListingRow & { previous_status: ListingStatus })[] = await em.query(
+      `WITH ${ctes} SELECT * FROM renewed`,
+      params,
     );
+    if (rows.length > 0) this.wake.written(em);
     return rows;
+  }
+
+  /**
+   * renewMany's writes as the CTEs `renewal_locked`, `renewed` and `renewal_events` of a
+   * statement, their parameters appended to `params`: `renewed` holds the renewed rows (with
+   * `previous_status`), and each one's `listing.updated` (as listingUpdated builds it,
+   * `changedFields` by the previous status) is inserted in id order, the order they are locked
+   * in. With `gate`, the name of an earlier CTE, nothing is renewed unless it yields a row (a
+   * statement that renews only while it holds something, ImportsStore.saveRenewingChunk).
+   * A statement of them wakes the relays once it has committed (OutboxWake.written).
+   * Each listing is locked by one probe of the primary key whatever the planner's statistics say
+   * (a LATERAL subquery with a LIMIT is neither flattened nor given the outer conditions): with
+   * the account's conditions beside `id = ANY(…)`, a freshly loaded account's stale statistics
+   * had it scan the account's whole index as a bitmap.
+   */
+  renewalCtes(
+    params: unknown[],
+    renewal: {
+      scope: OwnerScope;
+      ids: string[];
+      validityMs: number;
+      changedFields: Record<'ACTIVE' | 'EXPIRED', string[]>;
+      gate?: string;
+    },
+  ): string {
+    const { scope, ids, validityMs, changedFields, gate } = renewal;
+    const $ = (value: unknown) => `$${params.push(value)}`;
+    return `renewal_locked AS (
+         SELECT l.id, l.status
+         FROM (SELECT DISTINCT id FROM unnest(${$(ids)}::uuid[]) AS x(id)
+               ${gate ? `WHERE EXISTS (SELECT FROM ${gate})` : ''} ORDER BY id) x
+         CROSS JOIN LATERAL (
+           SELECT id, status FROM listings
+           WHERE id = x.id AND account_id = ${$(scope.accountId)} AND livemode = ${$(scope.livemode)}
+             AND status IN ('ACTIVE', 'EXPIRED')
+           LIMIT 1 FOR UPDATE) l),
+       renewed AS (
+         UPDATE listings u SET status = 'ACTIVE', expired_at = NULL, updated_at = now(),
+           expires_at = GREATEST(u.expires_at, now())
+             + make_interval(secs => ${$(validityMs)}::double precision / 1000)
+         FROM renewal_locked old WHERE u.id = old.id
+         RETURNING ${Object.keys(COLUMNS)
+           .map((column) => `u.${column}`)
+           .join(', ')}, old.status AS previous_status),
+       renewal_events AS (
+         INSERT INTO outbox_events (account_id, event, data)
+         SELECT account_id, 'listing.updated', jsonb_build_object('id', id,
+           'externalId', external_id, 'livemode', livemode, 'status', status,
+           'updatedAt', api_timestamp(updated_at),
+           'changedFields', CASE previous_status
+             WHEN 'ACTIVE' THEN ${$(JSON.stringify(changedFields.ACTIVE))}::jsonb
+             ELSE ${$(JSON.stringify(changedFields.EXPIRED))}::jsonb END)
+         FROM renewed ORDER BY id)`;
   }
 
   /**

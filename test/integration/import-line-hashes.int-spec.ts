@@ -263,6 +263,24 @@ describe('Import line hashes', () => {
     expect(await hashes()).toBe(1);
   });
 
+  it('a renewal keeps the hash, its line still matching; an expiry drops it', async () => {
+    const lines = ['n-renewed', 'n-expired'].map(line);
+    await runImport(lines);
+    const renewed = await idOf('n-renewed');
+    const before = await versions();
+    await ctx.dataSource.transaction((em) => listings.renew(em, owner, renewed));
+    await ctx.dataSource.query(
+      `UPDATE listings SET status = 'EXPIRED', expired_at = now(), expires_at = now()
+       WHERE id = $1`,
+      [await idOf('n-expired')],
+    );
+    const again = await runImport(lines);
+    expect(again.outcomes).toEqual({ 'n-renewed': 'unchanged', 'n-expired': 'unchanged' });
+    expect(again.validated).toBe(1); // the expired listing's line only
+    const after = await versions();
+    expect(after[1].updated_at.getTime()).toBeGreaterThan(before[1].updated_at.getTime());
+  });
+
   it('a line repeated word for word fails as a repeat, though its hash is known', async () => {
     const lines = ['x-1', 'x-2'].map(line);
     await runImport(lines);

@@ -2,6 +2,7 @@ import type { PoolClient } from 'pg';
 import type { OwnerScope } from '../../src/auth/scope';
 import { ImportRunner } from '../../src/imports/import-runner';
 import { ImportsWorkerModule } from '../../src/imports/imports-worker.module';
+import { ImportsStore } from '../../src/imports/imports.store';
 import { createIntegrationContext, IntegrationContext } from '../support/integration';
 import { aListing } from '../support/listing-builder';
 import { queueImport } from '../support/queued-import';
@@ -121,6 +122,143 @@ describe('ImportRunner: renew, skip and restore', () => {
     // Without renew the same file renews nothing.
     const plain = await run(ids.map(line));
     expect(plain.outcomes).toMatchObject({ 'due-active': 'unchanged', sold: 'skipped' });
+  });
+
+  it("announces each renewal as renew does, in the chunk's bulk lane, and keeps the lines known", async () => {
+    const ids = ['known-due', 'known-due-2', 'expired', 'fresh'];
+    await run(ids.map(line));
+    await ctx.dataSource.query(
+      `UPDATE listings SET expires_at = now() + interval '3 days'
+       WHERE account_id = $1 AND external_id IN ('known-due', 'known-due-2')`,
+      [owner.accountId],
+    );
+    // The night before: the lines matched again, so the due ones are known by their hash.
+    await run(ids.map(line));
+    await ctx.dataSource.query(
+      `UPDATE listings SET status = 'EXPIRED', expired_at = now(), expires_at = now() - interval '1 day'
+       WHERE account_id = $1 AND external_id = 'expired'`,
+      [owner.accountId],
+    );
+    const [{ seq }] = await ctx.dataSource.query(
+      `SELECT COALESCE(max(seq), 0)::bigint AS seq FROM outbox_events`,
+    );
+    const result = await run(ids.map(line), { renew: true });
+    expect(result.outcomes).toEqual({
+      'known-due': 'renewed',
+      'known-due-2': 'renewed',
+      expired: 'renewed',
+      fresh: 'unchanged',
+    });
+    const events: { event: string; bulk: boolean; data: Record<string, unknown> }[] =
+      await ctx.dataSource.query(
+        `SELECT event, bulk, data FROM outbox_events
+         WHERE account_id = $1 AND seq > $2 AND event LIKE 'listing.%' ORDER BY seq`,
+        [owner.accountId, seq],
+      );
+    const rows: { id: string; external_id: string; updated_at: Date }[] =
+      await ctx.dataSource.query(
+        `SELECT id, external_id, updated_at FROM listings
+         WHERE account_id = $1 AND external_id = ANY($2) ORDER BY id`,
+        [owner.accountId, ['known-due', 'known-due-2', 'expired']],
+      );
+    const expected = (row: (typeof rows)[number]) => ({
+      event: 'listing.updated',
+      bulk: true,
+      data: {
+        id: row.id,
+        externalId: row.external_id,
+        livemode: owner.livemode,
+        status: 'ACTIVE',
+        updatedAt: row.updated_at.toISOString(),
+        changedFields: row.external_id === 'expired' ? ['status', 'expiresAt'] : ['expiresAt'],
+      },
+    });
+    // The known lines' renewals are one batch, in id order; the expired one's line, parsed,
+    // is its own (it lost its hash when it expired).
+    const known = rows.filter((row) => row.external_id !== 'expired');
+    const expired = rows.find((row) => row.external_id === 'expired')!;
+    expect(events).toHaveLength(3);
+    expect(events.filter((e) => e.data.id !== expired.id)).toEqual(known.map(expected));
+    expect(events.find((e) => e.data.id === expired.id)).toEqual(expected(expired));
+    // Renewed, each line still matches its listing: the next import knows all of them.
+    const [{ n }] = await ctx.dataSource.query(
+      `SELECT count(*)::int AS n FROM listing_line_hashes h JOIN listings l ON l.id = h.listing_id
+       WHERE l.account_id = $1`,
+      [owner.accountId],
+    );
+    expect(n).toBe(4);
+  });
+
+  it('a chunk of known lines renews the due ones alone, and one sold meanwhile stays unchanged', async () => {
+    const ids = ['only-due', 'only-due-2', 'only-sold', 'only-fresh'];
+    await run(ids.map(line));
+    await ctx.dataSource.query(
+      `UPDATE listings SET expires_at = now() + interval '3 days'
+       WHERE account_id = $1 AND external_id IN ('only-due', 'only-due-2', 'only-sold')`,
+      [owner.accountId],
+    );
+    await run(ids.map(line)); // the night before: every line known again
+    // Sold after the read pass found its line due, before the chunk renews it.
+    const store = ctx.get(ImportsStore);
+    const planned = store.markPlanned.bind(store);
+    jest.spyOn(store, 'markPlanned').mockImplementation(async (...args) => {
+      await ctx.dataSource.query(
+        `UPDATE listings SET status = 'SOLD', sold_at = now()
+         WHERE account_id = $1 AND external_id = 'only-sold'`,
+        [owner.accountId],
+      );
+      return planned(...args);
+    });
+    const [{ seq }] = await ctx.dataSource.query(
+      `SELECT COALESCE(max(seq), 0)::bigint AS seq FROM outbox_events`,
+    );
+    let result!: Awaited<ReturnType<typeof run>>;
+    try {
+      const written = await rowsWritten(async () => {
+        result = await run(ids.map(line), { renew: true });
+      });
+      expect(written).toBe(3); // the sale, and one write per renewal
+    } finally {
+      jest.restoreAllMocks();
+    }
+    expect(result.outcomes).toEqual({
+      'only-due': 'renewed',
+      'only-due-2': 'renewed',
+      'only-sold': 'unchanged',
+      'only-fresh': 'unchanged',
+    });
+    expect(result.row).toMatchObject({ status: 'succeeded', renewed: 2, unchanged: 2, failed: 0 });
+    const rows: { id: string; external_id: string; updated_at: Date }[] =
+      await ctx.dataSource.query(
+        `SELECT id, external_id, updated_at FROM listings
+         WHERE account_id = $1 AND external_id = ANY($2) ORDER BY id`,
+        [owner.accountId, ['only-due', 'only-due-2']],
+      );
+    const events = await ctx.dataSource.query(
+      `SELECT event, bulk, data FROM outbox_events
+       WHERE account_id = $1 AND seq > $2 AND event LIKE 'listing.%' ORDER BY seq`,
+      [owner.accountId, seq],
+    );
+    expect(events).toEqual(
+      rows.map((row) => ({
+        event: 'listing.updated',
+        bulk: true,
+        data: {
+          id: row.id,
+          externalId: row.external_id,
+          livemode: owner.livemode,
+          status: 'ACTIVE',
+          updatedAt: row.updated_at.toISOString(),
+          changedFields: ['expiresAt'],
+        },
+      })),
+    );
+    const hashed: { external_id: string }[] = await ctx.dataSource.query(
+      `SELECT l.external_id FROM listing_line_hashes h JOIN listings l ON l.id = h.listing_id
+       WHERE l.account_id = $1 ORDER BY l.external_id`,
+      [owner.accountId],
+    );
+    expect(hashed.map((h) => h.external_id)).toEqual(['only-due', 'only-due-2', 'only-fresh']);
   });
 
   it('restores a listing its mirror removed, with its id; never one its owner removed', async () => {
