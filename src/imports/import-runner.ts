@@ -483,7 +483,7 @@ export class ImportRunner {
         pacer,
         () =>
           retryingConflicts(() =>
-            this.store.saveRenewingChunk(claim, progress(all), leaseMs, renewals, (params, gate) =>
+            this.store.saveRenewingChunk(claim, progress(all), leaseMs, (params, gate) =>
               this.listings.renewalCtes(params, scope, ids, gate),
             ),
           ),
@@ -501,11 +501,14 @@ export class ImportRunner {
               : this.dataSource.transaction(async (em) => {
                   await this.outbox.useBulkLane(em);
                   const writes = await write(em);
-                  return this.store.saveChunk(em, claim, progress(writes), leaseMs, [
-                    ...matchingHashes(admitted, writes.applied),
-                    // Renewing changed the listing's expiry only: its line still matches it.
-                    ...renewals.filter((item) => writes.renewed.has(item.listingId)),
-                  ]);
+                  // A renewed listing keeps its hash (LineHashKeptOnRenewal): none stored for it.
+                  return this.store.saveChunk(
+                    em,
+                    claim,
+                    progress(writes),
+                    leaseMs,
+                    matchingHashes(admitted, writes.applied),
+                  );
                 }),
           ),
         () => admitted.length + renewals.length,

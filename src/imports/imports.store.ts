@@ -340,11 +340,12 @@ export class ImportsStore {
     claim: Claim,
     progress: ChunkProgress,
     leaseMs: number,
-    renewals: LineHash[],
     renewalCtes: (params: unknown[], gate: string) => string,
   ): Promise<{ saved: ImportRow; renewed: Set<string> }> {
+    // No line hash is stored: a renewal keeps the listing's (LineHashKeptOnRenewal), and one an
+    // edit dropped since the read pass must stay dropped, so the next import applies the line.
     const [row] = await this.dataSource.query(
-      ...chunkStatement(claim, progress, leaseMs, renewals, renewalCtes),
+      ...chunkStatement(claim, progress, leaseMs, [], renewalCtes),
     );
     if (!row) throw new LostClaimError(claim.id);
     const { renewed_ids: ids, ...saved } = row as ImportRow & { renewed_ids: string[] };
@@ -587,8 +588,8 @@ type LineHash = { listingId: string; externalId: string; hash: Buffer };
 /**
  * saveChunk's statement, or saveRenewingChunk's with `renewalCtes`: then the claim is locked
  * first (`claim`, which also puts the statement's events in the bulk lane), the renewals run
- * only if it holds, `renewed` counts and results follow what they renewed, only the renewed
- * listings' hashes are stored, and the row carries `renewed_ids`.
+ * only if it holds, `renewed` counts and results follow what they renewed, and the row carries
+ * `renewed_ids`.
  */
 function chunkStatement(
   claim: Claim,
@@ -633,7 +634,6 @@ function chunkStatement(
          FROM saved, unnest(${$(lineHashes.map((h) => h.listingId))}::uuid[],
            ${$(lineHashes.map((h) => h.externalId))}::text[],
            ${$(lineHashes.map((h) => h.hash))}::bytea[]) AS x(listing_id, external_id, hash)
-         ${renewalCtes ? 'WHERE x.listing_id IN (SELECT id FROM renewed)' : ''}
          ON CONFLICT (listing_id) DO UPDATE SET hash = EXCLUDED.hash
            WHERE listing_line_hashes.hash IS DISTINCT FROM EXCLUDED.hash)`;
   const text = `WITH ${renewing}saved AS (

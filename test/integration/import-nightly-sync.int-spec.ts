@@ -261,6 +261,41 @@ describe('ImportRunner: renew, skip and restore', () => {
     expect(hashed.map((h) => h.external_id)).toEqual(['only-due', 'only-due-2', 'only-fresh']);
   });
 
+  it('a due listing edited after the read pass is renewed, and the next import applies its line', async () => {
+    const ids = ['edited-due', 'plain-due'];
+    await run(ids.map(line));
+    await ctx.dataSource.query(
+      `UPDATE listings SET expires_at = now() + interval '3 days'
+       WHERE account_id = $1 AND external_id = ANY($2)`,
+      [owner.accountId, ids],
+    );
+    await run(ids.map(line)); // every line known again, both listings due
+    // Edited after the read pass found its line known and due, before the chunk renews it.
+    const store = ctx.get(ImportsStore);
+    const planned = store.markPlanned.bind(store);
+    jest.spyOn(store, 'markPlanned').mockImplementation(async (...args) => {
+      await ctx.dataSource.query(
+        `UPDATE listings SET title = 'Ändrad i butiken' WHERE account_id = $1 AND external_id = $2`,
+        [owner.accountId, 'edited-due'],
+      );
+      return planned(...args);
+    });
+    try {
+      const raced = await run(ids.map(line), { renew: true });
+      expect(raced.outcomes).toEqual({ 'edited-due': 'renewed', 'plain-due': 'renewed' });
+    } finally {
+      jest.restoreAllMocks();
+    }
+    // The edit dropped the line's hash; the renewal must not store it again over the edit.
+    const next = await run(ids.map(line), { renew: true });
+    expect(next.outcomes).toEqual({ 'edited-due': 'updated', 'plain-due': 'unchanged' });
+    const [{ title }] = await ctx.dataSource.query(
+      `SELECT title FROM listings WHERE account_id = $1 AND external_id = 'edited-due'`,
+      [owner.accountId],
+    );
+    expect(title).toBe(line('edited-due').title);
+  });
+
   it('restores a listing its mirror removed, with its id; never one its owner removed', async () => {
     await run(['kept', 'gap', 'owner-gone'].map(line));
     const gap = await listing('gap');
