@@ -157,7 +157,11 @@ export class DashboardSessionsStore {
   }
 
   /** Ends the user's sessions in one account (a removed member); answers how many. */
-  async revokeOfUserInAccount(em: EntityManager, userId: string, accountId: string): Promise<number> {
+  async revokeOfUserInAccount(
+    em: EntityManager,
+    userId: string,
+    accountId: string,
+  ): Promise<number> {
     // An UPDATE answers [rows, count].
     const [, count]: [unknown, number] = await em.query(
       `UPDATE dashboard_sessions SET revoked_at = now()

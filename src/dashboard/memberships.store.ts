@@ -67,14 +67,22 @@ export class MembershipsStore {
           WHERE m.account_id = $1 ORDER BY m.created_at, u.email`,
         [accountId],
       );
-    return rows.map((r) => ({ userId: r.user_id, email: r.email, role: r.role, joinedAt: r.created_at }));
+    return rows.map((r) => ({
+      userId: r.user_id,
+      email: r.email,
+      role: r.role,
+      joinedAt: r.created_at,
+    }));
   }
 
   /**
    * The account's memberships locked for a change (in id order, so two changes queue): the
    * last-owner rule is checked against what the transaction will commit.
    */
-  async lockOfAccount(em: EntityManager, accountId: string): Promise<{ userId: string; role: Role }[]> {
+  async lockOfAccount(
+    em: EntityManager,
+    accountId: string,
+  ): Promise<{ userId: string; role: Role }[]> {
     const rows: { user_id: string; role: Role }[] = await em.query(
       `SELECT user_id, role FROM memberships WHERE account_id = $1
         ORDER BY user_id FOR UPDATE`,

@@ -3,11 +3,7 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import type { Response } from 'express';
 import type { OwnerScope } from '../../auth/scope';
-import {
-  FieldError,
-  NotFoundError,
-  ValidationError,
-} from '../../common/errors/domain-error';
+import { FieldError, NotFoundError, ValidationError } from '../../common/errors/domain-error';
 import type { ListingResponse } from '../../listings/dto/listing.response';
 import { FavoritedDto, MessageReceivedDto } from '../../listings/dto/listing-activity.dto';
 import type { ListListingsQueryDto } from '../../listings/dto/list-listings.query.dto';
@@ -78,7 +74,9 @@ export class SandboxController {
       await this.render(req, res, id, result, FormState.empty());
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
-      const fieldOfForm = error.details?.some((d) => d.field === 'preview' || d.field === 'userRef');
+      const fieldOfForm = error.details?.some(
+        (d) => d.field === 'preview' || d.field === 'userRef',
+      );
       const state = fieldOfForm
         ? FormState.refused(error, { preview: form.preview ?? '', userRef: form.userRef ?? '' })
         : FormState.empty();
