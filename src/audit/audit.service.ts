@@ -23,4 +23,18 @@ export class AuditService {
     const items = rows.slice(0, limit);
     return { items, nextCursor: rows.length > limit ? items[items.length - 1].id : null };
   }
+
+  /**
+   * The `before` of the page of newer rows than the page whose newest row is `newestId`:
+   * undefined when there are none, null when that newer page is the first one.
+   */
+  async newerCursor(
+    accountId: string,
+    limit: number,
+    newestId: string,
+  ): Promise<string | null | undefined> {
+    const ids = await this.store.idsAfter(accountId, newestId, limit + 1);
+    if (ids.length === 0) return undefined;
+    return ids.length > limit ? ids[limit] : null;
+  }
 }

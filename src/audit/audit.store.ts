@@ -49,6 +49,15 @@ export class AuditStore {
     return rows.map(toRecord);
   }
 
+  /** The ids of up to `limit` rows newer than `after`, oldest first (paging back to newer rows). */
+  async idsAfter(accountId: string, after: string, limit: number): Promise<string[]> {
+    const rows: { id: string }[] = await this.db.query(
+      `SELECT id FROM audit_log WHERE account_id = $1 AND id > $2::bigint ORDER BY id LIMIT $3`,
+      [accountId, after, limit],
+    );
+    return rows.map((r) => String(r.id));
+  }
+
   /** Deletes up to `limit` rows written before the cutoff; returns how many went. */
   async purgeBefore(cutoff: Date, limit: number): Promise<number> {
     const [{ deleted }]: { deleted: number }[] = await this.db.query(

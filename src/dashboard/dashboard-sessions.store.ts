@@ -155,4 +155,20 @@ export class DashboardSessionsStore {
     );
     return rows[0].n;
   }
+
+  /** Ends the user's sessions in one account (a removed member); answers how many. */
+  async revokeOfUserInAccount(
+    em: EntityManager,
+    userId: string,
+    accountId: string,
+  ): Promise<number> {
+    // An UPDATE answers [rows, count].
+    const [, count]: [unknown, number] = await em.query(
+      `UPDATE dashboard_sessions SET revoked_at = now()
+        WHERE user_id = $1 AND account_id = $2 AND revoked_at IS NULL
+        RETURNING id`,
+      [userId, accountId],
+    );
+    return count;
+  }
 }

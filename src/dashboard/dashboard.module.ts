@@ -3,13 +3,19 @@ import { ConfigModule } from '@nestjs/config';
 import { PathErrorPages } from '../common/http/path-error-pages';
 import { AccountsModule } from '../accounts/accounts.module';
 import { AuditModule } from '../audit/audit.module';
+import { ListingsModule } from '../listings/listings.module';
 import { MailModule } from '../mail/mail.module';
+import { TestHelpersModule } from '../test-helpers/test-helpers.module';
 import { dashboardConfig } from './dashboard.config';
 import { DashboardSessionsService } from './dashboard-sessions.service';
 import { DashboardSessionsStore } from './dashboard-sessions.store';
+import { MembersController } from './members/members.controller';
+import { MembersService } from './members/members.service';
 import { MembershipsStore } from './memberships.store';
 import { OverviewController } from './overview.controller';
 import { PeopleService } from './people.service';
+import { SandboxController } from './sandbox/sandbox.controller';
+import { SecurityLogController } from './security-log/security-log.controller';
 import { SignInController } from './sign-in.controller';
 import { SignInFailuresStore } from './sign-in-failures.store';
 import { SignInService } from './sign-in.service';
@@ -24,8 +30,22 @@ import { DashboardViews } from './web/views';
  * the pages' frame. Page modules import it for the guard, views, sessions and people.
  */
 @Module({
-  imports: [ConfigModule.forFeature(dashboardConfig), AccountsModule, AuditModule, MailModule],
-  controllers: [OverviewController, SignInController],
+  imports: [
+    ConfigModule.forFeature(dashboardConfig),
+    AccountsModule,
+    AuditModule,
+    MailModule,
+    // Members, Sandbox, Security log
+    ListingsModule,
+    TestHelpersModule,
+  ],
+  controllers: [
+    OverviewController,
+    SignInController,
+    MembersController,
+    SandboxController,
+    SecurityLogController,
+  ],
   providers: [
     UsersStore,
     MembershipsStore,
@@ -33,6 +53,7 @@ import { DashboardViews } from './web/views';
     UserTokensStore,
     SignInFailuresStore,
     PeopleService,
+    MembersService,
     SignInService,
     DashboardSessionsService,
     DashboardViews,

@@ -57,4 +57,59 @@ export class MembershipsStore {
     );
     return rows[0] ? toMembership(rows[0]) : null;
   }
+
+  /** The account's members with their emails, oldest first (the Members page). */
+  async ofAccount(accountId: string): Promise<AccountMember[]> {
+    const rows: { user_id: string; email: string; role: Role; created_at: Date }[] =
+      await this.dataSource.query(
+        `SELECT m.user_id, u.email, m.role, m.created_at
+           FROM memberships m JOIN users u ON u.id = m.user_id
+          WHERE m.account_id = $1 ORDER BY m.created_at, u.email`,
+        [accountId],
+      );
+    return rows.map((r) => ({
+      userId: r.user_id,
+      email: r.email,
+      role: r.role,
+      joinedAt: r.created_at,
+    }));
+  }
+
+  /**
+   * The account's memberships locked for a change (in id order, so two changes queue): the
+   * last-owner rule is checked against what the transaction will commit.
+   */
+  async lockOfAccount(
+    em: EntityManager,
+    accountId: string,
+  ): Promise<{ userId: string; role: Role }[]> {
+    const rows: { user_id: string; role: Role }[] = await em.query(
+      `SELECT user_id, role FROM memberships WHERE account_id = $1
+        ORDER BY user_id FOR UPDATE`,
+      [accountId],
+    );
+    return rows.map((r) => ({ userId: r.user_id, role: r.role }));
+  }
+
+  async setRole(em: EntityManager, userId: string, accountId: string, role: Role): Promise<void> {
+    await em.query(`UPDATE memberships SET role = $3 WHERE user_id = $1 AND account_id = $2`, [
+      userId,
+      accountId,
+      role,
+    ]);
+  }
+
+  async remove(em: EntityManager, userId: string, accountId: string): Promise<void> {
+    await em.query(`DELETE FROM memberships WHERE user_id = $1 AND account_id = $2`, [
+      userId,
+      accountId,
+    ]);
+  }
+}
+
+export interface AccountMember {
+  userId: string;
+  email: string;
+  role: Role;
+  joinedAt: Date;
 }

@@ -135,4 +135,42 @@ export class UserTokensStore {
       [tokenHash],
     );
   }
+
+  /** The account's open invitations, newest first (the Members page). */
+  async openInvitations(accountId: string): Promise<UserTokenRecord[]> {
+    const rows: UserTokenRow[] = await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM user_tokens
+        WHERE account_id = $1 AND purpose = 'invitation' AND used_at IS NULL
+          AND expires_at > now()
+        ORDER BY created_at DESC`,
+      [accountId],
+    );
+    return rows.map(toToken);
+  }
+
+  /** Ends the account's open invitations of an email (a new one replaces them). */
+  async retireInvitations(em: EntityManager, accountId: string, email: string): Promise<void> {
+    await em.query(
+      `UPDATE user_tokens SET used_at = now()
+        WHERE account_id = $1 AND email = $2 AND purpose = 'invitation' AND used_at IS NULL`,
+      [accountId, email],
+    );
+  }
+
+  /** Revokes one open invitation of the account: the revoked one, or null (none such). */
+  async revokeInvitation(
+    em: EntityManager,
+    accountId: string,
+    id: string,
+  ): Promise<UserTokenRecord | null> {
+    // An UPDATE answers [rows, count].
+    const [rows]: [UserTokenRow[]] = await em.query(
+      `UPDATE user_tokens SET used_at = now()
+        WHERE id::text = $2 AND account_id = $1 AND purpose = 'invitation' AND used_at IS NULL
+          AND expires_at > now()
+        RETURNING ${COLUMNS}`,
+      [accountId, id],
+    );
+    return rows[0] ? toToken(rows[0]) : null;
+  }
 }

@@ -110,4 +110,14 @@ export class UsersStore {
       id,
     ]);
   }
+
+  /** The emails of some users, by id (the security log's actors). */
+  async emailsOf(ids: string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
+    const rows: { id: string; email: string }[] = await this.dataSource.query(
+      `SELECT id, email FROM users WHERE id = ANY($1::uuid[])`,
+      [ids],
+    );
+    return new Map(rows.map((r) => [r.id, r.email]));
+  }
 }

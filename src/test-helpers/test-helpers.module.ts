@@ -11,5 +11,7 @@ import { TestHelpersService } from './test-helpers.service';
   imports: [ListingsModule],
   controllers: [TestHelpersController],
   providers: [TestHelpersService],
+  // The dashboard's Sandbox page calls it directly (never over HTTP).
+  exports: [TestHelpersService],
 })
 export class TestHelpersModule {}

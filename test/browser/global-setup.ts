@@ -27,6 +27,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     WEBHOOK_ALLOW_HTTP: 'true',
     FETCH_ALLOW_PRIVATE_TARGETS: 'true',
     SHUTDOWN_DRAIN_MS: '0',
+    // A journey may name its client address (X-Forwarded-For), e.g. to reach the lockout.
+    TRUST_PROXY: '1',
   });
   process.env.DASHBOARD_TEST_URL = service.baseUrl;
 

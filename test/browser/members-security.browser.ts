@@ -1,0 +1,175 @@
+import type { Browser, Page } from '@playwright/test';
+import {
+  adminApi,
+  expect,
+  expectAccessible,
+  mailedLink,
+  STRONG_PASSWORD,
+  signUpVerified,
+  test,
+  uniqueEmail,
+} from './service';
+
+/** The account id the Members page shows. */
+async function accountIdOn(page: Page): Promise<string> {
+  await page.goto('/dashboard/members');
+  return (await page.locator('code.account-id').textContent())!.trim();
+}
+
+/** A test listing made through the API with a test key staff created for the approved account. */
+async function aTestListing(baseURL: string, accountId: string): Promise<string> {
+  expect((await adminApi(baseURL, 'POST', `/accounts/${accountId}/approve`)).status).toBe(200);
+  const key = await adminApi<{ data: { key: string } }>(
+    baseURL,
+    'POST',
+    `/accounts/${accountId}/keys`,
+    { kind: 'test', name: 'Sandbox journey' },
+  );
+  expect(key.status).toBe(201);
+  const res = await fetch(`${baseURL}/v1/listings`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${key.body.data.key}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({
+      title: 'Volvo V70 2.4 D5 Momentum',
+      description: 'Välskött bil med dragkrok och vinterhjul. Servad 2025.',
+      price: 89_000,
+      condition: 'GOOD',
+      categorySlug: 'cars',
+      locationLan: 'stockholm',
+      locationKommun: 'upplands-vasby',
+      attributes: {
+        make: 'volvo',
+        model: 'V70',
+        modelYear: 2012,
+        mileageKm: 184_000,
+        fuel: 'diesel',
+        gearbox: 'automatic',
+      },
+    }),
+  });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { data: { id: string } }).data.id;
+}
+
+/** Signs up an invited email in a context of its own (sign-up joins the inviting account). */
+async function signUpInvited(browser: Browser, baseURL: string, email: string): Promise<Page> {
+  const context = await browser.newContext({ baseURL });
+  const page = await context.newPage();
+  await page.goto('/dashboard/sign-up');
+  await page.getByLabel('Company name').fill('');
+  await page.getByLabel('Email address').fill(email);
+  await page.getByLabel('Password').fill(STRONG_PASSWORD);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.goto(await mailedLink(baseURL, email, 'verify-email'));
+  await page.getByRole('button', { name: 'Verify email' }).click();
+  await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
+  return page;
+}
+
+test('a sandbox action on a test listing shows its result and the queued event', async ({
+  page,
+  baseURL,
+}) => {
+  await signUpVerified(page, baseURL!, 'Sandlådan AB');
+  const accountId = await accountIdOn(page);
+  await expectAccessible(page);
+  await aTestListing(baseURL!, accountId);
+  await page.getByRole('link', { name: 'Sandbox' }).click();
+  await expect(page.getByRole('heading', { name: 'Sandbox', level: 1 })).toBeVisible();
+  await expectAccessible(page);
+  await page.getByRole('button', { name: 'Publish' }).click();
+  const status = page.locator('#sandbox-result[role="status"]');
+  await expect(status).toContainText('is now ACTIVE');
+  await expect(status).toContainText('listing.updated');
+  await expectAccessible(page);
+  await page.getByRole('button', { name: 'Favourite' }).click();
+  await expect(status).toContainText('listing.favorited');
+  await page.getByRole('link', { name: 'Security log' }).click();
+  await expect(page.getByRole('heading', { name: 'Security log', level: 1 })).toBeVisible();
+  await expect(page.getByRole('cell', { name: 'API key created' })).toBeVisible();
+  await expectAccessible(page);
+});
+
+test('a viewer cannot change anything: no POST buttons, and a direct POST is refused', async ({
+  page,
+  baseURL,
+  browser,
+}) => {
+  await signUpVerified(page, baseURL!, 'Visningen AB');
+  await page.goto('/dashboard/members');
+  const email = uniqueEmail('viewer');
+  await page.getByLabel('Email address').fill(email);
+  await page.getByLabel('Role', { exact: true }).selectOption('viewer');
+  await page.getByRole('button', { name: 'Send invitation' }).click();
+  await expect(page.getByRole('status')).toContainText('The invitation is sent.');
+  await expect(page.getByRole('cell', { name: email, exact: true })).toBeVisible();
+  await expectAccessible(page);
+
+  const viewer = await signUpInvited(browser, baseURL!, email);
+  for (const path of ['/dashboard/members', '/dashboard/sandbox', '/dashboard/security']) {
+    await viewer.goto(path);
+    await expectAccessible(viewer);
+    for (const name of [
+      'Send invitation',
+      'Change role',
+      'Publish',
+      'Expire now',
+      'Favourite',
+      'Send a buyer message',
+    ])
+      await expect(viewer.getByRole('button', { name })).toHaveCount(0);
+  }
+  await viewer.goto('/dashboard/members');
+  const csrf = await viewer.locator('meta[name="csrf-token"]').getAttribute('content');
+  const refused = await viewer.request.post('/dashboard/members/invitations', {
+    form: { _csrf: csrf!, email: uniqueEmail('sneaky'), role: 'owner' },
+  });
+  expect(refused.status()).toBe(403);
+  await viewer.context().close();
+});
+
+test('10 wrong passwords lock the user: the message, and the lockout mail in the outbox', async ({
+  page,
+  baseURL,
+}) => {
+  const { email } = await signUpVerified(page, baseURL!, 'Låset AB');
+  await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+  for (let i = 0; i < 10; i++) {
+    // Another client address per try: the per-address throttle (5 a minute) is not the point here.
+    await page.setExtraHTTPHeaders({ 'X-Forwarded-For': `203.0.113.${i + 1}` });
+    await page.goto('/dashboard/sign-in');
+    await page.getByLabel('Email address').fill(email);
+    await page.getByLabel('Password').fill(`wrong password number ${i}`);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.getByText('The email or password is not right.').first()).toBeVisible();
+  }
+  await page.setExtraHTTPHeaders({ 'X-Forwarded-For': '203.0.113.99' });
+  await page.goto('/dashboard/sign-in');
+  await page.getByLabel('Email address').fill(email);
+  await page.getByLabel('Password').fill(STRONG_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByText('The email or password is not right.').first()).toBeVisible();
+  await expectAccessible(page);
+  const mails = await adminApi<{ data: { subject: string }[] }>(
+    baseURL!,
+    'GET',
+    `/emails?to=${encodeURIComponent(email)}&limit=1`,
+  );
+  expect(mails.body.data[0].subject).toMatch(/locked for 15 minutes/);
+});
+
+test('a POST without the CSRF token is refused with 403 and changes nothing', async ({
+  page,
+  baseURL,
+}) => {
+  await signUpVerified(page, baseURL!, 'Tokenlösa AB');
+  await page.goto('/dashboard/members');
+  const email = uniqueEmail('no-csrf');
+  const refused = await page.request.post('/dashboard/members/invitations', {
+    form: { email, role: 'viewer' },
+  });
+  expect(refused.status()).toBe(403);
+  await page.goto('/dashboard/members');
+  await expect(page.getByText('No invitations are waiting.')).toBeVisible();
+  await expect(page.getByRole('cell', { name: email, exact: true })).toHaveCount(0);
+});
