@@ -29,6 +29,7 @@ describe('Account, health and docs', () => {
     expect(text).not.toContain(createHash('sha256').update(account.liveKey).digest('hex'));
     expect(Object.keys(res.body.data.key).sort()).toEqual([
       'createdAt',
+      'expiresAt',
       'id',
       'kind',
       'lastUsedAt',
