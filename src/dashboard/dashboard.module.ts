@@ -1,13 +1,16 @@
 import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { PathErrorPages } from '../common/http/path-error-pages';
+import { AccessRequestsModule } from '../access-requests/access-requests.module';
 import { AccountsModule } from '../accounts/accounts.module';
 import { AuditModule } from '../audit/audit.module';
 import { MailModule } from '../mail/mail.module';
+import { AccessController } from './access/access.controller';
 import { dashboardConfig } from './dashboard.config';
 import { DashboardSessionsService } from './dashboard-sessions.service';
 import { DashboardSessionsStore } from './dashboard-sessions.store';
 import { MembershipsStore } from './memberships.store';
+import { KeysController } from './keys/keys.controller';
 import { OverviewController } from './overview.controller';
 import { PeopleService } from './people.service';
 import { SignInController } from './sign-in.controller';
@@ -17,6 +20,7 @@ import { UserTokensStore } from './user-tokens.store';
 import { UsersStore } from './users.store';
 import { DashboardExceptionFilter } from './web/dashboard-exception.filter';
 import { DashboardGuard } from './web/dashboard.guard';
+import { FormOnce } from './web/form-once';
 import { DashboardViews } from './web/views';
 
 /**
@@ -24,8 +28,14 @@ import { DashboardViews } from './web/views';
  * the pages' frame. Page modules import it for the guard, views, sessions and people.
  */
 @Module({
-  imports: [ConfigModule.forFeature(dashboardConfig), AccountsModule, AuditModule, MailModule],
-  controllers: [OverviewController, SignInController],
+  imports: [
+    ConfigModule.forFeature(dashboardConfig),
+    AccountsModule,
+    AuditModule,
+    MailModule,
+    AccessRequestsModule,
+  ],
+  controllers: [OverviewController, SignInController, AccessController, KeysController],
   providers: [
     UsersStore,
     MembershipsStore,
@@ -38,6 +48,7 @@ import { DashboardViews } from './web/views';
     DashboardViews,
     DashboardGuard,
     DashboardExceptionFilter,
+    FormOnce,
     // The API's exception filter hands every error under /dashboard to these pages.
     { provide: PathErrorPages, useExisting: DashboardExceptionFilter },
   ],
@@ -48,6 +59,7 @@ import { DashboardViews } from './web/views';
     DashboardViews,
     DashboardGuard,
     DashboardExceptionFilter,
+    FormOnce,
   ],
 })
 export class DashboardModule {}
