@@ -4,6 +4,9 @@ import { PathErrorPages } from '../common/http/path-error-pages';
 import { AccessRequestsModule } from '../access-requests/access-requests.module';
 import { AccountsModule } from '../accounts/accounts.module';
 import { AuditModule } from '../audit/audit.module';
+import { ImportsModule } from '../imports/imports.module';
+import { UsageModule } from '../usage/usage.module';
+import { WebhooksModule } from '../webhooks/webhooks.module';
 import { MailModule } from '../mail/mail.module';
 import { AccessController } from './access/access.controller';
 import { dashboardConfig } from './dashboard.config';
@@ -12,6 +15,7 @@ import { DashboardSessionsStore } from './dashboard-sessions.store';
 import { MembershipsStore } from './memberships.store';
 import { KeysController } from './keys/keys.controller';
 import { OverviewController } from './overview.controller';
+import { OverviewFactsReader } from './overview-facts';
 import { PeopleService } from './people.service';
 import { SignInController } from './sign-in.controller';
 import { SignInFailuresStore } from './sign-in-failures.store';
@@ -34,6 +38,9 @@ import { DashboardViews } from './web/views';
     AuditModule,
     MailModule,
     AccessRequestsModule,
+    UsageModule,
+    WebhooksModule,
+    ImportsModule,
   ],
   controllers: [OverviewController, SignInController, AccessController, KeysController],
   providers: [
@@ -49,6 +56,7 @@ import { DashboardViews } from './web/views';
     DashboardGuard,
     DashboardExceptionFilter,
     FormOnce,
+    OverviewFactsReader,
     // The API's exception filter hands every error under /dashboard to these pages.
     { provide: PathErrorPages, useExisting: DashboardExceptionFilter },
   ],

@@ -161,7 +161,7 @@ describe('Dashboard: keys', () => {
       .expect('Location', '/dashboard/keys?notice=key-revoked');
     await as(t, newKey).get('/v1/me').expect(401);
     const audit: { action: string }[] = await t.dataSource.query(
-      `SELECT action FROM audit_log WHERE account_id = $1 AND action LIKE 'key.%' ORDER BY at`,
+      `SELECT action FROM audit_log WHERE account_id = $1 AND action LIKE 'key.%' ORDER BY id`,
       [owner.accountId],
     );
     expect(audit.map((a) => a.action)).toEqual(['key.created', 'key.rolled', 'key.revoked']);
