@@ -9,6 +9,7 @@ import { AdminModule } from './admin/admin.module';
 import { BulkModule } from './bulk/bulk.module';
 import { dashboardConfig } from './dashboard/dashboard.config';
 import { DashboardModule } from './dashboard/dashboard.module';
+import { OwnerNoticesModule } from './dashboard/owner-notices';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { AuthenticateMiddleware } from './auth/authenticate.middleware';
 import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
@@ -71,6 +72,8 @@ export class AppModule {
       module: AppModule,
       imports: [
         CoreModule,
+        // mails the owners of access decisions and live keys, whichever door made them
+        OwnerNoticesModule,
         AccountsModule,
         UsageModule,
         ReferenceModule,

@@ -9,11 +9,12 @@ import { AccountsModule } from './accounts/accounts.module';
 import { AccountsService } from './accounts/accounts.service';
 import { ApiKeysService } from './accounts/api-keys.service';
 import { CreateAccountDto } from './admin/dto/create-account.dto';
-import { CreateKeyDto } from './admin/dto/create-key.dto';
+import { CreateKeyDto } from './accounts/dto/create-key.dto';
 import { MailModule } from './mail/mail.module';
 import { MailService } from './mail/mail.service';
 import { RollKeyDto } from './admin/dto/roll-key.dto';
 import { AccessRequestsModule } from './access-requests/access-requests.module';
+import { OwnerNoticesModule } from './dashboard/owner-notices';
 import { AccessRequestsService } from './access-requests/access-requests.service';
 import { ListAccessRequestsQueryDto } from './access-requests/dto/list-access-requests.query.dto';
 import { RejectAccessRequestDto } from './access-requests/dto/reject-access-request.dto';
@@ -44,6 +45,8 @@ const USAGE = `Usage: npm run cli -- <command>
     AccountsModule,
     MailModule,
     AccessRequestsModule,
+    // the owners' mails of access decisions and live keys
+    OwnerNoticesModule,
   ],
 })
 class CliModule {}

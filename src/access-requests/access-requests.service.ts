@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { Account } from '../accounts/account.entity';
@@ -8,6 +8,7 @@ import { AuditService } from '../audit/audit.service';
 import { NotFoundError, ValidationError } from '../common/errors/domain-error';
 import { isUniqueViolation } from '../common/db/pg-errors';
 import { CursorPage } from '../common/pagination/cursor-page';
+import { AccessDecisionNotifier } from './access-decision-notifier';
 import type { AccessRequest, AccessRequestInput, AccessRequestStatus } from './access-request';
 import { AccessRequestsStore, ONE_OPEN_REQUEST } from './access-requests.store';
 
@@ -33,6 +34,7 @@ export class AccessRequestsService {
     private readonly accounts: AccountsService,
     private readonly audit: AuditService,
     @InjectDataSource() private readonly dataSource: DataSource,
+    @Optional() private readonly notifier?: AccessDecisionNotifier,
   ) {}
 
   /**
@@ -122,6 +124,7 @@ export class AccessRequestsService {
         action: 'access.approved',
         target: id,
       });
+      await this.notifier?.decided(tx, { accountId: request.accountId, decision: 'approved', request: decided! });
       return { accountId: request.accountId, request: decided!, account };
     });
   }
@@ -137,6 +140,7 @@ export class AccessRequestsService {
         target: id,
         details: { reason },
       });
+      await this.notifier?.decided(tx, { accountId: request.accountId, decision: 'rejected', request: decided! });
       return { accountId: request.accountId, request: decided!, account };
     });
   }
@@ -163,6 +167,8 @@ export class AccessRequestsService {
           details: { previousStatus: before.status },
         });
       }
+      if (before.status !== 'APPROVED')
+        await this.notifier?.decided(tx, { accountId, decision: 'approved', request });
       return { account, request };
     });
   }

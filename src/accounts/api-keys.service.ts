@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, IsNull, Repository } from 'typeorm';
@@ -13,6 +13,7 @@ import { ApiKeyKind, Scope, SCOPES } from '../auth/principal';
 import { ApiKey } from './api-key.entity';
 import { API_KEY_PATTERN, displayPrefix, generateApiKey, hashApiKey } from './api-key-secret';
 import { assertKeyRollGraceMs } from './key-roll-grace';
+import { LiveKeyNotifier } from './live-key-notifier';
 
 /**
  * Revocation and suspension reach every instance within 5 s, so cached answers live less
@@ -32,6 +33,8 @@ export interface CreateKeyInput {
   kind: ApiKeyKind;
   name?: string;
   scopes?: Scope[];
+  /** the dashboard user making it; none from the CLI or the admin API */
+  createdByUserId?: string | null;
 }
 
 @Injectable()
@@ -44,6 +47,7 @@ export class ApiKeysService implements KeyAuthenticator {
     @InjectRepository(Account) private readonly accounts: Repository<Account>,
     private readonly audit: AuditService,
     config: ConfigService<AllConfig, true>,
+    @Optional() private readonly liveKeys?: LiveKeyNotifier,
   ) {
     this.cacheTtlMs = config.get('app.apiKeyCacheTtlMs', { infer: true });
   }
@@ -67,6 +71,7 @@ export class ApiKeysService implements KeyAuthenticator {
         target: created.record.id,
         details: { kind: created.record.kind, name: created.record.name, scopes: created.record.scopes },
       });
+      await this.notifyLive(em, created.record, 'created');
       return created;
     });
   }
@@ -82,6 +87,7 @@ export class ApiKeysService implements KeyAuthenticator {
     keyId: string,
     graceMs: number,
     origin: AuditOrigin,
+    createdByUserId: string | null = null,
   ): Promise<{ record: ApiKey; key: string; rolled: ApiKey }> {
     assertKeyRollGraceMs(graceMs);
     const result = await this.keys.manager.transaction(async (em) => {
@@ -104,6 +110,7 @@ export class ApiKeysService implements KeyAuthenticator {
         kind: old.kind,
         name: old.name,
         scopes: old.scopes,
+        createdByUserId,
       });
       // The database's clock, as authentication compares with it.
       const [[{ at }]]: [{ at: Date }[], number] = await em.query(
@@ -119,6 +126,7 @@ export class ApiKeysService implements KeyAuthenticator {
         target: old.id,
         details: { newKeyId: created.record.id, kind: old.kind, graceSeconds: graceMs / 1000, expiresAt: at.toISOString() },
       });
+      await this.notifyLive(em, created.record, 'rolled');
       return { ...created, rolled: old };
     });
     this.forget((p) => p.keyId === keyId);
@@ -153,6 +161,17 @@ export class ApiKeysService implements KeyAuthenticator {
     return this.keys.find({ where: { accountId }, order: { createdAt: 'DESC', id: 'DESC' } });
   }
 
+  private async notifyLive(em: EntityManager, key: ApiKey, how: 'created' | 'rolled'): Promise<void> {
+    if (key.kind !== 'live' || !this.liveKeys) return;
+    await this.liveKeys.liveKeyCreated(em, {
+      accountId: key.accountId,
+      keyId: key.id,
+      name: key.name,
+      createdAt: key.createdAt,
+      how,
+    });
+  }
+
   private async assertApproved(em: EntityManager, accountId: string): Promise<void> {
     const account = await em.findOne(Account, {
       where: { id: accountId },
@@ -183,6 +202,7 @@ export class ApiKeysService implements KeyAuthenticator {
         lastUsedAt: null,
         revokedAt: null,
         expiresAt: null,
+        createdByUserId: input.createdByUserId ?? null,
       }),
     );
     return { record, key };

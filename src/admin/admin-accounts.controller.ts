@@ -12,7 +12,7 @@ import { CursorPage } from '../common/pagination/cursor-page';
 import { AdminApi } from './admin-token.guard';
 import { AuditQueryDto } from './dto/audit-query.dto';
 import { CreateAccountDto } from './dto/create-account.dto';
-import { CreateKeyDto } from './dto/create-key.dto';
+import { CreateKeyDto } from '../accounts/dto/create-key.dto';
 import { RollKeyDto } from './dto/roll-key.dto';
 
 /** Stands in for the dashboard: provisions accounts and keys. The CLI calls the same services. */

@@ -1,18 +1,25 @@
 import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { PathErrorPages } from '../common/http/path-error-pages';
+import { AccessRequestsModule } from '../access-requests/access-requests.module';
 import { AccountsModule } from '../accounts/accounts.module';
 import { AuditModule } from '../audit/audit.module';
 import { ListingsModule } from '../listings/listings.module';
 import { MailModule } from '../mail/mail.module';
 import { TestHelpersModule } from '../test-helpers/test-helpers.module';
+import { ImportsModule } from '../imports/imports.module';
+import { UsageModule } from '../usage/usage.module';
+import { WebhooksModule } from '../webhooks/webhooks.module';
+import { AccessController } from './access/access.controller';
 import { dashboardConfig } from './dashboard.config';
 import { DashboardSessionsService } from './dashboard-sessions.service';
 import { DashboardSessionsStore } from './dashboard-sessions.store';
 import { MembersController } from './members/members.controller';
 import { MembersService } from './members/members.service';
 import { MembershipsStore } from './memberships.store';
+import { KeysController } from './keys/keys.controller';
 import { OverviewController } from './overview.controller';
+import { OverviewFactsReader } from './overview-facts';
 import { PeopleService } from './people.service';
 import { SandboxController } from './sandbox/sandbox.controller';
 import { SecurityLogController } from './security-log/security-log.controller';
@@ -23,6 +30,7 @@ import { UserTokensStore } from './user-tokens.store';
 import { UsersStore } from './users.store';
 import { DashboardExceptionFilter } from './web/dashboard-exception.filter';
 import { DashboardGuard } from './web/dashboard.guard';
+import { FormOnce } from './web/form-once';
 import { DashboardViews } from './web/views';
 
 /**
@@ -38,10 +46,16 @@ import { DashboardViews } from './web/views';
     // Members, Sandbox, Security log
     ListingsModule,
     TestHelpersModule,
+    AccessRequestsModule,
+    UsageModule,
+    WebhooksModule,
+    ImportsModule,
   ],
   controllers: [
     OverviewController,
     SignInController,
+    AccessController,
+    KeysController,
     MembersController,
     SandboxController,
     SecurityLogController,
@@ -59,6 +73,8 @@ import { DashboardViews } from './web/views';
     DashboardViews,
     DashboardGuard,
     DashboardExceptionFilter,
+    FormOnce,
+    OverviewFactsReader,
     // The API's exception filter hands every error under /dashboard to these pages.
     { provide: PathErrorPages, useExisting: DashboardExceptionFilter },
   ],
@@ -69,6 +85,7 @@ import { DashboardViews } from './web/views';
     DashboardViews,
     DashboardGuard,
     DashboardExceptionFilter,
+    FormOnce,
   ],
 })
 export class DashboardModule {}

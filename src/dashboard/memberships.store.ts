@@ -105,6 +105,17 @@ export class MembershipsStore {
       accountId,
     ]);
   }
+
+  /** The verified email addresses of the account's owners, in the caller's transaction. */
+  async ownerEmails(accountId: string, em?: EntityManager): Promise<string[]> {
+    const rows: { email: string }[] = await (em ?? this.dataSource.manager).query(
+      `SELECT u.email FROM memberships m JOIN users u ON u.id = m.user_id
+        WHERE m.account_id = $1 AND m.role = 'owner' AND u.email_verified_at IS NOT NULL
+        ORDER BY u.email`,
+      [accountId],
+    );
+    return rows.map((r) => r.email);
+  }
 }
 
 export interface AccountMember {

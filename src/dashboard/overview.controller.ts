@@ -1,6 +1,7 @@
 import { Controller, Get, Post, Req, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { DashboardSessionsService } from './dashboard-sessions.service';
+import { OverviewFactsReader } from './overview-facts';
 import { PeopleService } from './people.service';
 import { safeNextPath } from './security/next-path';
 import { Dashboard, type DashboardContext, type DashboardRequest } from './web/dashboard-context';
@@ -19,11 +20,18 @@ export class OverviewController {
     private readonly views: DashboardViews,
     private readonly sessions: DashboardSessionsService,
     private readonly people: PeopleService,
+    private readonly facts: OverviewFactsReader,
   ) {}
 
+  /** The account, its access request, today's requests and what needs attention, in the mode. */
   @Get()
-  overview(@Req() req: DashboardRequest, @Res() res: Response): void {
-    this.views.send(res, req, 'overview', { title: 'Overview', nav: 'overview' });
+  async overview(
+    @Req() req: DashboardRequest,
+    @Dashboard() ctx: DashboardContext,
+    @Res() res: Response,
+  ): Promise<void> {
+    const facts = await this.facts.read({ accountId: ctx.account.id, livemode: ctx.livemode });
+    this.views.send(res, req, 'overview', { title: 'Overview', nav: 'overview', facts });
   }
 
   /** The live/test switch, kept in the session; back to the page it was sent from. */

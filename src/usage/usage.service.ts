@@ -18,6 +18,11 @@ export class UsageService {
     return summarizeUsage(days, now, await this.store.byDayAndEndpoint(keyId, from, to));
   }
 
+  /** An account's requests and errors of today (UTC) in one mode, over all its keys of it. */
+  today(scope: { accountId: string; livemode: boolean }, now = new Date()) {
+    return this.store.accountDay(scope.accountId, scope.livemode, now.toISOString().slice(0, 10));
+  }
+
   /** Older rows serve nobody. */
   @Every('usage-purge', PURGE_EVERY_MS)
   purgeOld(): Promise<void> {

@@ -64,6 +64,22 @@ export class UsageStore {
     }));
   }
 
+  /** An account's requests and errors (4xx, 5xx) of one UTC day, over its keys of one mode. */
+  async accountDay(
+    accountId: string,
+    livemode: boolean,
+    day: string,
+  ): Promise<{ requests: number; errors: number }> {
+    const [row]: { requests: string; errors: string }[] = await this.dataSource.query(
+      `SELECT coalesce(sum(u.requests), 0) AS requests,
+              coalesce(sum(u.requests) FILTER (WHERE u.status_class >= 4), 0) AS errors
+         FROM api_usage u JOIN api_keys k ON k.id = u.key_id
+        WHERE k.account_id = $1 AND k.kind = $2 AND u.day = $3::date`,
+      [accountId, livemode ? 'live' : 'test', day],
+    );
+    return { requests: Number(row.requests), errors: Number(row.errors) };
+  }
+
   /** Deletes the counts of UTC days more than `days` days before today. */
   async purgeOlderThan(days: number): Promise<void> {
     await this.dataSource.query(

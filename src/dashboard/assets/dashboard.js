@@ -22,3 +22,13 @@
   var summary = document.querySelector('.error-summary');
   if (summary) summary.focus();
 })();
+
+// Keys page: the copy button of a key shown once appears only where the clipboard works;
+// without it the key stays plain selectable text.
+(function () {
+  'use strict';
+  if (!navigator.clipboard) return;
+  document.querySelectorAll('.copy-button[data-copy][hidden]').forEach(function (button) {
+    button.hidden = false;
+  });
+})();

@@ -32,6 +32,10 @@ const NOTICES: Record<string, string> = {
   'reset-sent':
     'If that email belongs to a user, we sent a link to choose a new password. It works for 1 hour.',
   'session-ended': 'Your session ended. Sign in again to continue.',
+  // Access request and keys
+  'access-requested': 'Your access request is sent. We email you when staff have decided.',
+  'access-updated': 'Your access request is changed.',
+  'key-revoked': 'The key is revoked. Requests with it are refused within 5 seconds.',
 };
 
 export interface PageData {
