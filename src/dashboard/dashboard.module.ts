@@ -17,6 +17,7 @@ import { UserTokensStore } from './user-tokens.store';
 import { UsersStore } from './users.store';
 import { DashboardExceptionFilter } from './web/dashboard-exception.filter';
 import { DashboardGuard } from './web/dashboard.guard';
+import { FormOnce } from './web/form-once';
 import { DashboardViews } from './web/views';
 
 /**
@@ -38,6 +39,7 @@ import { DashboardViews } from './web/views';
     DashboardViews,
     DashboardGuard,
     DashboardExceptionFilter,
+    FormOnce,
     // The API's exception filter hands every error under /dashboard to these pages.
     { provide: PathErrorPages, useExisting: DashboardExceptionFilter },
   ],
@@ -48,6 +50,7 @@ import { DashboardViews } from './web/views';
     DashboardViews,
     DashboardGuard,
     DashboardExceptionFilter,
+    FormOnce,
   ],
 })
 export class DashboardModule {}
