@@ -4,6 +4,7 @@ import { PathErrorPages } from '../common/http/path-error-pages';
 import { AccountsModule } from '../accounts/accounts.module';
 import { AuditModule } from '../audit/audit.module';
 import { MailModule } from '../mail/mail.module';
+import { WebhooksModule } from '../webhooks/webhooks.module';
 import { dashboardConfig } from './dashboard.config';
 import { DashboardSessionsService } from './dashboard-sessions.service';
 import { DashboardSessionsStore } from './dashboard-sessions.store';
@@ -15,6 +16,7 @@ import { SignInFailuresStore } from './sign-in-failures.store';
 import { SignInService } from './sign-in.service';
 import { UserTokensStore } from './user-tokens.store';
 import { UsersStore } from './users.store';
+import { WebhooksPageController } from './webhooks/webhooks.controller';
 import { DashboardExceptionFilter } from './web/dashboard-exception.filter';
 import { DashboardGuard } from './web/dashboard.guard';
 import { FormOnce } from './web/form-once';
@@ -25,8 +27,14 @@ import { DashboardViews } from './web/views';
  * the pages' frame. Page modules import it for the guard, views, sessions and people.
  */
 @Module({
-  imports: [ConfigModule.forFeature(dashboardConfig), AccountsModule, AuditModule, MailModule],
-  controllers: [OverviewController, SignInController],
+  imports: [
+    ConfigModule.forFeature(dashboardConfig),
+    AccountsModule,
+    AuditModule,
+    MailModule,
+    WebhooksModule,
+  ],
+  controllers: [OverviewController, SignInController, WebhooksPageController],
   providers: [
     UsersStore,
     MembershipsStore,
