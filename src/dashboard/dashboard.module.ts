@@ -28,6 +28,7 @@ import { SignInFailuresStore } from './sign-in-failures.store';
 import { SignInService } from './sign-in.service';
 import { UserTokensStore } from './user-tokens.store';
 import { UsersStore } from './users.store';
+import { WebhooksPageController } from './webhooks/webhooks.controller';
 import { DashboardExceptionFilter } from './web/dashboard-exception.filter';
 import { DashboardGuard } from './web/dashboard.guard';
 import { FormOnce } from './web/form-once';
@@ -59,6 +60,7 @@ import { DashboardViews } from './web/views';
     MembersController,
     SandboxController,
     SecurityLogController,
+    WebhooksPageController,
   ],
   providers: [
     UsersStore,

@@ -36,6 +36,12 @@ import { OutboundDns } from '../platform/outbound/outbound-dns';
         new OutboundDns(config.get('webhooks.dnsTimeoutMs', { infer: true })),
     },
   ],
-  exports: [WebhookEndpointsService, WebhookEndpointStore, WebhookDeliveryStore, WebhookSender],
+  exports: [
+    WebhookEndpointsService,
+    WebhookDeliveriesService,
+    WebhookEndpointStore,
+    WebhookDeliveryStore,
+    WebhookSender,
+  ],
 })
 export class WebhooksModule {}

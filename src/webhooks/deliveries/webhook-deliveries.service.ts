@@ -89,8 +89,15 @@ export class WebhookDeliveriesService {
     return { delivery, attempts: await this.store.attemptLog(deliveryId) };
   }
 
-  /** A signed `webhook.test`, recorded; never retried, never touches the failure count. */
-  async sendTest(owner: OwnerScope, endpointId: string): Promise<WebhookDelivery> {
+  /**
+   * A signed `webhook.test`, recorded; never retried, never touches the failure count. With an
+   * origin (the dashboard) the record and its `endpoint.test_sent` audit row commit together.
+   */
+  async sendTest(
+    owner: OwnerScope,
+    endpointId: string,
+    origin?: AuditOrigin,
+  ): Promise<WebhookDelivery> {
     const endpoint = await this.endpoints.get(owner, endpointId);
     const id = randomUUID();
     // The record dates from the request, before its attempt, as a scheduled delivery's does.
@@ -109,25 +116,34 @@ export class WebhookDeliveriesService {
       deliveryId: id,
       payload,
     });
-    return this.store.saveTest(
-      {
-        id,
-        createdAt,
-        endpointId,
-        eventId: null,
-        event: TEST_EVENT,
-        payload,
-        status: result.ok ? 'succeeded' : 'failed',
-        attempts: 1,
-        firstAttemptAt: result.at,
-        lastAttemptAt: result.at,
-        nextAttemptAt: null,
-        lastResponseStatus: result.responseStatus,
-        lastError: result.error,
-        responseBodyExcerpt: result.responseBodyExcerpt,
-      },
-      result,
-    );
+    const record = {
+      id,
+      createdAt,
+      endpointId,
+      eventId: null,
+      event: TEST_EVENT,
+      payload,
+      status: result.ok ? 'succeeded' : 'failed',
+      attempts: 1,
+      firstAttemptAt: result.at,
+      lastAttemptAt: result.at,
+      nextAttemptAt: null,
+      lastResponseStatus: result.responseStatus,
+      lastError: result.error,
+      responseBodyExcerpt: result.responseBodyExcerpt,
+    } satisfies Partial<WebhookDelivery>;
+    if (!origin) return this.store.saveTest(record, result);
+    return this.dataSource.transaction(async (em) => {
+      const saved = await this.store.saveTest(record, result, em);
+      await this.audit.record(em, {
+        ...origin,
+        accountId: owner.accountId,
+        action: 'endpoint.test_sent',
+        target: endpointId,
+        details: { deliveryId: id, ok: result.ok, livemode: owner.livemode },
+      });
+      return saved;
+    });
   }
 
   /** Manual retry: asks the worker for one attempt now, outside the schedule, in any status. */

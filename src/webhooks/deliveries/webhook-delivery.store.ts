@@ -118,9 +118,10 @@ export class WebhookDeliveryStore {
   async saveTest(
     delivery: Partial<WebhookDelivery>,
     result: AttemptResult,
+    em: EntityManager = this.dataSource.manager,
   ): Promise<WebhookDelivery> {
-    const saved = await this.deliveries.save(this.deliveries.create(delivery));
-    await this.logAttempt(this.dataSource.manager, saved.id, result, false);
+    const saved = await em.save(WebhookDelivery, em.create(WebhookDelivery, delivery));
+    await this.logAttempt(em, saved.id, result, false);
     return saved;
   }
 

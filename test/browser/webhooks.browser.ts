@@ -1,0 +1,149 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client } from 'pg';
+import { databaseUrl, withAdminClient } from '../support/test-database';
+import { adminApi, expect, expectAccessible, signUpVerified, test } from './service';
+
+/** A receiver on 127.0.0.1 that answers every delivery 200 and counts them. */
+async function startReceiver(): Promise<{ url: string; received: string[]; server: Server }> {
+  const received: string[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+    req.on('end', () => {
+      received.push(body);
+      res.writeHead(200, { 'Content-Type': 'text/plain' }).end('received <ok>');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/hooks`, received, server };
+}
+
+/**
+ * The account id of a user who just signed up: no page or admin route on this branch shows it,
+ * so it is read from the browser run's database (the one of this run holding the email).
+ */
+async function accountIdOf(email: string): Promise<string> {
+  const names = await withAdminClient(async (c) =>
+    (
+      await c.query<{ datname: string }>(
+        `SELECT datname FROM pg_database WHERE datname LIKE 'lsvc_browser_%'`,
+      )
+    ).rows.map((r) => r.datname),
+  );
+  for (const name of names) {
+    const client = new Client({ connectionString: databaseUrl(name) });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ account_id: string }>(
+        `SELECT m.account_id FROM memberships m JOIN users u ON u.id = m.user_id WHERE u.email = $1`,
+        [email.toLowerCase()],
+      );
+      if (rows[0]) return rows[0].account_id;
+    } catch {
+      // another run's database, perhaps mid-migration: not ours
+    } finally {
+      await client.end();
+    }
+  }
+  throw new Error(`No account for ${email}`);
+}
+
+test('webhooks: create (secret once), send test, see the delivery, retry, rotate', async ({
+  page,
+  baseURL,
+}) => {
+  const receiver = await startReceiver();
+  try {
+    const { email } = await signUpVerified(page, baseURL!, 'Webbkrokar i Luleå AB');
+    const approved = await adminApi(
+      baseURL!,
+      'POST',
+      `/accounts/${await accountIdOf(email)}/approve`,
+    );
+    expect(approved.status).toBe(200);
+
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await expect(page.getByRole('heading', { level: 1, name: 'Webhooks' })).toBeVisible();
+    await expect(page.getByText('No endpoints in test mode yet.')).toBeVisible();
+    await expectAccessible(page);
+
+    // A refused URL: the message in the summary and beside the field.
+    await page.getByRole('link', { name: 'Add an endpoint' }).click();
+    await expectAccessible(page);
+    await page.getByLabel('Endpoint URL').fill('not a url');
+    await page.getByRole('button', { name: 'Create endpoint' }).click();
+    await expect(page.locator('.error-summary')).toContainText('absolute http(s) URL');
+    await expectAccessible(page);
+
+    await page.getByLabel('Endpoint URL').fill(receiver.url);
+    await page.getByLabel('Description (optional)').fill('Lagret');
+    await page.getByLabel('listing.created').check();
+    await page.getByRole('button', { name: 'Create endpoint' }).click();
+    await expect(page.getByRole('heading', { level: 1, name: 'Endpoint created' })).toBeVisible();
+    const secret = (await page.locator('#webhook-secret').textContent())!.trim();
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9]{32}$/);
+    await expectAccessible(page);
+
+    // The endpoint's page never shows the secret again.
+    await page.getByRole('link', { name: 'Go to the endpoint' }).click();
+    await expect(page.getByRole('heading', { level: 1, name: 'Webhook endpoint' })).toBeVisible();
+    expect(await page.content()).not.toContain(secret);
+    await expectAccessible(page);
+
+    // Send test: the delivery and its attempt.
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    await expect(
+      page.getByRole('heading', { level: 1, name: 'Delivery of webhook.test' }),
+    ).toBeVisible();
+    await expect(page.getByRole('cell', { name: 'HTTP 200' })).toBeVisible();
+    await expect(page.locator('pre.excerpt')).toHaveText('received <ok>');
+    expect(receiver.received).toHaveLength(1);
+    await expectAccessible(page);
+
+    // Retry it: the worker makes a manual attempt.
+    await page.getByRole('button', { name: 'Retry delivery' }).click();
+    await expect(page.getByText('A retry is queued.')).toBeVisible();
+    await expect
+      .poll(
+        async () => {
+          await page.reload();
+          return page.getByRole('cell', { name: 'Manual retry' }).count();
+        },
+        { timeout: 20_000 },
+      )
+      .toBe(1);
+    expect(receiver.received).toHaveLength(2);
+    await expectAccessible(page);
+
+    // The endpoint's deliveries list it.
+    await page.getByRole('link', { name: 'Back to the endpoint' }).click();
+    await expect(page.getByRole('cell', { name: 'webhook.test' })).toBeVisible();
+    await page.getByLabel('Status').selectOption('succeeded');
+    await page.getByRole('button', { name: 'Filter deliveries' }).click();
+    await expect(page.getByRole('cell', { name: 'webhook.test' })).toBeVisible();
+    await expectAccessible(page);
+
+    // Rotate: a new secret, shown once.
+    await page.getByRole('link', { name: 'Rotate secret' }).click();
+    await expectAccessible(page);
+    await page.getByLabel('Grace period in hours').fill('1');
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    await expect(
+      page.getByRole('heading', { level: 1, name: 'Signing secret rotated' }),
+    ).toBeVisible();
+    const rotated = (await page.locator('#webhook-secret').textContent())!.trim();
+    expect(rotated).toMatch(/^whsec_/);
+    expect(rotated).not.toBe(secret);
+    await expectAccessible(page);
+
+    await page.getByRole('link', { name: 'Go to the endpoint' }).click();
+    expect(await page.content()).not.toContain(rotated);
+    await page.getByRole('link', { name: 'Delete endpoint' }).click();
+    await expectAccessible(page);
+  } finally {
+    receiver.server.closeAllConnections();
+    await new Promise((resolve) => receiver.server.close(resolve));
+  }
+});
