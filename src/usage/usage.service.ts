@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Every } from '../platform/scheduling/every.decorator';
 import type { UsageResponse } from './dto/usage.response';
-import { summarizeUsage, usageRange } from './usage-summary';
+import { ClassedUsage, summarizeClassedUsage, summarizeUsage, usageRange } from './usage-summary';
 import { UsageStore } from './usage.store';
 
 /** GET /me/usage reaches 90 days back; a margin keeps the boundary day whole across time zones. */
@@ -16,6 +16,23 @@ export class UsageService {
   async summarize(keyId: string, days: number, now = new Date()): Promise<UsageResponse> {
     const { from, to } = usageRange(days, now);
     return summarizeUsage(days, now, await this.store.byDayAndEndpoint(keyId, from, to));
+  }
+
+  /**
+   * Usage of several keys (an account's keys of one mode, or one of them) over the last `days`
+   * UTC days, split by status class; for one key, `summary` is what `summarize` answers.
+   */
+  async summarizeKeys(
+    keyIds: readonly string[],
+    days: number,
+    now = new Date(),
+  ): Promise<ClassedUsage> {
+    const { from, to } = usageRange(days, now);
+    return summarizeClassedUsage(
+      days,
+      now,
+      await this.store.byDayEndpointAndClass(keyIds, from, to),
+    );
   }
 
   /** Older rows serve nobody. */
