@@ -32,6 +32,9 @@ const DONE: Record<string, string> = {
 };
 
 const text = (value: unknown): string => (typeof value === 'string' ? value.trim() : '');
+/** The filled-in fields only: a DTO keeps its default for a field that is absent, not empty. */
+const filled = (fields: Record<string, string>) =>
+  Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== ''));
 const isFinished = (i: ImportResponse) => !UNFINISHED.includes(i.status);
 
 /**
@@ -58,11 +61,10 @@ export class ImportsPageController {
     const common = { title: 'Imports', nav: 'imports', statuses: IMPORT_STATUSES, values };
     let query: ListImportsQueryDto;
     try {
-      query = await validateDto(ListImportsQueryDto, {
-        status: values.status || undefined,
-        page: values.page || undefined,
-        limit: String(LIST_PAGE_SIZE),
-      });
+      query = await validateDto(
+        ListImportsQueryDto,
+        filled({ ...values, limit: String(LIST_PAGE_SIZE) }),
+      );
     } catch (error) {
       return this.views.send(
         res,
@@ -124,7 +126,7 @@ export class ImportsPageController {
   ): Promise<void> {
     const found = await this.find(ctx, id);
     const outcome = text(req.query.outcome);
-    const query = await validateDto(ImportResultsQueryDto, { outcome: outcome || undefined });
+    const query = await validateDto(ImportResultsQueryDto, filled({ outcome }));
     const lines = await this.imports.resultLines(scopeOf(ctx), found.id, query);
     res.status(200);
     res.setHeader('Content-Type', 'application/x-ndjson; charset=utf-8');
@@ -197,11 +199,10 @@ export class ImportsPageController {
     let form = extra.form ?? FormState.empty(values);
     let results: Awaited<ReturnType<ImportsService['results']>> | undefined;
     try {
-      const query = await validateDto(ImportResultsQueryDto, {
-        outcome: outcome || undefined,
-        after: values.after || undefined,
-        limit: String(RESULTS_PAGE_SIZE),
-      });
+      const query = await validateDto(
+        ImportResultsQueryDto,
+        filled({ ...values, limit: String(RESULTS_PAGE_SIZE) }),
+      );
       results = await this.imports.results(scope, found.id, query);
     } catch (error) {
       form = FormState.refused(error, values);

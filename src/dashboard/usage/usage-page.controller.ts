@@ -15,6 +15,9 @@ import { DashboardViews } from '../web/views';
 export const PERIODS = ['7', '30', '90'] as const;
 
 const text = (value: unknown): string => (typeof value === 'string' ? value.trim() : '');
+/** The filled-in fields only: a DTO keeps its default for a field that is absent, not empty. */
+const filled = (fields: Record<string, string>) =>
+  Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== ''));
 
 /**
  * Usage (read only, every role): requests per day of the mode's keys or one of them, split by
@@ -48,7 +51,7 @@ export class UsagePageController {
     const field = values.days !== '' ? 'days' : 'period';
     let days = 30;
     try {
-      days = (await validateDto(UsageQueryDto, { days: values[field] || undefined })).days;
+      days = (await validateDto(UsageQueryDto, filled({ days: values[field] }))).days;
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
       errors.push({ field, message: error.details?.[0]?.message ?? error.message });
