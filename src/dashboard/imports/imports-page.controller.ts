@@ -8,7 +8,7 @@ import type { ImportResponse } from '../../imports/dto/import.response';
 import { ImportResultsQueryDto } from '../../imports/dto/import-results.query.dto';
 import { ListImportsQueryDto } from '../../imports/dto/list-imports.query.dto';
 import { ImportsService } from '../../imports/imports.service';
-import { IMPORT_OUTCOMES, IMPORT_STATUSES, UNFINISHED } from '../../imports/imports.store';
+import { IMPORT_OUTCOMES, IMPORT_STATUSES, UNFINISHED } from '../../imports/dto/import-choices';
 import { Dashboard, type DashboardContext, type DashboardRequest } from '../web/dashboard-context';
 import { DashboardRole } from '../web/dashboard-metadata';
 import { DashboardController } from '../web/dashboard-page.decorator';
