@@ -71,7 +71,9 @@ test('a call with the test key shows on Usage, in the chart and in its table', a
   await page.getByLabel('Or a number of days').fill('120');
   await page.getByRole('button', { name: 'Show usage' }).click();
   expect(
-    await page.locator('#days').evaluate((el) => (el as HTMLInputElement).validity.valid),
+    await page
+      .locator('#days')
+      .evaluate((el) => (el as unknown as { validity: { valid: boolean } }).validity.valid),
   ).toBe(false);
   await page.goto('/dashboard/usage?days=120');
   await expect(page.locator('#days-error')).toContainText('days must be an integer from 1 to 90');
