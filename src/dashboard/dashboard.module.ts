@@ -11,6 +11,7 @@ import { ImportsModule } from '../imports/imports.module';
 import { UsageModule } from '../usage/usage.module';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { AccessController } from './access/access.controller';
+import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { dashboardConfig } from './dashboard.config';
 import { DashboardSessionsService } from './dashboard-sessions.service';
 import { DashboardSessionsStore } from './dashboard-sessions.store';
@@ -29,6 +30,8 @@ import { SignInService } from './sign-in.service';
 import { UserTokensStore } from './user-tokens.store';
 import { UsersStore } from './users.store';
 import { WebhooksPageController } from './webhooks/webhooks.controller';
+import { ImportsPageController } from './imports/imports-page.controller';
+import { UsagePageController } from './usage/usage-page.controller';
 import { DashboardExceptionFilter } from './web/dashboard-exception.filter';
 import { DashboardGuard } from './web/dashboard.guard';
 import { FormOnce } from './web/form-once';
@@ -51,6 +54,7 @@ import { DashboardViews } from './web/views';
     UsageModule,
     WebhooksModule,
     ImportsModule,
+    RateLimitModule,
   ],
   controllers: [
     OverviewController,
@@ -61,6 +65,8 @@ import { DashboardViews } from './web/views';
     SandboxController,
     SecurityLogController,
     WebhooksPageController,
+    UsagePageController,
+    ImportsPageController,
   ],
   providers: [
     UsersStore,

@@ -7,6 +7,7 @@ import type { AllConfig } from '../platform/config';
 import { REDIS } from '../platform/redis/redis.module';
 import { AuthFailureLimiter } from '../auth/auth-failure.limiter';
 import { RATE_LIMIT_WINDOW_MS } from '../common/api-limits';
+import { RateLimitWindows } from './rate-limit-windows';
 import { RedisThrottlerStorage } from './redis-throttler.storage';
 
 const isRead = (context: ExecutionContext) => {
@@ -45,7 +46,7 @@ const isRead = (context: ExecutionContext) => {
       },
     }),
   ],
-  providers: [AuthFailureLimiter],
-  exports: [AuthFailureLimiter],
+  providers: [AuthFailureLimiter, RateLimitWindows],
+  exports: [AuthFailureLimiter, RateLimitWindows],
 })
 export class RateLimitModule {}

@@ -1,4 +1,4 @@
-import { summarizeUsage, usageRange, UsageRow } from './usage-summary';
+import { summarizeClassedUsage, summarizeUsage, usageRange, UsageRow } from './usage-summary';
 
 const NOW = new Date('2025-03-10T15:30:00Z');
 const row = (day: string, method: string, route: string, counts: Partial<UsageRow> = {}) => ({
@@ -54,5 +54,24 @@ describe('usage summary', () => {
     expect(summary.totals).toEqual({ requests: 0, errors: 0, rateLimited: 0 });
     expect(summary.daily).toHaveLength(2);
     expect(summary.byEndpoint).toEqual([]);
+  });
+
+  it('splits each day by status class and counts errors per endpoint, agreeing with the summary', () => {
+    const rows = [
+      { ...row('2025-03-09', 'GET', '/v1/me', { requests: 3 }), statusClass: 2 },
+      { ...row('2025-03-09', 'GET', '/v1/me', { requests: 1, errors: 1 }), statusClass: 4 },
+      { ...row('2025-03-10', 'POST', '/v1/imports', { requests: 2, errors: 2 }), statusClass: 5 },
+    ];
+    const usage = summarizeClassedUsage(2, NOW, rows);
+    expect(usage.summary).toEqual(summarizeUsage(2, NOW, rows));
+    expect(usage.classes).toEqual([2, 4, 5]);
+    expect(usage.dailyByClass).toEqual([
+      { date: '2025-03-09', counts: [3, 1, 0] },
+      { date: '2025-03-10', counts: [0, 0, 2] },
+    ]);
+    expect(usage.endpoints).toEqual([
+      { method: 'GET', route: '/v1/me', requests: 4, errors: 1 },
+      { method: 'POST', route: '/v1/imports', requests: 2, errors: 2 },
+    ]);
   });
 });

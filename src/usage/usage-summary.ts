@@ -12,6 +12,60 @@ export interface UsageRow {
   rateLimited: number;
 }
 
+/** Stored counts split by status class too (2 for 2xx, 4 for 4xx…). */
+export interface ClassedUsageRow extends UsageRow {
+  statusClass: number;
+}
+
+/** An endpoint's requests and errors (status 400 or above). */
+export interface EndpointErrors {
+  method: string;
+  route: string;
+  requests: number;
+  errors: number;
+}
+
+/**
+ * The account-wide view of usage: the API's summary of the same rows (so the numbers agree with
+ * GET /me/usage for one key), each day split by status class, and each endpoint's errors.
+ */
+export interface ClassedUsage {
+  summary: UsageResponse;
+  /** the status classes present, ascending (2, 4, 5…) */
+  classes: number[];
+  /** per date of `summary.daily`, the requests of each class in `classes` (same order) */
+  dailyByClass: { date: string; counts: number[] }[];
+  /** in the order of `summary.byEndpoint` */
+  endpoints: EndpointErrors[];
+}
+
+export function summarizeClassedUsage(
+  days: number,
+  now: Date,
+  rows: ClassedUsageRow[],
+): ClassedUsage {
+  const summary = summarizeUsage(days, now, rows);
+  const classes = [...new Set(rows.map((r) => r.statusClass))].sort((a, b) => a - b);
+  const column = new Map(classes.map((c, i) => [c, i]));
+  const dailyByClass = summary.daily.map((d) => ({
+    date: d.date,
+    counts: classes.map(() => 0),
+  }));
+  const byDate = new Map(dailyByClass.map((d) => [d.date, d]));
+  const errors = new Map<string, number>();
+  for (const row of rows) {
+    const day = byDate.get(row.day);
+    if (day) day.counts[column.get(row.statusClass)!] += row.requests;
+    const id = `${row.method} ${row.route}`;
+    errors.set(id, (errors.get(id) ?? 0) + row.errors);
+  }
+  const endpoints = summary.byEndpoint.map((e) => ({
+    ...e,
+    errors: errors.get(`${e.method} ${e.route}`) ?? 0,
+  }));
+  return { summary, classes, dailyByClass, endpoints };
+}
+
 /** The UTC date range of `days` days ending today. */
 export function usageRange(days: number, now = new Date()): { from: string; to: string } {
   const today = Math.floor(now.getTime() / DAY_MS);

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Every } from '../platform/scheduling/every.decorator';
 import type { UsageResponse } from './dto/usage.response';
-import { summarizeUsage, usageRange } from './usage-summary';
+import { ClassedUsage, summarizeClassedUsage, summarizeUsage, usageRange } from './usage-summary';
 import { UsageStore } from './usage.store';
 
 /** GET /me/usage reaches 90 days back; a margin keeps the boundary day whole across time zones. */
@@ -21,6 +21,23 @@ export class UsageService {
   /** An account's requests and errors of today (UTC) in one mode, over all its keys of it. */
   today(scope: { accountId: string; livemode: boolean }, now = new Date()) {
     return this.store.accountDay(scope.accountId, scope.livemode, now.toISOString().slice(0, 10));
+  }
+
+  /**
+   * Usage of several keys (an account's keys of one mode, or one of them) over the last `days`
+   * UTC days, split by status class; for one key, `summary` is what `summarize` answers.
+   */
+  async summarizeKeys(
+    keyIds: readonly string[],
+    days: number,
+    now = new Date(),
+  ): Promise<ClassedUsage> {
+    const { from, to } = usageRange(days, now);
+    return summarizeClassedUsage(
+      days,
+      now,
+      await this.store.byDayEndpointAndClass(keyIds, from, to),
+    );
   }
 
   /** Older rows serve nobody. */
