@@ -40,6 +40,9 @@
  * BENCH_ONLY=renew runs only the renewing-feed scenario (bench/renew.ts).
  * BENCH_ONLY=fairness runs only the event-lane scenario (bench/fairness.ts): sales of two accounts
  * timed alone and while one of them imports 100,000 listings.
+ * BENCH_ONLY=dashboard runs only the dashboard scenarios (bench/dashboard.ts): its deliveries and
+ * usage pages against their API routes on an account with 1,000,000 deliveries and 90 days of
+ * usage over 10 keys, and each page's weight with its assets.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -59,6 +62,7 @@ import {
 import { BenchReceiver } from './lib/receiver';
 import { benchFairness } from './fairness';
 import { benchRenew } from './renew';
+import { benchDashboard } from './dashboard';
 import { BenchAccount, createAccount, LISTING_BODY, seedListings } from './lib/seed';
 import { pixelBomb } from '../test/support/images';
 import { benchSync } from './sync';
@@ -843,6 +847,14 @@ async function main(): Promise<void> {
       mergeTargets(targets, 'renewAt');
       return;
     }
+    if (process.env.BENCH_ONLY === 'dashboard') {
+      console.log('\nDashboard…');
+      const targets = await benchDashboard({ db, base, adminToken: ADMIN_TOKEN, pair });
+      console.log('\nTargets:');
+      printTargets(targets);
+      mergeTargets(targets, 'dashboardAt');
+      return;
+    }
     if (process.env.BENCH_ONLY === 'fairness') {
       console.log('\nFairness…');
       const targets = await benchFairness({ base, adminToken: ADMIN_TOKEN });
@@ -991,6 +1003,10 @@ async function main(): Promise<void> {
     console.log('\nFairness…');
     const fairnessTargets = await benchFairness({ base, adminToken: ADMIN_TOKEN });
 
+    // Last: its million deliveries would weigh on every scenario after it.
+    console.log('\nDashboard…');
+    const dashboardTargets = await benchDashboard({ db, base, adminToken: ADMIN_TOKEN, pair });
+
     const targets = {
       ...syncTargets,
       getByIdRatio: { value: getById.ratio, target: '≥ 0.6', met: (getById.ratio ?? 0) >= 0.6 },
@@ -1023,6 +1039,7 @@ async function main(): Promise<void> {
       ...imageTargets,
       ...renewTargets,
       ...fairnessTargets,
+      ...dashboardTargets,
     };
     console.log('\nTargets:');
     printTargets(targets);

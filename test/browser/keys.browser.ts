@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { adminApi, expect, expectAccessible, signUpVerified, test } from './service';
+import { adminApi, expect, expectAccessible, screenshot, signUpVerified, test } from './service';
 
 interface AccessRequestRow {
   id: string;
@@ -15,9 +15,12 @@ async function requestAccess(page: Page, legalName: string): Promise<void> {
   await page.getByLabel('Legal name').fill(legalName);
   await page.getByLabel('Organisationsnummer').fill('556677-8899');
   await page.getByLabel('Website').fill('https://bilhallen.example.se');
-  await page.getByLabel('What you will integrate').fill('Our dealer system publishes used cars nightly.');
+  await page
+    .getByLabel('What you will integrate')
+    .fill('Our dealer system publishes used cars nightly.');
   await page.getByLabel('Expected number of listings').selectOption('101-1000');
   await page.getByLabel('I accept the API terms').check();
+  await screenshot(page, 'access-request');
   await page.getByRole('button', { name: 'Send request' }).click();
   await expect(page.getByText('Your access request is sent')).toBeVisible();
   await expect(page.getByText('Pending').first()).toBeVisible();
@@ -75,8 +78,12 @@ test('request access, approval mailed, a test key shown once, used, listed, revo
 
   await page.goto('/dashboard');
   await expectAccessible(page);
+  await screenshot(page, 'overview');
   await toTestMode(page);
-  await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Keys' }).click();
+  await page
+    .getByRole('navigation', { name: 'Dashboard' })
+    .getByRole('link', { name: 'Keys' })
+    .click();
   await expect(page.getByRole('heading', { level: 1, name: 'API keys' })).toBeVisible();
   await expectAccessible(page);
   await page.getByLabel('Name', { exact: true }).fill('Nightly sync');
@@ -86,6 +93,7 @@ test('request access, approval mailed, a test key shown once, used, listed, revo
   const key = (await shown.textContent())!.trim();
   expect(key).toMatch(/^svc_test_/);
   await expectAccessible(page);
+  await screenshot(page, 'key-created');
 
   // A reload resubmits the same form: no key shown, no second key made.
   await page.reload();
@@ -102,6 +110,7 @@ test('request access, approval mailed, a test key shown once, used, listed, revo
     await expect(page.getByRole('row', { name: /Nightly sync/ })).not.toContainText('Never');
   }).toPass({ timeout: 30_000 });
   await expectAccessible(page);
+  await screenshot(page, 'keys');
 
   await page.getByRole('link', { name: 'Revoke Nightly sync' }).click();
   await expectAccessible(page);

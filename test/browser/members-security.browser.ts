@@ -1,6 +1,7 @@
 import type { Browser, Page } from '@playwright/test';
 import {
   adminApi,
+  approvedOwnerWithKey,
   expect,
   expectAccessible,
   mailedLink,
@@ -10,25 +11,11 @@ import {
   uniqueEmail,
 } from './service';
 
-/** The account id the Members page shows. */
-async function accountIdOn(page: Page): Promise<string> {
-  await page.goto('/dashboard/members');
-  return (await page.locator('code.account-id').textContent())!.trim();
-}
-
-/** A test listing made through the API with a test key staff created for the approved account. */
-async function aTestListing(baseURL: string, accountId: string): Promise<string> {
-  expect((await adminApi(baseURL, 'POST', `/accounts/${accountId}/approve`)).status).toBe(200);
-  const key = await adminApi<{ data: { key: string } }>(
-    baseURL,
-    'POST',
-    `/accounts/${accountId}/keys`,
-    { kind: 'test', name: 'Sandbox journey' },
-  );
-  expect(key.status).toBe(201);
+/** A test listing made through the API with the account's test key. */
+async function aTestListing(baseURL: string, key: string): Promise<string> {
   const res = await fetch(`${baseURL}/v1/listings`, {
     method: 'POST',
-    headers: { Authorization: `Bearer ${key.body.data.key}`, 'Content-Type': 'application/json' },
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
     body: JSON.stringify({
       title: 'Volvo V70 2.4 D5 Momentum',
       description: 'Välskött bil med dragkrok och vinterhjul. Servad 2025.',
@@ -70,10 +57,10 @@ test('a sandbox action on a test listing shows its result and the queued event',
   page,
   baseURL,
 }) => {
-  await signUpVerified(page, baseURL!, 'Sandlådan AB');
-  const accountId = await accountIdOn(page);
+  const { key } = await approvedOwnerWithKey(page, baseURL!, 'Sandlådan AB');
+  await page.goto('/dashboard/members');
   await expectAccessible(page);
-  await aTestListing(baseURL!, accountId);
+  await aTestListing(baseURL!, key);
   await page.getByRole('link', { name: 'Sandbox' }).click();
   await expect(page.getByRole('heading', { name: 'Sandbox', level: 1 })).toBeVisible();
   await expectAccessible(page);

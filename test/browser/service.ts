@@ -79,3 +79,39 @@ export async function signUpVerified(
   await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
   return { email };
 }
+
+/**
+ * The dashboard guide's pictures (docs/images/dashboard-<name>.png), retaken when
+ * UPDATE_SCREENSHOTS=1; otherwise kept with the run's output. Keys and secrets are masked.
+ */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  const dir = process.env.UPDATE_SCREENSHOTS === '1' ? 'docs/images' : 'test-results/screenshots';
+  await page.screenshot({
+    path: `${dir}/dashboard-${name}.png`,
+    fullPage: true,
+    mask: [page.locator('.secret, #new-key, #new-secret')],
+  });
+}
+
+/**
+ * A new owner (signed up, verified) whose account staff approved through the admin API, with a
+ * test key staff made for it; the account id is read off the overview, as staff would ask for it.
+ */
+export async function approvedOwnerWithKey(
+  page: Page,
+  baseURL: string,
+  company: string,
+): Promise<{ email: string; accountId: string; key: string }> {
+  const { email } = await signUpVerified(page, baseURL, company);
+  await page.goto('/dashboard');
+  const accountId = (await page.locator('#account-id').textContent())!.trim();
+  expect((await adminApi(baseURL, 'POST', `/accounts/${accountId}/approve`)).status).toBe(200);
+  const made = await adminApi<{ data: { key: string } }>(
+    baseURL,
+    'POST',
+    `/accounts/${accountId}/keys`,
+    { kind: 'test', name: 'Feed sync' },
+  );
+  expect(made.status).toBe(201);
+  return { email, accountId, key: made.body.data.key };
+}

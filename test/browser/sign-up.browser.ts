@@ -1,4 +1,4 @@
-import { expect, expectAccessible, signUpVerified, test } from './service';
+import { expect, expectAccessible, screenshot, signUpVerified, test } from './service';
 
 test('a dealer signs up, verifies the email from the outbox and lands on the overview', async ({
   page,
@@ -6,6 +6,7 @@ test('a dealer signs up, verifies the email from the outbox and lands on the ove
 }) => {
   await page.goto('/dashboard/sign-up');
   await expectAccessible(page);
+  await screenshot(page, 'sign-up');
   await signUpVerified(page, baseURL!, 'Bilhallen i Umeå AB');
   await expect(page).toHaveURL(/\/dashboard(\?|$)/);
   await expect(page.getByText('Bilhallen i Umeå AB').first()).toBeVisible();

@@ -1,6 +1,5 @@
-import type { Page } from '@playwright/test';
 import { aListing } from '../support/listing-builder';
-import { adminApi, expect, expectAccessible, signUpVerified, test } from './service';
+import { approvedOwnerWithKey, expect, expectAccessible, screenshot, test } from './service';
 
 /**
  * Usage and Imports journeys: an approved account's owner with a test key calls the API and
@@ -8,21 +7,6 @@ import { adminApi, expect, expectAccessible, signUpVerified, test } from './serv
  */
 
 /** Signs up, verifies, approves the account by the admin API and makes a test key for it. */
-async function anApprovedOwnerWithKey(page: Page, baseURL: string, company: string) {
-  await signUpVerified(page, baseURL, company);
-  await page.goto('/dashboard');
-  const accountId = (await page.locator('#account-id').textContent())!.trim();
-  expect((await adminApi(baseURL, 'POST', `/accounts/${accountId}/approve`)).status).toBe(200);
-  const made = await adminApi<{ data: { key: string } }>(
-    baseURL,
-    'POST',
-    `/accounts/${accountId}/keys`,
-    { kind: 'test', name: 'Feed sync' },
-  );
-  expect(made.status).toBe(201);
-  return { accountId, key: made.body.data.key };
-}
-
 function api(baseURL: string, key: string) {
   return (method: string, path: string, body?: string, type = 'application/json') =>
     fetch(`${baseURL}/v1${path}`, {
@@ -43,7 +27,7 @@ test('a call with the test key shows on Usage, in the chart and in its table', a
   page,
   baseURL,
 }) => {
-  const { key } = await anApprovedOwnerWithKey(page, baseURL!, 'Usage Bil AB');
+  const { key } = await approvedOwnerWithKey(page, baseURL!, 'Usage Bil AB');
   const call = api(baseURL!, key);
   expect((await call('GET', '/me')).status).toBe(200);
 
@@ -60,6 +44,7 @@ test('a call with the test key shows on Usage, in the chart and in its table', a
   await expect(page.locator('#usage-daily')).toContainText('2xx');
   await expect(page.locator('#usage-windows')).toContainText('Feed sync');
   await expectAccessible(page);
+  await screenshot(page, 'usage');
 
   // Filters: a key, 7 days; a number of days out of range is refused beside the field.
   const keyOption = page.locator('#key option', { hasText: 'Feed sync' });
@@ -84,7 +69,7 @@ test('an import sent with the key is followed on the Imports page to its end', a
   page,
   baseURL,
 }) => {
-  const { key } = await anApprovedOwnerWithKey(page, baseURL!, 'Import Bil AB');
+  const { key } = await approvedOwnerWithKey(page, baseURL!, 'Import Bil AB');
   const bad = JSON.stringify(aListing().with({ externalId: 'j-bad', price: -1 }).build());
   const res = await api(baseURL!, key)(
     'POST',
@@ -114,7 +99,7 @@ test('a held mirror import shows its planned removals and is confirmed from the 
   page,
   baseURL,
 }) => {
-  const { key } = await anApprovedOwnerWithKey(page, baseURL!, 'Mirror Bil AB');
+  const { key } = await approvedOwnerWithKey(page, baseURL!, 'Mirror Bil AB');
   const call = api(baseURL!, key);
   for (const externalId of ['m-keep', 'm-gone-1', 'm-gone-2']) {
     const put = await call(

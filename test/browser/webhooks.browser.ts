@@ -1,8 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Client } from 'pg';
-import { databaseUrl, withAdminClient } from '../support/test-database';
-import { adminApi, expect, expectAccessible, signUpVerified, test } from './service';
+import { approvedOwnerWithKey, expect, expectAccessible, screenshot, test } from './service';
 
 /** A receiver on 127.0.0.1 that answers every delivery 200 and counts them. */
 async function startReceiver(): Promise<{ url: string; received: string[]; server: Server }> {
@@ -20,49 +18,13 @@ async function startReceiver(): Promise<{ url: string; received: string[]; serve
   return { url: `http://127.0.0.1:${port}/hooks`, received, server };
 }
 
-/**
- * The account id of a user who just signed up: no page or admin route on this branch shows it,
- * so it is read from the browser run's database (the one of this run holding the email).
- */
-async function accountIdOf(email: string): Promise<string> {
-  const names = await withAdminClient(async (c) =>
-    (
-      await c.query<{ datname: string }>(
-        `SELECT datname FROM pg_database WHERE datname LIKE 'lsvc_browser_%'`,
-      )
-    ).rows.map((r) => r.datname),
-  );
-  for (const name of names) {
-    const client = new Client({ connectionString: databaseUrl(name) });
-    await client.connect();
-    try {
-      const { rows } = await client.query<{ account_id: string }>(
-        `SELECT m.account_id FROM memberships m JOIN users u ON u.id = m.user_id WHERE u.email = $1`,
-        [email.toLowerCase()],
-      );
-      if (rows[0]) return rows[0].account_id;
-    } catch {
-      // another run's database, perhaps mid-migration: not ours
-    } finally {
-      await client.end();
-    }
-  }
-  throw new Error(`No account for ${email}`);
-}
-
 test('webhooks: create (secret once), send test, see the delivery, retry, rotate', async ({
   page,
   baseURL,
 }) => {
   const receiver = await startReceiver();
   try {
-    const { email } = await signUpVerified(page, baseURL!, 'Webbkrokar i Luleå AB');
-    const approved = await adminApi(
-      baseURL!,
-      'POST',
-      `/accounts/${await accountIdOf(email)}/approve`,
-    );
-    expect(approved.status).toBe(200);
+    await approvedOwnerWithKey(page, baseURL!, 'Webbkrokar i Luleå AB');
 
     await page.getByRole('link', { name: 'Webhooks' }).click();
     await expect(page.getByRole('heading', { level: 1, name: 'Webhooks' })).toBeVisible();
@@ -101,6 +63,7 @@ test('webhooks: create (secret once), send test, see the delivery, retry, rotate
     await expect(page.locator('pre.excerpt')).toHaveText('received <ok>');
     expect(receiver.received).toHaveLength(1);
     await expectAccessible(page);
+    await screenshot(page, 'webhook-delivery');
 
     // Retry it: the worker makes a manual attempt.
     await page.getByRole('button', { name: 'Retry delivery' }).click();
