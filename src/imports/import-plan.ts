@@ -39,7 +39,8 @@ export function lineError(error: DomainError): NonNullable<ImportResultRow['erro
  */
 export class FirstLines {
   private readonly ids = new PackedStrings();
-  private firsts = new Float64Array(1024);
+  /** line numbers: at most IMPORT_MAX_LINES (≤ 10,000,000) data lines and as many blank ones */
+  private firsts = new Uint32Array(1024);
 
   /** An externalId with U+0000 names no listing (none can hold one, nor can PostgreSQL's text). */
   note(externalId: unknown, line: number): void {
@@ -48,7 +49,7 @@ export class FirstLines {
     const entry = this.ids.add(externalId);
     if (entry < known) return;
     if (entry === this.firsts.length)
-      this.firsts = grown(this.firsts, new Float64Array(this.firsts.length * 2));
+      this.firsts = grown(this.firsts, new Uint32Array(this.firsts.length * 2));
     this.firsts[entry] = line;
   }
 
@@ -106,12 +107,12 @@ const DELETED = 2;
 
 /**
  * The lines the read pass found by their hash, by line number: all of a re-sent file's, kept
- * until each is prepared. Packed (~30 bytes a line: the line, the listing id's 16 bytes, its
- * externalId as FirstLines' entry), as a Map of objects it was ~200 MB for 1,000,000 lines.
+ * until each is prepared. Packed (25 bytes a line: the line, the listing id's 16 bytes, its
+ * externalId as FirstLines' entry, a flag), as a Map of objects it was ~200 MB for 1,000,000 lines.
  * Lines are set in file order; one that is not (or does not pack) is kept in a Map instead.
  */
 export class KnownLines {
-  private lines = new Float64Array(1024);
+  private lines = new Uint32Array(1024);
   private entries = new Uint32Array(1024);
   private flags = new Uint8Array(1024);
   private listingIds = Buffer.alloc(1024 * UUID_BYTES);
@@ -172,7 +173,7 @@ export class KnownLines {
 
   private grow(): void {
     const size = this.lines.length * 2;
-    this.lines = grown(this.lines, new Float64Array(size));
+    this.lines = grown(this.lines, new Uint32Array(size));
     this.entries = grown(this.entries, new Uint32Array(size));
     this.flags = grown(this.flags, new Uint8Array(size));
     const listingIds = Buffer.alloc(size * UUID_BYTES);
