@@ -53,6 +53,12 @@ export class FirstLines {
     this.firsts[entry] = line;
   }
 
+  /** Gives back the room kept for more ids: once the whole file is noted. */
+  trim(): void {
+    this.ids.trim();
+    this.firsts = this.firsts.slice(0, Math.max(this.ids.size, 1));
+  }
+
   /** The earlier line holding this externalId, when `line` is not its first. */
   duplicateOf(externalId: string, line: number): number | undefined {
     const entry = this.ids.indexOf(externalId);
@@ -136,6 +142,15 @@ export class KnownLines {
     this.flags[this.count] = hit.renewalDue ? RENEWAL_DUE : 0;
     this.listingIds.write(hit.listingId.replaceAll('-', ''), this.count * UUID_BYTES, 'hex');
     this.count++;
+  }
+
+  /** Gives back the room kept for more lines: once the read pass has set them all. */
+  trim(): void {
+    const size = Math.max(this.count, 1);
+    this.lines = this.lines.slice(0, size);
+    this.entries = this.entries.slice(0, size);
+    this.flags = this.flags.slice(0, size);
+    this.listingIds = Buffer.from(this.listingIds.subarray(0, size * UUID_BYTES));
   }
 
   get(line: number): KnownLine | undefined {
