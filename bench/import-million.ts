@@ -2,7 +2,8 @@
  * The 1,000,000-line import of `npm run bench:scale` (alone with BENCH_ONLY=import-1m): the spec's
  * largest feed (1,000,000 lines, under 1 GiB as sent), NDJSON of new listings (the bench's
  * listing body, ~930 bytes a line, a unique externalId each), uploaded through the API and run by
- * a worker process as deployed (PROCESS_ROLE=worker, the Dockerfile's heap flag), its peak RSS
+ * a worker process as deployed (PROCESS_ROLE=worker, the Dockerfile's heap flag and malloc
+ * settings), its peak RSS
  * taken while it runs. Then the same file again (all unchanged) and, with BENCH_IMPORT_1M_MIRROR
  * not 0, once more with mode=mirror (nothing to remove). Each run is timed from the POST to the
  * status polled as finished, started once every earlier event is relayed.
@@ -13,7 +14,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { pollImport, upload, writeFeed } from './imports';
-import { DEPLOYED_HEAP_FLAG, Started, startNode, withPeakRss } from './lib/processes';
+import {
+  DEPLOYED_HEAP_FLAG,
+  DEPLOYED_MALLOC_ENV,
+  Started,
+  startNode,
+  withPeakRss,
+} from './lib/processes';
 import { createAccount } from './lib/seed';
 
 const LINES = Number(process.env.BENCH_IMPORT_LINES ?? 1_000_000);
@@ -119,6 +126,7 @@ export async function benchImportMillion(pg: string) {
   const dir = await mkdtemp(join(tmpdir(), 'lsvc-bench-import-1m-'));
   const storageDir = join(dir, 'storage');
   const env = {
+    ...DEPLOYED_MALLOC_ENV,
     DATABASE_URL: `${pg}/${DB}`,
     PORT: String(PORT),
     ADMIN_TOKEN,

@@ -4,6 +4,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 /** The node flag the Dockerfile (and `npm run start:prod`) runs the service with: see the Dockerfile. */
 export const DEPLOYED_HEAP_FLAG = '--heap-growing-percent=100';
 
+/** The malloc settings the Dockerfile's ENV (and `npm run start:prod`) give the service: see there. */
+export const DEPLOYED_MALLOC_ENV: Record<string, string> = {
+  MALLOC_MMAP_THRESHOLD_: '131072',
+  MALLOC_ARENA_MAX: '2',
+};
+
 export interface Started {
   child: ChildProcess;
   stop: () => Promise<void>;

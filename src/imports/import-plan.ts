@@ -39,7 +39,8 @@ export function lineError(error: DomainError): NonNullable<ImportResultRow['erro
  */
 export class FirstLines {
   private readonly ids = new PackedStrings();
-  private firsts = new Float64Array(1024);
+  /** line numbers: at most IMPORT_MAX_LINES (≤ 10,000,000) data lines and as many blank ones */
+  private firsts = new Uint32Array(1024);
 
   /** An externalId with U+0000 names no listing (none can hold one, nor can PostgreSQL's text). */
   note(externalId: unknown, line: number): void {
@@ -48,8 +49,14 @@ export class FirstLines {
     const entry = this.ids.add(externalId);
     if (entry < known) return;
     if (entry === this.firsts.length)
-      this.firsts = grown(this.firsts, new Float64Array(this.firsts.length * 2));
+      this.firsts = grown(this.firsts, new Uint32Array(this.firsts.length * 2));
     this.firsts[entry] = line;
+  }
+
+  /** Gives back the room kept for more ids: once the whole file is noted. */
+  trim(): void {
+    this.ids.trim();
+    this.firsts = this.firsts.slice(0, Math.max(this.ids.size, 1));
   }
 
   /** The earlier line holding this externalId, when `line` is not its first. */
@@ -70,22 +77,16 @@ export class FirstLines {
    * `externalIds()`: built from that array, a million ids took ~150 MB of temporary strings.
    */
   externalIdsLiteral(): string {
-    let out = Buffer.allocUnsafe(64 * 1024);
-    let used = 0;
-    const write = (text: string) => {
-      const bytes = Buffer.byteLength(text);
-      if (used + bytes > out.length) {
-        const larger = Buffer.allocUnsafe(Math.max(out.length * 2, used + bytes));
-        out.copy(larger, 0, 0, used);
-        out = larger;
-      }
-      used += out.write(text, used);
-    };
-    write('{');
-    for (let entry = 0; entry < this.ids.size; entry++)
+    const quoted = (entry: number) =>
       // As node-pg's own array literal: every element quoted, \ and " escaped.
-      write(`${entry > 0 ? ',' : ''}"${this.ids.at(entry).replace(/[\\"]/g, '\\$&')}"`);
-    write('}');
+      `${entry > 0 ? ',' : ''}"${this.ids.at(entry).replace(/[\\"]/g, '\\$&')}"`;
+    // Measured first, then written into a buffer of that size: no growing copies of ~20 MB.
+    let size = 2;
+    for (let entry = 0; entry < this.ids.size; entry++) size += Buffer.byteLength(quoted(entry));
+    const out = Buffer.allocUnsafe(size);
+    let used = out.write('{');
+    for (let entry = 0; entry < this.ids.size; entry++) used += out.write(quoted(entry), used);
+    used += out.write('}', used);
     return out.toString('utf8', 0, used);
   }
 
@@ -106,12 +107,12 @@ const DELETED = 2;
 
 /**
  * The lines the read pass found by their hash, by line number: all of a re-sent file's, kept
- * until each is prepared. Packed (~30 bytes a line: the line, the listing id's 16 bytes, its
- * externalId as FirstLines' entry), as a Map of objects it was ~200 MB for 1,000,000 lines.
+ * until each is prepared. Packed (25 bytes a line: the line, the listing id's 16 bytes, its
+ * externalId as FirstLines' entry, a flag), as a Map of objects it was ~200 MB for 1,000,000 lines.
  * Lines are set in file order; one that is not (or does not pack) is kept in a Map instead.
  */
 export class KnownLines {
-  private lines = new Float64Array(1024);
+  private lines = new Uint32Array(1024);
   private entries = new Uint32Array(1024);
   private flags = new Uint8Array(1024);
   private listingIds = Buffer.alloc(1024 * UUID_BYTES);
@@ -135,6 +136,15 @@ export class KnownLines {
     this.flags[this.count] = hit.renewalDue ? RENEWAL_DUE : 0;
     this.listingIds.write(hit.listingId.replaceAll('-', ''), this.count * UUID_BYTES, 'hex');
     this.count++;
+  }
+
+  /** Gives back the room kept for more lines: once the read pass has set them all. */
+  trim(): void {
+    const size = Math.max(this.count, 1);
+    this.lines = this.lines.slice(0, size);
+    this.entries = this.entries.slice(0, size);
+    this.flags = this.flags.slice(0, size);
+    this.listingIds = Buffer.from(this.listingIds.subarray(0, size * UUID_BYTES));
   }
 
   get(line: number): KnownLine | undefined {
@@ -172,7 +182,7 @@ export class KnownLines {
 
   private grow(): void {
     const size = this.lines.length * 2;
-    this.lines = grown(this.lines, new Float64Array(size));
+    this.lines = grown(this.lines, new Uint32Array(size));
     this.entries = grown(this.entries, new Uint32Array(size));
     this.flags = grown(this.flags, new Uint8Array(size));
     const listingIds = Buffer.alloc(size * UUID_BYTES);

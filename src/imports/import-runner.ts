@@ -227,6 +227,9 @@ export class ImportRunner {
       }
       if (batch.length > 0) lookUp(batch, hashes);
       while (lookups.length > 0) await noteFirst();
+      // Kept for the rest of the import: without the room left for lines that will not come.
+      firstLines.trim();
+      known.trim();
       stillHeld();
       return { lines, lastLine, firstLines, known };
     });

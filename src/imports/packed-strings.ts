@@ -1,16 +1,16 @@
 /**
  * A set of strings, each numbered by when it was added, packed in typed arrays and one byte
  * buffer: a V8 Map of a million short strings costs about 100 bytes an entry on the heap, this
- * about 30 (off the heap) plus the string's own bytes. Exact: a string is found by its every
- * code unit, never by its hash alone.
+ * about 12 (off the heap: its offset, its slots) plus the string's own bytes. Exact: a string is
+ * found by its every code unit, never by its hash alone.
  */
 export class PackedStrings {
   private bytes = Buffer.allocUnsafe(64 * 1024);
   private used = 0;
+  /** where each string starts; it ends where the next one starts (the last: at `used`) */
   private offsets = new Uint32Array(1024);
-  /** the length in code units << 1, | 1 when stored as UTF-16 (a code unit over 0xFF) */
-  private lengths = new Uint32Array(1024);
-  private hashes = new Uint32Array(1024);
+  /** one bit a string: stored as UTF-16 (a code unit over 0xFF), else as Latin-1 */
+  private wide = new Uint8Array(1024 / 8);
   /** open addressing, linear probing: an entry's index + 1, 0 when empty; a power of two long */
   private slots = new Int32Array(2048);
   private count = 0;
@@ -21,12 +21,12 @@ export class PackedStrings {
 
   /** The number `value` was added as, or -1. */
   indexOf(value: string): number {
-    const hash = hashOf(value);
     const mask = this.slots.length - 1;
-    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+    const wide = isWide(value);
+    for (let slot = hashOf(value) & mask; ; slot = (slot + 1) & mask) {
       const entry = this.slots[slot] - 1;
       if (entry < 0) return -1;
-      if (this.hashes[entry] === hash && this.equals(entry, value)) return entry;
+      if (this.equals(entry, value, wide)) return entry;
     }
   }
 
@@ -42,29 +42,46 @@ export class PackedStrings {
     if (this.used + byteLength > this.bytes.length) this.growBytes(byteLength);
     this.bytes.write(value, this.used, byteLength, wide ? 'utf16le' : 'latin1');
     this.offsets[entry] = this.used;
-    this.lengths[entry] = (value.length << 1) | (wide ? 1 : 0);
-    this.hashes[entry] = hashOf(value);
+    if (wide) this.wide[entry >>> 3] |= 1 << (entry & 7);
     this.used += byteLength;
     this.count++;
-    this.place(entry);
+    this.place(entry, hashOf(value));
     return entry;
   }
 
   /** The string added as `entry`. */
   at(entry: number): string {
-    const length = this.lengths[entry];
-    const wide = (length & 1) === 1;
-    const start = this.offsets[entry];
-    const end = start + (wide ? (length >>> 1) * 2 : length >>> 1);
-    return this.bytes.toString(wide ? 'utf16le' : 'latin1', start, end);
+    return this.bytes.toString(
+      this.isWide(entry) ? 'utf16le' : 'latin1',
+      this.offsets[entry],
+      this.end(entry),
+    );
   }
 
-  private equals(entry: number, value: string): boolean {
-    const length = this.lengths[entry];
-    if (length >>> 1 !== value.length || (length & 1) !== (isWide(value) ? 1 : 0)) return false;
+  /**
+   * Gives back the room kept for strings yet to come (up to half the bytes and entries): for a
+   * set that is complete, such as a feed's externalIds once the file is read.
+   */
+  trim(): void {
+    this.bytes = Buffer.from(this.bytes.subarray(0, this.used));
+    this.offsets = this.offsets.slice(0, Math.max(this.count, 1));
+    this.wide = this.wide.slice(0, Math.max(Math.ceil(this.count / 8), 1));
+  }
+
+  private isWide(entry: number): boolean {
+    return (this.wide[entry >>> 3] & (1 << (entry & 7))) !== 0;
+  }
+
+  private end(entry: number): number {
+    return entry + 1 < this.count ? this.offsets[entry + 1] : this.used;
+  }
+
+  private equals(entry: number, value: string, wide: boolean): boolean {
+    if (this.isWide(entry) !== wide) return false;
     const bytes = this.bytes;
     const start = this.offsets[entry];
-    if ((length & 1) === 0) {
+    if ((this.end(entry) - start) >>> (wide ? 1 : 0) !== value.length) return false;
+    if (!wide) {
       for (let k = 0; k < value.length; k++)
         if (bytes[start + k] !== value.charCodeAt(k)) return false;
     } else {
@@ -75,23 +92,37 @@ export class PackedStrings {
     return true;
   }
 
-  private place(entry: number): void {
+  private place(entry: number, hash: number): void {
     const mask = this.slots.length - 1;
-    let slot = this.hashes[entry] & mask;
+    let slot = hash & mask;
     while (this.slots[slot] !== 0) slot = (slot + 1) & mask;
     this.slots[slot] = entry + 1;
+  }
+
+  /** The hash of a stored string, from its bytes (as `hashOf` of the string). */
+  private hashAt(entry: number): number {
+    const bytes = this.bytes;
+    const start = this.offsets[entry];
+    const end = this.end(entry);
+    let hash = 0x811c9dc5;
+    if (!this.isWide(entry)) {
+      for (let k = start; k < end; k++) hash = Math.imul(hash ^ bytes[k], 0x01000193);
+    } else {
+      for (let k = start; k < end; k += 2)
+        hash = Math.imul(hash ^ (bytes[k] | (bytes[k + 1] << 8)), 0x01000193);
+    }
+    return hash >>> 0;
   }
 
   private growEntries(): void {
     const size = this.offsets.length * 2;
     this.offsets = grown(this.offsets, new Uint32Array(size));
-    this.lengths = grown(this.lengths, new Uint32Array(size));
-    this.hashes = grown(this.hashes, new Uint32Array(size));
+    this.wide = grown(this.wide, new Uint8Array(Math.ceil(size / 8)));
   }
 
   private growSlots(): void {
     this.slots = new Int32Array(this.slots.length * 2);
-    for (let entry = 0; entry < this.count; entry++) this.place(entry);
+    for (let entry = 0; entry < this.count; entry++) this.place(entry, this.hashAt(entry));
   }
 
   private growBytes(atLeast: number): void {
