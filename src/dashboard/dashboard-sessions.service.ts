@@ -63,9 +63,11 @@ export class DashboardSessionsService {
     const session = await this.store.byTokenHash(hashToken(token));
     const now = new Date();
     if (!session || sessionEnded(session, now)) return null;
-    const user = await this.users.byId(session.userId);
+    const [user, memberships] = await Promise.all([
+      this.users.byId(session.userId),
+      this.memberships.ofUser(session.userId),
+    ]);
     if (!user) return null;
-    const memberships = await this.memberships.ofUser(user.id);
     const membership = memberships.find((m) => m.accountId === session.accountId) ?? memberships[0];
     // A user whose last membership was removed has nothing to see.
     if (!membership) return null;

@@ -57,12 +57,22 @@ describe('usage summary', () => {
   });
 
   it('splits each day by status class and counts errors per endpoint, agreeing with the summary', () => {
-    const rows = [
+    const classed = [
       { ...row('2025-03-09', 'GET', '/v1/me', { requests: 3 }), statusClass: 2 },
       { ...row('2025-03-09', 'GET', '/v1/me', { requests: 1, errors: 1 }), statusClass: 4 },
       { ...row('2025-03-10', 'POST', '/v1/imports', { requests: 2, errors: 2 }), statusClass: 5 },
     ];
-    const usage = summarizeClassedUsage(2, NOW, rows);
+    // As the store reads them: by day and endpoint, and by day and class.
+    const rows = [
+      row('2025-03-09', 'GET', '/v1/me', { requests: 4, errors: 1 }),
+      row('2025-03-10', 'POST', '/v1/imports', { requests: 2, errors: 2 }),
+    ];
+    const classRows = classed.map(({ day, statusClass, requests }) => ({
+      day,
+      statusClass,
+      requests,
+    }));
+    const usage = summarizeClassedUsage(2, NOW, rows, classRows);
     expect(usage.summary).toEqual(summarizeUsage(2, NOW, rows));
     expect(usage.classes).toEqual([2, 4, 5]);
     expect(usage.dailyByClass).toEqual([

@@ -12,9 +12,11 @@ export interface UsageRow {
   rateLimited: number;
 }
 
-/** Stored counts split by status class too (2 for 2xx, 4 for 4xx…). */
-export interface ClassedUsageRow extends UsageRow {
+/** A day's requests of one status class (2 for 2xx, 4 for 4xx…). */
+export interface DayClassRow {
+  day: string;
   statusClass: number;
+  requests: number;
 }
 
 /** An endpoint's requests and errors (status 400 or above). */
@@ -39,23 +41,30 @@ export interface ClassedUsage {
   endpoints: EndpointErrors[];
 }
 
+/**
+ * `rows` as the API reads them (day and endpoint), and `classRows` the same counts by day and
+ * status class: two small folds instead of one over every day, endpoint and class.
+ */
 export function summarizeClassedUsage(
   days: number,
   now: Date,
-  rows: ClassedUsageRow[],
+  rows: UsageRow[],
+  classRows: DayClassRow[],
 ): ClassedUsage {
   const summary = summarizeUsage(days, now, rows);
-  const classes = [...new Set(rows.map((r) => r.statusClass))].sort((a, b) => a - b);
+  const classes = [...new Set(classRows.map((r) => r.statusClass))].sort((a, b) => a - b);
   const column = new Map(classes.map((c, i) => [c, i]));
   const dailyByClass = summary.daily.map((d) => ({
     date: d.date,
     counts: classes.map(() => 0),
   }));
   const byDate = new Map(dailyByClass.map((d) => [d.date, d]));
-  const errors = new Map<string, number>();
-  for (const row of rows) {
+  for (const row of classRows) {
     const day = byDate.get(row.day);
     if (day) day.counts[column.get(row.statusClass)!] += row.requests;
+  }
+  const errors = new Map<string, number>();
+  for (const row of rows) {
     const id = `${row.method} ${row.route}`;
     errors.set(id, (errors.get(id) ?? 0) + row.errors);
   }

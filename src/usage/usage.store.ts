@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import type { ClassedUsageRow, UsageRow } from './usage-summary';
+import type { DayClassRow, UsageRow } from './usage-summary';
 import type { UsageCount } from './usage-tally';
 
 /** Adds the batch to the stored counts; a key deleted meanwhile is skipped, not an error. */
@@ -21,18 +21,15 @@ const USAGE_BY_DAY_AND_ENDPOINT = `
          coalesce(sum(requests) FILTER (WHERE status_class >= 4), 0) AS errors,
          coalesce(sum(requests) FILTER (WHERE rate_limited), 0) AS "rateLimited"
   FROM api_usage
-  WHERE key_id = $1 AND day BETWEEN $2 AND $3
+  WHERE key_id = ANY($1::uuid[]) AND day BETWEEN $2 AND $3
   GROUP BY day, method, route`;
 
-/** Several keys' stored counts, split by status class as well (the dashboard's Usage page). */
-const USAGE_BY_DAY_ENDPOINT_AND_CLASS = `
-  SELECT to_char(day, 'YYYY-MM-DD') AS day, method, route, status_class AS "statusClass",
-         sum(requests) AS requests,
-         coalesce(sum(requests) FILTER (WHERE status_class >= 4), 0) AS errors,
-         coalesce(sum(requests) FILTER (WHERE rate_limited), 0) AS "rateLimited"
+/** Several keys' requests per day and status class (the dashboard's Usage chart). */
+const USAGE_BY_DAY_AND_CLASS = `
+  SELECT to_char(day, 'YYYY-MM-DD') AS day, status_class AS "statusClass", sum(requests) AS requests
   FROM api_usage
   WHERE key_id = ANY($1::uuid[]) AND day BETWEEN $2 AND $3
-  GROUP BY day, method, route, status_class`;
+  GROUP BY day, status_class`;
 
 interface RawUsageRow {
   day: string;
@@ -57,10 +54,11 @@ export class UsageStore {
     await em.query(ADD_COUNTS, [JSON.stringify(counts.map(rowOf))]);
   }
 
-  /** One key's counts per UTC day and endpoint, `from` to `to` (YYYY-MM-DD) inclusive. */
-  async byDayAndEndpoint(keyId: string, from: string, to: string): Promise<UsageRow[]> {
+  /** The keys' counts per UTC day and endpoint, `from` to `to` (YYYY-MM-DD) inclusive. */
+  async byDayAndEndpoint(keyIds: readonly string[], from: string, to: string): Promise<UsageRow[]> {
+    if (keyIds.length === 0) return [];
     const raw: RawUsageRow[] = await this.dataSource.query(USAGE_BY_DAY_AND_ENDPOINT, [
-      keyId,
+      keyIds,
       from,
       to,
     ]);
@@ -90,25 +88,15 @@ export class UsageStore {
     return { requests: Number(row.requests), errors: Number(row.errors) };
   }
 
-  /** The counts of `keyIds` per UTC day, endpoint and status class, `from` to `to` inclusive. */
-  async byDayEndpointAndClass(
-    keyIds: readonly string[],
-    from: string,
-    to: string,
-  ): Promise<ClassedUsageRow[]> {
+  /** The keys' requests per UTC day and status class, `from` to `to` inclusive. */
+  async byDayAndClass(keyIds: readonly string[], from: string, to: string): Promise<DayClassRow[]> {
     if (keyIds.length === 0) return [];
-    const raw: (RawUsageRow & { statusClass: number })[] = await this.dataSource.query(
-      USAGE_BY_DAY_ENDPOINT_AND_CLASS,
-      [keyIds, from, to],
-    );
+    const raw: { day: string; statusClass: number; requests: string }[] =
+      await this.dataSource.query(USAGE_BY_DAY_AND_CLASS, [keyIds, from, to]);
     return raw.map((r) => ({
       day: r.day,
-      method: r.method,
-      route: r.route,
       statusClass: Number(r.statusClass),
       requests: Number(r.requests),
-      errors: Number(r.errors),
-      rateLimited: Number(r.rateLimited),
     }));
   }
 

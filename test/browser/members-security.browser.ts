@@ -1,10 +1,10 @@
 import type { Browser, Page } from '@playwright/test';
+import { aListing } from '../support/listing-builder';
 import {
   adminApi,
   approvedOwnerWithKey,
   expect,
   expectAccessible,
-  mailedLink,
   STRONG_PASSWORD,
   signUpVerified,
   test,
@@ -16,23 +16,7 @@ async function aTestListing(baseURL: string, key: string): Promise<string> {
   const res = await fetch(`${baseURL}/v1/listings`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({
-      title: 'Volvo V70 2.4 D5 Momentum',
-      description: 'Välskött bil med dragkrok och vinterhjul. Servad 2025.',
-      price: 89_000,
-      condition: 'GOOD',
-      categorySlug: 'cars',
-      locationLan: 'stockholm',
-      locationKommun: 'upplands-vasby',
-      attributes: {
-        make: 'volvo',
-        model: 'V70',
-        modelYear: 2012,
-        mileageKm: 184_000,
-        fuel: 'diesel',
-        gearbox: 'automatic',
-      },
-    }),
+    body: JSON.stringify(aListing().build()),
   });
   expect(res.status).toBe(201);
   return ((await res.json()) as { data: { id: string } }).data.id;
@@ -42,14 +26,8 @@ async function aTestListing(baseURL: string, key: string): Promise<string> {
 async function signUpInvited(browser: Browser, baseURL: string, email: string): Promise<Page> {
   const context = await browser.newContext({ baseURL });
   const page = await context.newPage();
-  await page.goto('/dashboard/sign-up');
-  await page.getByLabel('Company name').fill('');
-  await page.getByLabel('Email address').fill(email);
-  await page.getByLabel('Password').fill(STRONG_PASSWORD);
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await page.goto(await mailedLink(baseURL, email, 'verify-email'));
-  await page.getByRole('button', { name: 'Verify email' }).click();
-  await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
+  // An invited email joins the inviting account: the company name is not asked for.
+  await signUpVerified(page, baseURL, '', email);
   return page;
 }
 

@@ -67,8 +67,8 @@ export async function signUpVerified(
   page: Page,
   baseURL: string,
   company = 'Bilhallen i Umeå AB',
+  email = uniqueEmail(),
 ): Promise<{ email: string }> {
-  const email = uniqueEmail();
   await page.goto('/dashboard/sign-up');
   await page.getByLabel('Company name').fill(company);
   await page.getByLabel('Email address').fill(email);
