@@ -130,16 +130,18 @@ describe('Access requests, key roll and the audit log', () => {
       const endpointId = created.body.data.id as string;
       await as(t, fresh.testKey).patch(`/v1/webhooks/${endpointId}`).send({ description: 'ERP' }).expect(200);
       await as(t, fresh.testKey).post(`/v1/webhooks/${endpointId}/rotate-secret`).send({ expireCurrentAfterHours: 0 }).expect(200);
+      await as(t, fresh.testKey).post(`/v1/webhooks/${endpointId}/test`).expect(200);
       await as(t, fresh.testKey).delete(`/v1/webhooks/${endpointId}`).expect(200);
 
       const audit = await auditOf(fresh.id);
-      expect(audit.data.slice(0, 4).map((r: { action: string }) => r.action)).toEqual([
+      expect(audit.data.slice(0, 5).map((r: { action: string }) => r.action)).toEqual([
         'endpoint.deleted',
+        'endpoint.test_sent',
         'endpoint.secret_rotated',
         'endpoint.updated',
         'endpoint.created',
       ]);
-      expect(audit.data[3]).toMatchObject({
+      expect(audit.data[4]).toMatchObject({
         actorType: 'api_key',
         actorId: me.body.data.key.id,
         target: endpointId,

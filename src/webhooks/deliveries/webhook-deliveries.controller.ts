@@ -36,8 +36,9 @@ export class WebhookDeliveriesController {
   async test(
     @CurrentPrincipal() principal: Principal,
     @UuidParam('id', ENDPOINT) id: string,
+    @RequestOrigin() origin: AuditOrigin,
   ): Promise<WebhookDeliveryResponse> {
-    return toDeliveryResponse(await this.deliveries.sendTest(principal, id));
+    return toDeliveryResponse(await this.deliveries.sendTest(principal, id, origin));
   }
 
   /** The endpoint's deliveries, newest first, optionally only one status or event. */

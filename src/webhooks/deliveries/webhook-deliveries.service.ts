@@ -96,7 +96,7 @@ export class WebhookDeliveriesService {
   async sendTest(
     owner: OwnerScope,
     endpointId: string,
-    origin?: AuditOrigin,
+    origin: AuditOrigin,
   ): Promise<WebhookDelivery> {
     const endpoint = await this.endpoints.get(owner, endpointId);
     const id = randomUUID();
@@ -132,7 +132,6 @@ export class WebhookDeliveriesService {
       lastError: result.error,
       responseBodyExcerpt: result.responseBodyExcerpt,
     } satisfies Partial<WebhookDelivery>;
-    if (!origin) return this.store.saveTest(record, result);
     return this.dataSource.transaction(async (em) => {
       const saved = await this.store.saveTest(record, result, em);
       await this.audit.record(em, {
