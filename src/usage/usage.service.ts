@@ -15,7 +15,7 @@ export class UsageService {
   /** Usage of one key over the last `days` UTC days, today included. */
   async summarize(keyId: string, days: number, now = new Date()): Promise<UsageResponse> {
     const { from, to } = usageRange(days, now);
-    return summarizeUsage(days, now, await this.store.byDayAndEndpoint([keyId], from, to));
+    return summarizeUsage(days, now, await this.store.byDayAndEndpoint(keyId, from, to));
   }
 
   /** An account's requests and errors of today (UTC) in one mode, over all its keys of it. */
@@ -33,10 +33,7 @@ export class UsageService {
     now = new Date(),
   ): Promise<ClassedUsage> {
     const { from, to } = usageRange(days, now);
-    const [rows, classRows] = await Promise.all([
-      this.store.byDayAndEndpoint(keyIds, from, to),
-      this.store.byDayAndClass(keyIds, from, to),
-    ]);
+    const { rows, classRows } = await this.store.byDayEndpointOrClass(keyIds, from, to);
     return summarizeClassedUsage(days, now, rows, classRows);
   }
 

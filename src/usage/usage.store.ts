@@ -21,15 +21,21 @@ const USAGE_BY_DAY_AND_ENDPOINT = `
          coalesce(sum(requests) FILTER (WHERE status_class >= 4), 0) AS errors,
          coalesce(sum(requests) FILTER (WHERE rate_limited), 0) AS "rateLimited"
   FROM api_usage
-  WHERE key_id = ANY($1::uuid[]) AND day BETWEEN $2 AND $3
+  WHERE key_id = $1 AND day BETWEEN $2 AND $3
   GROUP BY day, method, route`;
 
-/** Several keys' requests per day and status class (the dashboard's Usage chart). */
-const USAGE_BY_DAY_AND_CLASS = `
-  SELECT to_char(day, 'YYYY-MM-DD') AS day, status_class AS "statusClass", sum(requests) AS requests
+/**
+ * Both folds of the dashboard's Usage page in one scan: per day and endpoint (as the API reads
+ * them) and per day and status class (the chart); a row of the second set has no route.
+ */
+const USAGE_BY_DAY_ENDPOINT_OR_CLASS = `
+  SELECT to_char(day, 'YYYY-MM-DD') AS day, method, route, status_class AS "statusClass",
+         sum(requests) AS requests,
+         coalesce(sum(requests) FILTER (WHERE status_class >= 4), 0) AS errors,
+         coalesce(sum(requests) FILTER (WHERE rate_limited), 0) AS "rateLimited"
   FROM api_usage
   WHERE key_id = ANY($1::uuid[]) AND day BETWEEN $2 AND $3
-  GROUP BY day, status_class`;
+  GROUP BY GROUPING SETS ((day, method, route), (day, status_class))`;
 
 interface RawUsageRow {
   day: string;
@@ -54,11 +60,10 @@ export class UsageStore {
     await em.query(ADD_COUNTS, [JSON.stringify(counts.map(rowOf))]);
   }
 
-  /** The keys' counts per UTC day and endpoint, `from` to `to` (YYYY-MM-DD) inclusive. */
-  async byDayAndEndpoint(keyIds: readonly string[], from: string, to: string): Promise<UsageRow[]> {
-    if (keyIds.length === 0) return [];
+  /** One key's counts per UTC day and endpoint, `from` to `to` (YYYY-MM-DD) inclusive. */
+  async byDayAndEndpoint(keyId: string, from: string, to: string): Promise<UsageRow[]> {
     const raw: RawUsageRow[] = await this.dataSource.query(USAGE_BY_DAY_AND_ENDPOINT, [
-      keyIds,
+      keyId,
       from,
       to,
     ]);
@@ -88,16 +93,37 @@ export class UsageStore {
     return { requests: Number(row.requests), errors: Number(row.errors) };
   }
 
-  /** The keys' requests per UTC day and status class, `from` to `to` inclusive. */
-  async byDayAndClass(keyIds: readonly string[], from: string, to: string): Promise<DayClassRow[]> {
-    if (keyIds.length === 0) return [];
-    const raw: { day: string; statusClass: number; requests: string }[] =
-      await this.dataSource.query(USAGE_BY_DAY_AND_CLASS, [keyIds, from, to]);
-    return raw.map((r) => ({
-      day: r.day,
-      statusClass: Number(r.statusClass),
-      requests: Number(r.requests),
-    }));
+  /** The keys' counts by day and endpoint, and by day and status class, `from` to `to`. */
+  async byDayEndpointOrClass(
+    keyIds: readonly string[],
+    from: string,
+    to: string,
+  ): Promise<{ rows: UsageRow[]; classRows: DayClassRow[] }> {
+    const rows: UsageRow[] = [];
+    const classRows: DayClassRow[] = [];
+    if (keyIds.length === 0) return { rows, classRows };
+    const raw: (RawUsageRow & { statusClass: number | null })[] = await this.dataSource.query(
+      USAGE_BY_DAY_ENDPOINT_OR_CLASS,
+      [keyIds, from, to],
+    );
+    for (const r of raw) {
+      if (r.route === null)
+        classRows.push({
+          day: r.day,
+          statusClass: Number(r.statusClass),
+          requests: Number(r.requests),
+        });
+      else
+        rows.push({
+          day: r.day,
+          method: r.method,
+          route: r.route,
+          requests: Number(r.requests),
+          errors: Number(r.errors),
+          rateLimited: Number(r.rateLimited),
+        });
+    }
+    return { rows, classRows };
   }
 
   /** Deletes the counts of UTC days more than `days` days before today. */
