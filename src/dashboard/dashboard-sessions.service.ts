@@ -14,7 +14,6 @@ import {
 } from './security/session-times';
 import { hashToken, isWellFormedToken, newToken } from './security/tokens';
 import type { UserRecord } from './users.store';
-import { UsersStore } from './users.store';
 import type { DashboardContext, DashboardRequest } from './web/dashboard-context';
 import { PasswordConfirmationRequired } from './web/dashboard-errors';
 import { DashboardCookies } from './web/session-cookie';
@@ -34,7 +33,6 @@ export class DashboardSessionsService {
     @Inject(dashboardConfig.KEY) config: ConfigType<typeof dashboardConfig>,
     private readonly dataSource: DataSource,
     private readonly store: DashboardSessionsStore,
-    private readonly users: UsersStore,
     private readonly memberships: MembershipsStore,
     private readonly people: PeopleService,
   ) {
@@ -60,21 +58,17 @@ export class DashboardSessionsService {
   /** The context of a cookie's session, or null when there is none or it ended. */
   async resolve(token: string | undefined): Promise<DashboardContext | null> {
     if (!isWellFormedToken(token)) return null;
-    const session = await this.store.byTokenHash(hashToken(token));
+    const found = await this.store.byTokenHash(hashToken(token));
     const now = new Date();
-    if (!session || sessionEnded(session, now)) return null;
-    const [user, memberships] = await Promise.all([
-      this.users.byId(session.userId),
-      this.memberships.ofUser(session.userId),
-    ]);
-    if (!user) return null;
+    if (!found || sessionEnded(found.session, now)) return null;
+    const { session, user, memberships } = found;
     const membership = memberships.find((m) => m.accountId === session.accountId) ?? memberships[0];
     // A user whose last membership was removed has nothing to see.
     if (!membership) return null;
     if (now.getTime() - session.lastSeenAt.getTime() >= SESSION_TOUCH_EVERY_MS)
       await this.store.touch(session.id);
     return {
-      user: { id: user.id, email: user.email, emailVerified: user.emailVerifiedAt !== null },
+      user,
       session,
       account: {
         id: membership.accountId,

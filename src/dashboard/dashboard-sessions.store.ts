@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import type { Membership } from './memberships.store';
 
 export interface SessionRecord {
   id: string;
@@ -39,6 +40,15 @@ const toSession = (r: SessionRow): SessionRecord => ({
 
 const COLUMNS = `id, user_id, account_id, livemode, csrf_token, created_at, last_seen_at,
   password_confirmed_at, revoked_at`;
+const SESSION_COLUMNS = COLUMNS.split(',')
+  .map((column) => `s.${column.trim()}`)
+  .join(', ');
+
+export interface SessionWithPeople {
+  session: SessionRecord;
+  user: { id: string; email: string; emailVerified: boolean };
+  memberships: Membership[];
+}
 
 export interface NewSession {
   tokenHash: Buffer;
@@ -78,12 +88,33 @@ export class DashboardSessionsStore {
     return toSession(rows[0]);
   }
 
-  async byTokenHash(tokenHash: Buffer): Promise<SessionRecord | null> {
-    const rows: SessionRow[] = await this.dataSource.query(
-      `SELECT ${COLUMNS} FROM dashboard_sessions WHERE token_hash = $1`,
+  /**
+   * A cookie's session with what every page needs of its user: one round trip per page, the
+   * user's email and its memberships (joined with their accounts, oldest first) read with it.
+   */
+  async byTokenHash(tokenHash: Buffer): Promise<SessionWithPeople | null> {
+    const rows: (SessionRow & {
+      email: string;
+      email_verified_at: Date | null;
+      memberships: Membership[];
+    })[] = await this.dataSource.query(
+      `SELECT ${SESSION_COLUMNS}, u.email, u.email_verified_at,
+         coalesce((SELECT json_agg(json_build_object('accountId', m.account_id,
+                    'accountName', a.name, 'accountStatus', a.status, 'role', m.role)
+                    ORDER BY m.created_at, m.account_id)
+                   FROM memberships m JOIN accounts a ON a.id = m.account_id
+                   WHERE m.user_id = s.user_id), '[]') AS memberships
+         FROM dashboard_sessions s JOIN users u ON u.id = s.user_id
+        WHERE s.token_hash = $1`,
       [tokenHash],
     );
-    return rows[0] ? toSession(rows[0]) : null;
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      session: toSession(row),
+      user: { id: row.user_id, email: row.email, emailVerified: row.email_verified_at !== null },
+      memberships: row.memberships,
+    };
   }
 
   async touch(id: string): Promise<void> {

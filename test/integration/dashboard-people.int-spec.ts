@@ -84,11 +84,11 @@ describe('Dashboard stores against PostgreSQL', () => {
         ip: '203.0.113.1',
         userAgent: 'jest',
       });
-      expect((await sessions().byTokenHash(hashToken(token)))!.id).toBe(session.id);
+      expect((await sessions().byTokenHash(hashToken(token)))!.session.id).toBe(session.id);
       const next = newToken();
       await sessions().rotate(session.id, hashToken(next), newToken());
       expect(await sessions().byTokenHash(hashToken(token))).toBeNull();
-      expect((await sessions().byTokenHash(hashToken(next)))!.id).toBe(session.id);
+      expect((await sessions().byTokenHash(hashToken(next)))!.session.id).toBe(session.id);
     });
 
     it('revokeAllOfUser ends every session but the one kept', async () => {
