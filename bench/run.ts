@@ -70,9 +70,14 @@ import { benchImages } from './images';
 import { benchImports } from './imports';
 
 const PG = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
-const DB = 'lsvc_bench';
-const PORT = 3300;
-const FLOOR_PORT = 3301;
+/**
+ * BENCH_TAG=<n> runs beside another `npm run bench` on the same machine: its own database
+ * (lsvc_bench_<n>), ports (3300 + 10·n and the next) and Redis key prefix.
+ */
+const TAG = process.env.BENCH_TAG ?? '';
+const DB = `lsvc_bench${TAG && `_${TAG}`}`;
+const PORT = 3300 + 10 * Number(TAG || 0);
+const FLOOR_PORT = PORT + 1;
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const base = `http://127.0.0.1:${PORT}`;
 const floor = `http://127.0.0.1:${FLOOR_PORT}`;
@@ -730,7 +735,7 @@ async function main(): Promise<void> {
     RATE_LIMIT_WRITE_PER_MIN: '10000000',
     EXPIRY_SWEEP_EVERY: '1s',
     EXPIRY_BATCH_SIZE: '5000',
-    REDIS_KEY_PREFIX: 'lsvc-bench',
+    REDIS_KEY_PREFIX: `lsvc-bench${TAG}`,
     WEBHOOK_ALLOW_HTTP: 'true',
     FETCH_ALLOW_PRIVATE_TARGETS: 'true',
     // The purge scenario: rows become due all at once and the worker should start on them soon.
