@@ -181,10 +181,9 @@ describe('Dashboard stores against PostgreSQL', () => {
       const first = await ctx.newOwner();
       const second = await ctx.newOwner();
       const store = ctx.get(MembershipsStore);
-      await db.transaction(async (em) => {
-        await store.insert(em, user.id, first.accountId, 'owner');
-        await store.insert(em, user.id, second.accountId, 'viewer');
-      });
+      // Joined one after the other: within one transaction both would carry its start time.
+      await db.transaction((em) => store.insert(em, user.id, first.accountId, 'owner'));
+      await db.transaction((em) => store.insert(em, user.id, second.accountId, 'viewer'));
       const list = await store.ofUser(user.id);
       expect(list.map((m) => [m.accountId, m.role, m.accountStatus])).toEqual([
         [first.accountId, 'owner', 'APPROVED'],
