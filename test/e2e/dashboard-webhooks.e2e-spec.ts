@@ -417,8 +417,10 @@ describe('Dashboard: webhooks', () => {
     });
 
     it('retries a delivery (audited); a disabled endpoint asks to be enabled first', async () => {
+      // A delivery the service made (the test's), not one of the seeded rows: the worker sends
+      // the retry to the receiver, which checks its body against the document.
       const [delivery] = await t.dataSource.query(
-        `SELECT id FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'failed' LIMIT 1`,
+        `SELECT id FROM webhook_deliveries WHERE endpoint_id = $1 AND event = 'webhook.test' LIMIT 1`,
         [id],
       );
       await owner.agent
