@@ -11,7 +11,13 @@ import { Form, type FormFields, FormState } from '../web/form';
 import { originOf } from '../web/origin';
 import { DashboardViews } from '../web/views';
 
-const FIELDS = ['legalName', 'organisationNumber', 'website', 'integrationDescription', 'expectedListings'] as const;
+const FIELDS = [
+  'legalName',
+  'organisationNumber',
+  'website',
+  'integrationDescription',
+  'expectedListings',
+] as const;
 
 /** The values a form shows again: the request's, when it is being edited. */
 function valuesOf(request: AccessRequest | null): Record<string, string> {

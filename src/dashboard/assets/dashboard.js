@@ -43,21 +43,36 @@
   var data = JSON.parse(island.textContent);
   var colours = { '2xx': '#137333', '3xx': '#0b57d0', '4xx': '#b06000', '5xx': '#b00020' };
   // Stacked: each series is drawn as the running total of itself and those before it.
-  var totals = data.x.map(function () { return 0; });
-  var stacked = data.series.map(function (s) {
-    return s.values.map(function (v, i) { totals[i] += v; return totals[i]; });
+  var totals = data.x.map(function () {
+    return 0;
   });
-  var series = [{}].concat(data.series.map(function (s) {
-    var colour = colours[s.label] || '#4a5260';
-    return { label: s.label, stroke: colour, fill: colour + '33', width: 2 };
-  }));
-  var width = function () { return Math.max(280, Math.min(target.clientWidth || 800, 900)); };
-  var chart = new window.uPlot({
-    width: width(),
-    height: 260,
-    series: series.slice(0, 1).concat(series.slice(1).reverse()),
-    axes: [{}, { label: 'Requests' }],
-    scales: { x: { time: true } },
-  }, [data.x].concat(stacked.slice().reverse()), target);
-  window.addEventListener('resize', function () { chart.setSize({ width: width(), height: 260 }); });
+  var stacked = data.series.map(function (s) {
+    return s.values.map(function (v, i) {
+      totals[i] += v;
+      return totals[i];
+    });
+  });
+  var series = [{}].concat(
+    data.series.map(function (s) {
+      var colour = colours[s.label] || '#4a5260';
+      return { label: s.label, stroke: colour, fill: colour + '33', width: 2 };
+    }),
+  );
+  var width = function () {
+    return Math.max(280, Math.min(target.clientWidth || 800, 900));
+  };
+  var chart = new window.uPlot(
+    {
+      width: width(),
+      height: 260,
+      series: series.slice(0, 1).concat(series.slice(1).reverse()),
+      axes: [{}, { label: 'Requests' }],
+      scales: { x: { time: true } },
+    },
+    [data.x].concat(stacked.slice().reverse()),
+    target,
+  );
+  window.addEventListener('resize', function () {
+    chart.setSize({ width: width(), height: 260 });
+  });
 })();

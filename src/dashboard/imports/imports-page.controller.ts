@@ -1,7 +1,5 @@
 import { Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import type { AuditOrigin } from '../../audit/audit-entry';
-import type { OwnerScope } from '../../auth/scope';
 import { NotFoundError } from '../../common/errors/domain-error';
 import { validateDto } from '../../common/http/validation.pipe';
 import type { ImportResponse } from '../../imports/dto/import.response';
@@ -12,8 +10,8 @@ import { IMPORT_OUTCOMES, IMPORT_STATUSES, UNFINISHED } from '../../imports/dto/
 import { Dashboard, type DashboardContext, type DashboardRequest } from '../web/dashboard-context';
 import { DashboardRole } from '../web/dashboard-metadata';
 import { DashboardController } from '../web/dashboard-page.decorator';
-import { FormState } from '../web/form';
-import { originOf } from '../web/origin';
+import { filledFields, FormState, queryText } from '../web/form';
+import { scopeOf, userOrigin } from '../web/origin';
 import { DashboardViews } from '../web/views';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -31,10 +29,6 @@ const DONE: Record<string, string> = {
   'cancel-asked': 'The import stops at its next commit.',
 };
 
-const text = (value: unknown): string => (typeof value === 'string' ? value.trim() : '');
-/** The filled-in fields only: a DTO keeps its default for a field that is absent, not empty. */
-const filled = (fields: Record<string, string>) =>
-  Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== ''));
 const isFinished = (i: ImportResponse) => !UNFINISHED.includes(i.status);
 
 /**
@@ -57,13 +51,13 @@ export class ImportsPageController {
     @Req() req: DashboardRequest,
     @Res() res: Response,
   ): Promise<void> {
-    const values = { status: text(req.query.status), page: text(req.query.page) };
+    const values = { status: queryText(req.query.status), page: queryText(req.query.page) };
     const common = { title: 'Imports', nav: 'imports', statuses: IMPORT_STATUSES, values };
     let query: ListImportsQueryDto;
     try {
       query = await validateDto(
         ListImportsQueryDto,
-        filled({ ...values, limit: String(LIST_PAGE_SIZE) }),
+        filledFields({ ...values, limit: String(LIST_PAGE_SIZE) }),
       );
     } catch (error) {
       return this.views.send(
@@ -91,7 +85,7 @@ export class ImportsPageController {
     @Param('id') id: string,
   ): Promise<void> {
     const found = await this.find(ctx, id);
-    const done = DONE[text(req.query.done)];
+    const done = DONE[queryText(req.query.done)];
     await this.sendDetail(ctx, req, res, found, { notice: done });
   }
 
@@ -125,8 +119,8 @@ export class ImportsPageController {
     @Param('id') id: string,
   ): Promise<void> {
     const found = await this.find(ctx, id);
-    const outcome = text(req.query.outcome);
-    const query = await validateDto(ImportResultsQueryDto, filled({ outcome }));
+    const outcome = queryText(req.query.outcome);
+    const query = await validateDto(ImportResultsQueryDto, filledFields({ outcome }));
     const lines = await this.imports.resultLines(scopeOf(ctx), found.id, query);
     res.status(200);
     res.setHeader('Content-Type', 'application/x-ndjson; charset=utf-8');
@@ -146,7 +140,7 @@ export class ImportsPageController {
   ): Promise<void> {
     const found = await this.find(ctx, id);
     try {
-      await this.imports.confirm(scopeOf(ctx), found.id, this.origin(ctx, req));
+      await this.imports.confirm(scopeOf(ctx), found.id, userOrigin(req, ctx));
     } catch (error) {
       return this.refused(ctx, req, res, found.id, error);
     }
@@ -164,7 +158,7 @@ export class ImportsPageController {
     const found = await this.find(ctx, id);
     let after: ImportResponse;
     try {
-      after = await this.imports.cancel(scopeOf(ctx), found.id, this.origin(ctx, req));
+      after = await this.imports.cancel(scopeOf(ctx), found.id, userOrigin(req, ctx));
     } catch (error) {
       return this.refused(ctx, req, res, found.id, error);
     }
@@ -194,14 +188,15 @@ export class ImportsPageController {
     status = 200,
   ): Promise<void> {
     const scope = scopeOf(ctx);
-    const outcome = req.query.outcome === undefined ? DEFAULT_OUTCOME : text(req.query.outcome);
-    const values = { outcome, after: text(req.query.after) };
+    const outcome =
+      req.query.outcome === undefined ? DEFAULT_OUTCOME : queryText(req.query.outcome);
+    const values = { outcome, after: queryText(req.query.after) };
     let form = extra.form ?? FormState.empty(values);
     let results: Awaited<ReturnType<ImportsService['results']>> | undefined;
     try {
       const query = await validateDto(
         ImportResultsQueryDto,
-        filled({ ...values, limit: String(RESULTS_PAGE_SIZE) }),
+        filledFields({ ...values, limit: String(RESULTS_PAGE_SIZE) }),
       );
       results = await this.imports.results(scope, found.id, query);
     } catch (error) {
@@ -247,12 +242,4 @@ export class ImportsPageController {
     if (!UUID.test(id)) throw new NotFoundError('Import');
     return this.imports.get(scopeOf(ctx), id);
   }
-
-  private origin(ctx: DashboardContext, req: DashboardRequest): AuditOrigin {
-    return { ...originOf(req), actor: { type: 'user', id: ctx.user.id } };
-  }
-}
-
-function scopeOf(ctx: DashboardContext): OwnerScope {
-  return { accountId: ctx.account.id, livemode: ctx.livemode };
 }

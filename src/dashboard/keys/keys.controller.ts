@@ -4,7 +4,6 @@ import { ApiKey } from '../../accounts/api-key.entity';
 import { ApiKeysService } from '../../accounts/api-keys.service';
 import { CreateKeyDto } from '../../accounts/dto/create-key.dto';
 import { KEY_ROLL_GRACE_NAMES, keyRollGraceMs } from '../../accounts/key-roll-grace';
-import type { AuditOrigin } from '../../audit/audit-entry';
 import { SCOPES } from '../../auth/principal';
 import { ForbiddenError, NotFoundError } from '../../common/errors/domain-error';
 import { validateDto } from '../../common/http/validation.pipe';
@@ -15,7 +14,7 @@ import { DashboardRole } from '../web/dashboard-metadata';
 import { DashboardController } from '../web/dashboard-page.decorator';
 import { Form, type FormFields, FormState } from '../web/form';
 import { FormOnce } from '../web/form-once';
-import { originOf } from '../web/origin';
+import { userOrigin } from '../web/origin';
 import { DashboardViews } from '../web/views';
 
 const KEYS = '/dashboard/keys';
@@ -103,7 +102,7 @@ export class KeysController {
     const { record, key } = await this.keys.create(
       ctx.account.id,
       { ...input, createdByUserId: ctx.user.id },
-      this.origin(req, ctx),
+      userOrigin(req, ctx),
     );
     this.shown(req, res, record, key, 'created');
   }
@@ -126,7 +125,7 @@ export class KeysController {
         ctx.account.id,
         key.id,
         graceMs,
-        this.origin(req, ctx),
+        userOrigin(req, ctx),
         ctx.user.id,
       );
       this.shown(req, res, record, secret, 'rolled', form.grace);
@@ -162,7 +161,7 @@ export class KeysController {
   ): Promise<void> {
     const key = await this.find(ctx, id);
     this.mayManage(ctx, `${KEYS}/${key.id}/revoke`);
-    if (!key.revokedAt) await this.keys.revoke(key.id, this.origin(req, ctx), ctx.account.id);
+    if (!key.revokedAt) await this.keys.revoke(key.id, userOrigin(req, ctx), ctx.account.id);
     this.views.redirect(res, `${KEYS}?notice=key-revoked`);
   }
 
@@ -185,10 +184,6 @@ export class KeysController {
     if (!this.canManage(ctx))
       throw new ForbiddenError('Only an owner of the account manages live keys.');
     if (ctx.livemode) this.sessions.requireRecentPassword(ctx, back);
-  }
-
-  private origin(req: DashboardRequest, ctx: DashboardContext): AuditOrigin {
-    return { ...originOf(req), actor: { type: 'user', id: ctx.user.id } };
   }
 
   private shown(

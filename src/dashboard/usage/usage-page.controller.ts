@@ -8,16 +8,11 @@ import { UsageQueryDto } from '../../usage/dto/usage-query.dto';
 import { UsageService } from '../../usage/usage.service';
 import { Dashboard, type DashboardContext, type DashboardRequest } from '../web/dashboard-context';
 import { DashboardController } from '../web/dashboard-page.decorator';
-import { FormState } from '../web/form';
+import { filledFields, FormState, queryText } from '../web/form';
 import { DashboardViews } from '../web/views';
 
 /** The choices of the period select; the number input takes any 1–90. */
 export const PERIODS = ['7', '30', '90'] as const;
-
-const text = (value: unknown): string => (typeof value === 'string' ? value.trim() : '');
-/** The filled-in fields only: a DTO keeps its default for a field that is absent, not empty. */
-const filled = (fields: Record<string, string>) =>
-  Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== ''));
 
 /**
  * Usage (read only, every role): requests per day of the mode's keys or one of them, split by
@@ -43,15 +38,15 @@ export class UsagePageController {
     const kind = ctx.livemode ? 'live' : 'test';
     const keys = (await this.apiKeys.list(ctx.account.id)).filter((k) => k.kind === kind);
     const values = {
-      period: text(req.query.period),
-      days: text(req.query.days),
-      key: text(req.query.key),
+      period: queryText(req.query.period),
+      days: queryText(req.query.days),
+      key: queryText(req.query.key),
     };
     const errors: FieldError[] = [];
     const field = values.days !== '' ? 'days' : 'period';
     let days = 30;
     try {
-      days = (await validateDto(UsageQueryDto, filled({ days: values[field] }))).days;
+      days = (await validateDto(UsageQueryDto, filledFields({ days: values[field] }))).days;
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
       errors.push({ field, message: error.details?.[0]?.message ?? error.message });

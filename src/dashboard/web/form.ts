@@ -56,3 +56,11 @@ export class FormState {
     return this.values[field] ?? '';
   }
 }
+
+/** A query parameter as a form field: a string, trimmed; anything else is empty. */
+export const queryText = (value: unknown): string =>
+  typeof value === 'string' ? value.trim() : '';
+
+/** The filled-in fields only: a DTO keeps its default for a field that is absent, not empty. */
+export const filledFields = (fields: FormFields): FormFields =>
+  Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== ''));

@@ -1,8 +1,6 @@
 import { Controller, Get, Post, Query, Req, Res } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Response } from 'express';
-import type { AuditOrigin } from '../../audit/audit-entry';
-import type { OwnerScope } from '../../auth/scope';
 import { ValidationError } from '../../common/errors/domain-error';
 import { UuidParam } from '../../common/http/uuid-param.decorator';
 import { validateDto } from '../../common/http/validation.pipe';
@@ -23,7 +21,7 @@ import { DashboardRole } from '../web/dashboard-metadata';
 import { DashboardController } from '../web/dashboard-page.decorator';
 import { Form, type FormFields, FormState } from '../web/form';
 import { FormOnce } from '../web/form-once';
-import { originOf } from '../web/origin';
+import { scopeOf, userOrigin } from '../web/origin';
 import { DashboardViews } from '../web/views';
 import { fromLocalDateTime, toLocalDateTime } from './local-time';
 
@@ -89,7 +87,7 @@ export class WebhooksPageController {
     this.views.send(res, req, 'webhooks/list', {
       ...(await this.common(req, ctx)),
       title: 'Webhooks',
-      endpoints: await this.endpoints.list(this.owner(ctx)),
+      endpoints: await this.endpoints.list(scopeOf(ctx)),
     });
   }
 
@@ -133,14 +131,14 @@ export class WebhooksPageController {
           {
             ...(await this.common(req, ctx)),
             title: 'Webhooks',
-            endpoints: await this.endpoints.list(this.owner(ctx)),
+            endpoints: await this.endpoints.list(scopeOf(ctx)),
             notice:
               'This form was already sent, so nothing new was created. A signing secret is shown only once, in the answer to the first submit.',
           },
           409,
         );
       }
-      const outcome = await this.endpoints.create(this.owner(ctx), dto, this.origin(req, ctx));
+      const outcome = await this.endpoints.create(scopeOf(ctx), dto, userOrigin(req, ctx));
       // Without an idempotency key the work runs once and answers its data.
       const created = outcome.data!;
       res.setHeader('Cache-Control', 'no-store');
@@ -171,7 +169,7 @@ export class WebhooksPageController {
     @UuidParam('id', 'Webhook endpoint') id: string,
     @Query() query: Record<string, unknown>,
   ): Promise<void> {
-    const endpoint = await this.endpoints.get(this.owner(ctx), id);
+    const endpoint = await this.endpoints.get(scopeOf(ctx), id);
     const filter = {
       status: typeof query.status === 'string' && query.status ? query.status : undefined,
       event: typeof query.event === 'string' && query.event ? query.event : undefined,
@@ -182,7 +180,7 @@ export class WebhooksPageController {
     try {
       const sent = Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined));
       const dto = await validateDto(ListDeliveriesQueryDto, { ...sent, limit: PAGE_SIZE });
-      page = await this.deliveries.history(this.owner(ctx), id, dto);
+      page = await this.deliveries.history(scopeOf(ctx), id, dto);
     } catch (error) {
       form = FormState.refused(error, filter as Record<string, string>);
     }
@@ -226,7 +224,7 @@ export class WebhooksPageController {
     @UuidParam('id', 'Webhook endpoint') id: string,
   ): Promise<void> {
     this.assertWritable(ctx);
-    const endpoint = await this.endpoints.get(this.owner(ctx), id);
+    const endpoint = await this.endpoints.get(scopeOf(ctx), id);
     this.sendEditForm(
       req,
       res,
@@ -246,7 +244,7 @@ export class WebhooksPageController {
     @Form() form: FormFields,
   ): Promise<void> {
     this.assertWritable(ctx);
-    const endpoint = await this.endpoints.get(this.owner(ctx), id);
+    const endpoint = await this.endpoints.get(scopeOf(ctx), id);
     const events = eventsOf(req);
     const { values } = endpointValues(form, events);
     try {
@@ -255,7 +253,7 @@ export class WebhooksPageController {
         events,
         description: form.description ? form.description : null,
       });
-      await this.endpoints.update(this.owner(ctx), id, dto, this.origin(req, ctx));
+      await this.endpoints.update(scopeOf(ctx), id, dto, userOrigin(req, ctx));
       this.views.redirect(res, `${BASE}/${id}?done=updated`);
     } catch (error) {
       this.sendEditForm(req, res, endpoint, FormState.refused(error, values), events, 400);
@@ -272,7 +270,7 @@ export class WebhooksPageController {
     @UuidParam('id', 'Webhook endpoint') id: string,
   ): Promise<void> {
     this.assertWritable(ctx);
-    await this.endpoints.update(this.owner(ctx), id, { isActive: true }, this.origin(req, ctx));
+    await this.endpoints.update(scopeOf(ctx), id, { isActive: true }, userOrigin(req, ctx));
     this.views.redirect(res, `${BASE}/${id}?done=enabled`);
   }
 
@@ -285,7 +283,7 @@ export class WebhooksPageController {
     @UuidParam('id', 'Webhook endpoint') id: string,
   ): Promise<void> {
     this.assertWritable(ctx);
-    await this.endpoints.update(this.owner(ctx), id, { isActive: false }, this.origin(req, ctx));
+    await this.endpoints.update(scopeOf(ctx), id, { isActive: false }, userOrigin(req, ctx));
     this.views.redirect(res, `${BASE}/${id}?done=disabled`);
   }
 
@@ -298,7 +296,7 @@ export class WebhooksPageController {
     @UuidParam('id', 'Webhook endpoint') id: string,
   ): Promise<void> {
     this.assertWritable(ctx);
-    const endpoint = await this.endpoints.get(this.owner(ctx), id);
+    const endpoint = await this.endpoints.get(scopeOf(ctx), id);
     this.views.send(res, req, 'webhooks/delete', {
       title: 'Delete webhook endpoint',
       nav: 'webhooks',
@@ -315,7 +313,7 @@ export class WebhooksPageController {
     @UuidParam('id', 'Webhook endpoint') id: string,
   ): Promise<void> {
     this.assertWritable(ctx);
-    await this.endpoints.remove(this.owner(ctx), id, this.origin(req, ctx));
+    await this.endpoints.remove(scopeOf(ctx), id, userOrigin(req, ctx));
     this.views.redirect(res, `${BASE}?done=deleted`);
   }
 
@@ -329,7 +327,7 @@ export class WebhooksPageController {
     @UuidParam('id', 'Webhook endpoint') id: string,
   ): Promise<void> {
     this.assertWritable(ctx);
-    const delivery = await this.deliveries.sendTest(this.owner(ctx), id, this.origin(req, ctx));
+    const delivery = await this.deliveries.sendTest(scopeOf(ctx), id, userOrigin(req, ctx));
     this.views.redirect(res, `${BASE}/${id}/deliveries/${delivery.id}?done=test-sent`);
   }
 
@@ -358,7 +356,7 @@ export class WebhooksPageController {
     this.assertWritable(ctx);
     const grace = form.grace ?? '';
     try {
-      await this.endpoints.get(this.owner(ctx), id);
+      await this.endpoints.get(scopeOf(ctx), id);
       const dto = await validateDto(RotateSecretDto, {
         expireCurrentAfterHours: /^\d{1,6}$/.test(grace) ? Number(grace) : grace,
       }).catch((error: unknown) => {
@@ -370,10 +368,10 @@ export class WebhooksPageController {
         return this.views.redirect(res, `${BASE}/${id}`);
       }
       const rotated = await this.endpoints.rotateSecret(
-        this.owner(ctx),
+        scopeOf(ctx),
         id,
         dto.expireCurrentAfterHours,
-        this.origin(req, ctx),
+        userOrigin(req, ctx),
       );
       res.setHeader('Cache-Control', 'no-store');
       this.views.send(res, req, 'webhooks/secret', {
@@ -412,7 +410,7 @@ export class WebhooksPageController {
   ): Promise<void> {
     this.assertWritable(ctx);
     try {
-      await this.deliveries.requestRetry(this.owner(ctx), id, deliveryId, this.origin(req, ctx));
+      await this.deliveries.requestRetry(scopeOf(ctx), id, deliveryId, userOrigin(req, ctx));
       this.views.redirect(res, `${BASE}/${id}/deliveries/${deliveryId}?done=retried`);
     } catch (error) {
       const form = FormState.refused(this.disabledMessage(error), {});
@@ -431,14 +429,14 @@ export class WebhooksPageController {
     @Form() form: FormFields,
   ): Promise<void> {
     this.assertWritable(ctx);
-    await this.endpoints.get(this.owner(ctx), id);
+    await this.endpoints.get(scopeOf(ctx), id);
     try {
       const since = fromLocalDateTime(form.since, 'since');
       const queued = await this.deliveries.recover(
-        this.owner(ctx),
+        scopeOf(ctx),
         id,
         since.toISOString(),
-        this.origin(req, ctx),
+        userOrigin(req, ctx),
       );
       this.views.redirect(res, `${BASE}/${id}?done=recovered&queued=${queued}`);
     } catch (error) {
@@ -450,7 +448,7 @@ export class WebhooksPageController {
         {
           ...(await this.common(req, ctx)),
           title: 'Recover missed events',
-          endpoint: await this.endpoints.get(this.owner(ctx), id),
+          endpoint: await this.endpoints.get(scopeOf(ctx), id),
           form: refused,
         },
         400,
@@ -459,14 +457,6 @@ export class WebhooksPageController {
   }
 
   // ---- helpers ----
-
-  private owner(ctx: DashboardContext): OwnerScope {
-    return { accountId: ctx.account.id, livemode: ctx.livemode };
-  }
-
-  private origin(req: DashboardRequest, ctx: DashboardContext): AuditOrigin {
-    return { actor: { type: 'user', id: ctx.user.id }, ...originOf(req) };
-  }
 
   /**
    * Only an owner or developer of an approved account changes its webhooks (also the GET of a
@@ -569,7 +559,7 @@ export class WebhooksPageController {
     form: FormState,
     status = 200,
   ): Promise<void> {
-    const endpoint = await this.endpoints.get(this.owner(ctx), id);
+    const endpoint = await this.endpoints.get(scopeOf(ctx), id);
     this.views.send(
       res,
       req,
@@ -594,8 +584,8 @@ export class WebhooksPageController {
     form: FormState,
     status = 200,
   ): Promise<void> {
-    const { delivery, attempts } = await this.deliveries.detail(this.owner(ctx), id, deliveryId);
-    const endpoint = await this.endpoints.get(this.owner(ctx), id);
+    const { delivery, attempts } = await this.deliveries.detail(scopeOf(ctx), id, deliveryId);
+    const endpoint = await this.endpoints.get(scopeOf(ctx), id);
     this.views.send(
       res,
       req,
