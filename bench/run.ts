@@ -742,8 +742,8 @@ async function main(): Promise<void> {
     RETENTION_PURGE_EVERY: '1s',
     IMAGE_CONCURRENCY: String(IMAGE_CONCURRENCY),
   };
-  // As deployed (docker-compose): an API process and a delivery/scheduler worker, apart, with
-  // the Dockerfile's heap flag.
+  // As deployed (docker-compose): an API process, a worker for the interactive lane (and the
+  // schedules, images) and one for the bulk lane and imports, apart, with the Dockerfile's heap flag.
   const entry = join(process.env.BENCH_DIST ?? join(__dirname, '..', 'dist'), 'main.js');
   const apiNodeArgs = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const profiler = ['-r', join(__dirname, 'lib', 'cpu-profiler.js')];
@@ -759,9 +759,20 @@ async function main(): Promise<void> {
     `${base}/health/ready`,
     pinApi,
   );
+  const workerArgs = [
+    DEPLOYED_HEAP_FLAG,
+    ...(process.env.BENCH_PROFILE_DIR ? profiler : []),
+    entry,
+  ];
   const worker = await startNode(
-    [DEPLOYED_HEAP_FLAG, ...(process.env.BENCH_PROFILE_DIR ? profiler : []), entry],
-    { ...env, PROCESS_ROLE: 'worker' },
+    workerArgs,
+    { ...env, PROCESS_ROLE: 'worker', WORKER_LANES: 'interactive' },
+    undefined,
+    pinHooks,
+  );
+  const bulkWorker = await startNode(
+    workerArgs,
+    { ...env, PROCESS_ROLE: 'worker', WORKER_LANES: 'bulk' },
     undefined,
     pinHooks,
   );
@@ -876,7 +887,7 @@ async function main(): Promise<void> {
         db,
         base,
         adminToken: ADMIN_TOKEN,
-        worker,
+        worker: bulkWorker,
         bulkListingsPerSecond: bulk.service.rps * 50,
         floorBulkListingsPerSecond: bulk.floor!.rps * 50,
         warmupSeconds: WARMUP_SECONDS,
@@ -993,7 +1004,7 @@ async function main(): Promise<void> {
       db,
       base,
       adminToken: ADMIN_TOKEN,
-      worker,
+      worker: bulkWorker,
       bulkListingsPerSecond,
       floorBulkListingsPerSecond: bulk.floor!.rps * 50,
       warmupSeconds: WARMUP_SECONDS,
@@ -1069,6 +1080,7 @@ async function main(): Promise<void> {
     await deliveryFloor.stop();
     await floorServer.stop();
     await worker.stop();
+    await bulkWorker.stop();
     await service.stop();
   }
 }

@@ -16,7 +16,7 @@ import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
 import { EnvelopeInterceptor } from './common/http/envelope.interceptor';
 import { createValidationPipe } from './common/http/validation.pipe';
 import { CONFIG_LOADERS } from './platform/config';
-import type { ProcessRole } from './platform/config/app.config';
+import { appConfig, type ProcessRole } from './platform/config/app.config';
 import { DatabaseModule } from './platform/database/database.module';
 import { seedReferenceData } from './reference/reference-seed';
 import { ImagesModule } from './images/images.module';
@@ -68,6 +68,9 @@ export class AppModule {
   static forRole(role: ProcessRole): DynamicModule {
     const http = role === 'api' || role === 'all';
     const worker = role === 'worker' || role === 'all';
+    // Imports write the bulk lane's events, and renders are as heavy: both run where that lane is
+    // served (WORKER_LANES), at the lowest priority, never beside interactive-only work.
+    const bulk = worker && appConfig().workerLanes.includes('bulk');
     return {
       module: AppModule,
       imports: [
@@ -104,8 +107,7 @@ export class AppModule {
               ExpiryModule,
               EventsWorkerModule,
               WebhooksWorkerModule,
-              ImportsWorkerModule,
-              ImagesWorkerModule,
+              ...(bulk ? [ImportsWorkerModule, ImagesWorkerModule] : []),
               AuditWorkerModule,
             ]
           : []),

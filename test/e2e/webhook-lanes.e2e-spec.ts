@@ -82,3 +82,77 @@ describe('Webhook lanes: interactive events never wait behind an import backlog'
     expect(new Set(ids).size).toBe(ids.length);
   });
 });
+
+/**
+ * Deployed with a worker per lane (docker-compose): the interactive worker relays and delivers
+ * sales and never runs an import; the bulk worker runs imports and delivers their events.
+ */
+describe('Webhook lanes: a worker per lane', () => {
+  let api: TestApp;
+  const workers: TestApp[] = [];
+  let receiver: WebhookReceiver;
+  let a: TestAccount;
+
+  const worker = (lanes: string) =>
+    createTestApp({
+      role: 'worker',
+      databaseName: api.databaseName,
+      redisPrefix: api.redisPrefix,
+      env: { WORKER_LANES: lanes },
+    });
+
+  beforeAll(async () => {
+    receiver = await WebhookReceiver.start();
+    api = await createTestApp({ role: 'api' });
+    workers.push(await worker('interactive'));
+    a = await anAccount(api).build();
+    await registerEndpoint(api, a.liveKey, receiver, '/a');
+  });
+  afterAll(async () => {
+    for (const w of workers) await w.close();
+    await api?.close();
+    await receiver?.close();
+  });
+
+  it('delivers a sale from the interactive worker, and the import waits for a bulk worker', async () => {
+    const listingId = (
+      await as(api, a.liveKey).post('/v1/listings').send(aListing().build()).expect(201)
+    ).body.data.id as string;
+    const file = [0, 1, 2]
+      .map((i) =>
+        JSON.stringify(
+          aListing()
+            .with({ externalId: `split-${i}` })
+            .build(),
+        ),
+      )
+      .join('\n');
+    const created = await as(api, a.liveKey)
+      .post('/v1/imports')
+      .set('Content-Type', 'application/x-ndjson')
+      .send(file)
+      .expect(202);
+    await as(api, a.liveKey).post(`/v1/listings/${listingId}/sold`).expect(200);
+    await eventually(() => receiver.at('/a').some((r) => r.body.event === 'listing.sold'), 15_000);
+    // A second on: an import would have started within milliseconds had this worker run them.
+    await new Promise((r) => setTimeout(r, 1_000));
+    const importId = created.body.data.id as string;
+    const status = async () =>
+      (await as(api, a.liveKey).get(`/v1/imports/${importId}`).expect(200)).body.data.status;
+    expect(await status()).toBe('queued');
+
+    workers.push(await worker('bulk'));
+    await eventually(async () => (await status()) === 'succeeded', 30_000);
+    const imported = () =>
+      receiver
+        .at('/a')
+        .filter(
+          (r) =>
+            r.body.event === 'listing.created' &&
+            String(r.body.data.externalId).startsWith('split-'),
+        );
+    await eventually(() => imported().length === 3, 15_000);
+    const ids = receiver.at('/a').map((r) => r.body.deliveryId);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});

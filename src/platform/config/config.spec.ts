@@ -8,6 +8,7 @@ import { metricsConfig } from './metrics.config';
 import { outboundConfig } from './outbound.config';
 import { storageConfig } from './storage.config';
 import { webhooksConfig } from './webhooks.config';
+import { workerNiceness } from '../process/lower-priority';
 
 function withEnv<T>(env: Record<string, string>, fn: () => T): T {
   const saved = { ...process.env };
@@ -38,6 +39,7 @@ describe('config validation', () => {
       'LISTING_VALIDITY',
       'DATABASE_URL',
       'API_KEY_CACHE_TTL_MS',
+      'WORKER_LANES',
     ])
       delete process.env[k];
     try {
@@ -46,6 +48,7 @@ describe('config validation', () => {
         processRole: 'all',
         publicBaseUrl: 'http://localhost:3000',
         apiKeyCacheTtlMs: 4_000,
+        workerLanes: ['interactive', 'bulk'],
       });
       expect(listingsConfig().validityMs).toBe(30 * 24 * 3600 * 1000);
       expect(databaseConfig().url).toBe('postgres://postgres@127.0.0.1:5432/listings');
@@ -58,6 +61,9 @@ describe('config validation', () => {
     ['PORT', 'abc', appConfig],
     ['PORT', '70000', appConfig],
     ['PROCESS_ROLE', 'both', appConfig],
+    ['WORKER_LANES', 'imports', appConfig],
+    ['WORKER_LANES', 'interactive,', appConfig],
+    ['WORKER_LANES', ' , ', appConfig],
     ['DATABASE_URL', 'mysql://x', databaseConfig],
     ['DB_STATEMENT_TIMEOUT', 'forever', databaseConfig],
     ['DB_IDLE_IN_TRANSACTION_TIMEOUT', '0', databaseConfig],
@@ -108,6 +114,16 @@ describe('config validation', () => {
     expect(withEnv({ ...s3, S3_PREFIX: 'listings/media-1/' }, storageConfig).s3?.prefix).toBe(
       'listings/media-1/',
     );
+  });
+
+  it('takes WORKER_LANES as one lane or both, and sets a worker\'s niceness by them', () => {
+    expect(withEnv({ WORKER_LANES: 'interactive' }, appConfig).workerLanes).toEqual(['interactive']);
+    expect(withEnv({ WORKER_LANES: 'bulk, interactive,bulk' }, appConfig).workerLanes).toEqual([
+      'bulk',
+      'interactive',
+    ]);
+    expect(workerNiceness(['interactive'])).toBeLessThan(workerNiceness(['bulk']));
+    expect(workerNiceness(['interactive', 'bulk'])).toBe(workerNiceness(['bulk']));
   });
 
   it('takes TRUST_PROXY as a hop count or proxy addresses', () => {

@@ -1,11 +1,23 @@
 import { readdirSync } from 'node:fs';
 import { setPriority } from 'node:os';
+import type { WorkerLane } from '../config/app.config';
 
 /**
  * A worker's niceness (the lowest priority): on a host shared with the API, background work gives
  * way to requests for the CPU; 19 held the API's p95 best in the image bench (docs/performance.md).
  */
-export const WORKER_NICENESS = 19;
+const WORKER_NICENESS = 19;
+
+/**
+ * A worker that serves only the interactive lane sits between the API and the bulk work: its
+ * steps are short and someone waits for each, so it wins the CPU from imports and bulk deliveries
+ * (a sale during a 100,000-line import, docs/performance.md) and still gives way to the API.
+ */
+export const INTERACTIVE_WORKER_NICENESS = 10;
+
+export function workerNiceness(lanes: readonly WorkerLane[]): number {
+  return lanes.includes('bulk') ? WORKER_NICENESS : INTERACTIVE_WORKER_NICENESS;
+}
 
 /**
  * Lowers the OS priority of every thread of this process to `nice`. On Linux a priority belongs

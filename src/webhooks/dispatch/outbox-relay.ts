@@ -1,6 +1,8 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { DataSource } from 'typeorm';
 import type { EventLane } from '../../events/event-lane';
+import type { AllConfig } from '../../platform/config';
 import { OutboxWake } from '../../events/outbox-wake';
 import { PollingLoop } from '../../platform/scheduling/polling-loop';
 import { withTimeout } from '../../platform/queues/with-timeout';
@@ -27,7 +29,8 @@ const ENQUEUE_TIMEOUT_MS = 3_000;
  * Moves committed events into their lane's fan-out queue: rows claimed with SKIP LOCKED and
  * marked relayed only once Bull took the jobs, so with Redis down an event waits, never lost.
  * Job id = event id, so enqueueing twice is harmless. Each turn serves the interactive lane
- * first; within a lane, accounts take turns (DispatchStore.claimUnrelayed).
+ * first; within a lane, accounts take turns (DispatchStore.claimUnrelayed). It relays only the
+ * lanes this worker serves (WORKER_LANES).
  */
 @Injectable()
 export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
@@ -39,24 +42,28 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
       // While Redis is away there is nothing to do but wait; do not hold row locks meanwhile.
       if (this.lanes.fanout('interactive').client.status !== 'ready') return;
       // The idle case, most polls: one cheap read on the pending index instead of a transaction.
-      let lanes = await this.dispatch.unrelayedLanes();
+      let lanes = await this.unrelayedLanes();
       while (!stopped() && lanes.length > 0) {
         const more: EventLane[] = [];
         for (const lane of lanes) if (await this.relayBatch(lane)) more.push(lane);
         // A lane that filled its batch goes again; the interactive one is looked at every turn.
-        lanes = more.length > 0 ? await this.dispatch.unrelayedLanes() : [];
+        lanes = more.length > 0 ? await this.unrelayedLanes() : [];
       }
     },
   );
   /** Per lane, the account served last: the next claim starts after it. */
   private readonly servedLast: Record<EventLane, string | null> = { interactive: null, bulk: null };
+  private readonly served: readonly EventLane[];
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly dispatch: DispatchStore,
     private readonly wake: OutboxWake,
     private readonly lanes: WebhookLanes,
-  ) {}
+    config: ConfigService<AllConfig, true>,
+  ) {
+    this.served = config.get('app.workerLanes', { infer: true });
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     this.loop.start();
@@ -66,6 +73,10 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   /** Lets an in-flight batch finish (or roll back) before the database closes. */
   onModuleDestroy(): Promise<void> {
     return this.loop.stop();
+  }
+
+  private async unrelayedLanes(): Promise<EventLane[]> {
+    return (await this.dispatch.unrelayedLanes()).filter((lane) => this.served.includes(lane));
   }
 
   /** Whether the lane may have more to relay now (it filled its batch). */

@@ -1,7 +1,7 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Job } from 'bull';
-import { EVENT_LANES, type EventLane } from '../../events/event-lane';
+import type { EventLane } from '../../events/event-lane';
 import type { AllConfig } from '../../platform/config';
 import { WebhookAttemptRunner } from './webhook-attempt-runner';
 import { DeliveryAttemptError, DeliveryJob } from './webhook-queues';
@@ -12,6 +12,7 @@ import { startProcessing } from '../../platform/queues/queue-processing';
 @Injectable()
 export class WebhookDeliveryProcessor implements OnApplicationBootstrap {
   private readonly concurrency: number;
+  private readonly served: readonly EventLane[];
 
   constructor(
     private readonly lanes: WebhookLanes,
@@ -19,11 +20,12 @@ export class WebhookDeliveryProcessor implements OnApplicationBootstrap {
     config: ConfigService<AllConfig, true>,
   ) {
     this.concurrency = config.get('webhooks.workerConcurrency', { infer: true });
+    this.served = config.get('app.workerLanes', { infer: true });
   }
 
   onApplicationBootstrap(): void {
     // Not awaited: the loops run for the life of the process (see startProcessing).
-    for (const lane of EVENT_LANES)
+    for (const lane of this.served)
       void startProcessing(this.lanes.delivery(lane), this.concurrency, (job: Job<DeliveryJob>) =>
         this.process(job, lane),
       );

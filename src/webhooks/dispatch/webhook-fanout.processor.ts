@@ -1,7 +1,7 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Job } from 'bull';
-import { EVENT_LANES, type EventLane } from '../../events/event-lane';
+import type { EventLane } from '../../events/event-lane';
 import type { AllConfig } from '../../platform/config';
 import { WebhookAttemptRunner } from './webhook-attempt-runner';
 import { WebhookAttemptsService } from './webhook-attempts.service';
@@ -19,6 +19,7 @@ import { startProcessing } from '../../platform/queues/queue-processing';
 export class WebhookFanoutProcessor implements OnApplicationBootstrap {
   /** As many as delivery jobs, per lane: a fan-out job now waits for its receivers. */
   private readonly concurrency: number;
+  private readonly served: readonly EventLane[];
 
   constructor(
     private readonly lanes: WebhookLanes,
@@ -28,11 +29,12 @@ export class WebhookFanoutProcessor implements OnApplicationBootstrap {
     config: ConfigService<AllConfig, true>,
   ) {
     this.concurrency = config.get('webhooks.workerConcurrency', { infer: true });
+    this.served = config.get('app.workerLanes', { infer: true });
   }
 
   onApplicationBootstrap(): void {
     // Not awaited: the loops run for the life of the process (see startProcessing).
-    for (const lane of EVENT_LANES)
+    for (const lane of this.served)
       void startProcessing(this.lanes.fanout(lane), this.concurrency, (job: Job<FanoutJob>) =>
         this.process(job, lane),
       );
