@@ -2,7 +2,8 @@
  * A renewing nightly feed (`npm run bench`, alone with BENCH_ONLY=renew): 20,000 listings imported,
  * then the same file timed twice, all unchanged and with `renew=true` once 1 listing in 23 is due
  * (7 days or less left, as a 30-day validity renewed nightly leaves it). The renewing run writes
- * only the due lines; its listings/s against the unchanged run's is the target.
+ * only the due lines; its listings/s against the unchanged run's is the target, the median of
+ * `ROUNDS` rounds (each run takes about a second, so one pair alone says little).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,6 +20,14 @@ export interface RenewBenchContext {
 
 const LINES = 20_000;
 const DUE_ONE_IN = 23;
+const ROUNDS = 3;
+
+interface Run {
+  view: Awaited<ReturnType<typeof pollImport>>;
+  seconds: number;
+  run: number;
+  perSecond: number;
+}
 
 export async function benchRenew(ctx: RenewBenchContext) {
   const { db, base, adminToken } = ctx;
@@ -27,7 +36,7 @@ export async function benchRenew(ctx: RenewBenchContext) {
     const account = await createAccount(base, adminToken, 'Förnyaren AB');
     const feed = join(dir, 'renew.ndjson');
     await writeFeed(feed, 'renew', LINES);
-    const timed = async (query = '') => {
+    const timed = async (query = ''): Promise<Run> => {
       const started = Date.now();
       const accepted = await upload(base, account.key, feed, query);
       const view = await pollImport(base, account.key, accepted.id, () => false, 20);
@@ -36,30 +45,37 @@ export async function benchRenew(ctx: RenewBenchContext) {
       return { view, seconds, run, perSecond: Math.round(LINES / seconds) };
     };
     await timed(); // creates them all
-    const { rowCount: due } = await db.query(
-      `UPDATE listings SET expires_at = now() + interval '3 days'
-       WHERE account_id = $1 AND right(external_id, 7)::int % $2 = 0`,
-      [account.id, DUE_ONE_IN],
-    );
-    // The night before: the feed matched every listing again (the update above dropped the due
-    // ones' line hashes, as a renewal 23 days earlier did), so each line's hash is known.
-    await timed();
-    const unchanged = await timed();
-    const renewing = await timed('?renew=true');
-    const { rows } = await db.query(
-      `SELECT count(*)::int AS n FROM listings
-       WHERE account_id = $1 AND expires_at > now() + interval '29 days'`,
-      [account.id],
-    );
-    console.log(
-      `20,000 lines, all unchanged: ${unchanged.perSecond} listings/s (${unchanged.seconds.toFixed(2)} s, run ${unchanged.run} s); with renew=true and ${due} due: ${renewing.perSecond} listings/s (${renewing.seconds.toFixed(2)} s, run ${renewing.run} s), renewed ${renewing.view.counts.renewed}, unchanged ${renewing.view.counts.unchanged}; listings with 29+ days left now ${rows[0].n}`,
-    );
-    const ratio = Number((renewing.perSecond / unchanged.perSecond).toFixed(2));
-    const allRenewed = renewing.view.counts.renewed === due && rows[0].n === LINES;
+    const rounds: { unchanged: Run; renewing: Run; due: number; renewedAll: boolean }[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const { rowCount: due } = await db.query(
+        `UPDATE listings SET expires_at = now() + interval '3 days'
+         WHERE account_id = $1 AND right(external_id, 7)::int % $2 = 0`,
+        [account.id, DUE_ONE_IN],
+      );
+      // The night before: the feed matched every listing again (the update above dropped the due
+      // ones' line hashes, as a renewal 23 days earlier did), so each line's hash is known.
+      await timed();
+      const unchanged = await timed();
+      const renewing = await timed('?renew=true');
+      const { rows } = await db.query(
+        `SELECT count(*)::int AS n FROM listings
+         WHERE account_id = $1 AND expires_at > now() + interval '29 days'`,
+        [account.id],
+      );
+      console.log(
+        `20,000 lines, all unchanged: ${unchanged.perSecond} listings/s (${unchanged.seconds.toFixed(2)} s, run ${unchanged.run} s); with renew=true and ${due} due: ${renewing.perSecond} listings/s (${renewing.seconds.toFixed(2)} s, run ${renewing.run} s), renewed ${renewing.view.counts.renewed}, unchanged ${renewing.view.counts.unchanged}; listings with 29+ days left now ${rows[0].n}`,
+      );
+      const renewedAll = renewing.view.counts.renewed === due && rows[0].n === LINES;
+      rounds.push({ unchanged, renewing, due: due ?? 0, renewedAll });
+    }
+    const ratioOf = (r: (typeof rounds)[number]) => r.renewing.perSecond / r.unchanged.perSecond;
+    const median = [...rounds].sort((a, b) => ratioOf(a) - ratioOf(b))[Math.floor(ROUNDS / 2)];
+    const ratio = Number(ratioOf(median).toFixed(2));
+    const allRenewed = rounds.every((r) => r.renewedAll);
     return {
       importRenewDueVsUnchanged: {
         value: ratio,
-        target: `≥ 0.8 (${renewing.perSecond} vs ${unchanged.perSecond} listings/s; ${due} due, all renewed: ${allRenewed})`,
+        target: `≥ 0.8 (median of ${ROUNDS}: ${median.renewing.perSecond} vs ${median.unchanged.perSecond} listings/s; ${median.due} due, all renewed: ${allRenewed})`,
         met: ratio >= 0.8 && allRenewed,
       },
     };
