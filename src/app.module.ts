@@ -68,8 +68,8 @@ export class AppModule {
   static forRole(role: ProcessRole): DynamicModule {
     const http = role === 'api' || role === 'all';
     const worker = role === 'worker' || role === 'all';
-    // Imports write the bulk lane's events, and renders are as heavy: both run where that lane is
-    // served (WORKER_LANES), at the lowest priority, never beside interactive-only work.
+    // Imports write the bulk lane's events, and renders are as heavy: both run only where that lane
+    // is served (WORKER_LANES), at the lowest priority, never in an interactive-only worker.
     const bulk = worker && appConfig().workerLanes.includes('bulk');
     return {
       module: AppModule,

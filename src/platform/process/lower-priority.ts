@@ -13,7 +13,7 @@ const WORKER_NICENESS = 19;
  * steps are short and someone waits for each, so it wins the CPU from imports and bulk deliveries
  * (a sale during a 100,000-line import, docs/performance.md) and still gives way to the API.
  */
-export const INTERACTIVE_WORKER_NICENESS = 10;
+const INTERACTIVE_WORKER_NICENESS = 10;
 
 export function workerNiceness(lanes: readonly WorkerLane[]): number {
   return lanes.includes('bulk') ? WORKER_NICENESS : INTERACTIVE_WORKER_NICENESS;
