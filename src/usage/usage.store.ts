@@ -47,6 +47,15 @@ interface RawUsageRow {
   rateLimited: string;
 }
 
+const usageRowOf = (r: RawUsageRow): UsageRow => ({
+  day: r.day,
+  method: r.method,
+  route: r.route,
+  requests: Number(r.requests),
+  errors: Number(r.errors),
+  rateLimited: Number(r.rateLimited),
+});
+
 /**
  * The one owner of `api_usage`' SQL. The upsert checks the key still exists in the same
  * statement, so a batch never fails on a key deleted since it was counted.
@@ -67,14 +76,7 @@ export class UsageStore {
       from,
       to,
     ]);
-    return raw.map((r) => ({
-      day: r.day,
-      method: r.method,
-      route: r.route,
-      requests: Number(r.requests),
-      errors: Number(r.errors),
-      rateLimited: Number(r.rateLimited),
-    }));
+    return raw.map(usageRowOf);
   }
 
   /** An account's requests and errors (4xx, 5xx) of one UTC day, over its keys of one mode. */
@@ -113,15 +115,7 @@ export class UsageStore {
           statusClass: Number(r.statusClass),
           requests: Number(r.requests),
         });
-      else
-        rows.push({
-          day: r.day,
-          method: r.method,
-          route: r.route,
-          requests: Number(r.requests),
-          errors: Number(r.errors),
-          rateLimited: Number(r.rateLimited),
-        });
+      else rows.push(usageRowOf(r));
     }
     return { rows, classRows };
   }

@@ -19,7 +19,7 @@ import { Dashboard, type DashboardContext, type DashboardRequest } from '../web/
 import { DashboardForbidden } from '../web/dashboard-errors';
 import { DashboardRole } from '../web/dashboard-metadata';
 import { DashboardController } from '../web/dashboard-page.decorator';
-import { Form, type FormFields, FormState } from '../web/form';
+import { filledFields, Form, type FormFields, FormState, queryText } from '../web/form';
 import { FormOnce } from '../web/form-once';
 import { scopeOf, userOrigin } from '../web/origin';
 import { DashboardViews } from '../web/views';
@@ -171,18 +171,20 @@ export class WebhooksPageController {
   ): Promise<void> {
     const endpoint = await this.endpoints.get(scopeOf(ctx), id);
     const filter = {
-      status: typeof query.status === 'string' && query.status ? query.status : undefined,
-      event: typeof query.event === 'string' && query.event ? query.event : undefined,
-      page: typeof query.page === 'string' && query.page ? query.page : undefined,
+      status: queryText(query.status),
+      event: queryText(query.event),
+      page: queryText(query.page),
     };
-    let form = FormState.empty(filter as Record<string, string>);
+    let form = FormState.empty(filter);
     let page;
     try {
-      const sent = Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined));
-      const dto = await validateDto(ListDeliveriesQueryDto, { ...sent, limit: PAGE_SIZE });
+      const dto = await validateDto(ListDeliveriesQueryDto, {
+        ...filledFields(filter),
+        limit: PAGE_SIZE,
+      });
       page = await this.deliveries.history(scopeOf(ctx), id, dto);
     } catch (error) {
-      form = FormState.refused(error, filter as Record<string, string>);
+      form = FormState.refused(error, filter);
     }
     const link = (n: number) => {
       const q = new URLSearchParams();
