@@ -1,3 +1,6 @@
+import { ModulesContainer } from '@nestjs/core';
+import { ImageJobProcessor } from '../../src/images/pipeline/image-job.processor';
+import { ImportProcessor } from '../../src/imports/import.processor';
 import { anAccount, as, TestAccount } from '../support/factories';
 import { aListing } from '../support/listing-builder';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -83,6 +86,10 @@ describe('Webhook lanes: interactive events never wait behind an import backlog'
   });
 });
 
+/** Whether any module of the app provides `type`. */
+const provides = (t: TestApp, type: object) =>
+  [...t.app.get(ModulesContainer).values()].some((m) => m.providers.has(type as never));
+
 /**
  * Deployed with a worker per lane (docker-compose): the interactive worker relays and delivers
  * sales and never runs an import; the bulk worker runs imports and delivers their events.
@@ -114,6 +121,11 @@ describe('Webhook lanes: a worker per lane', () => {
     await receiver?.close();
   });
 
+  it('leaves imports and image renders out of an interactive-only worker', () => {
+    expect(provides(workers[0], ImportProcessor)).toBe(false);
+    expect(provides(workers[0], ImageJobProcessor)).toBe(false);
+  });
+
   it('delivers a sale from the interactive worker, and the import waits for a bulk worker', async () => {
     const listingId = (
       await as(api, a.liveKey).post('/v1/listings').send(aListing().build()).expect(201)
@@ -142,6 +154,8 @@ describe('Webhook lanes: a worker per lane', () => {
     expect(await status()).toBe('queued');
 
     workers.push(await worker('bulk'));
+    expect(provides(workers[1], ImportProcessor)).toBe(true);
+    expect(provides(workers[1], ImageJobProcessor)).toBe(true);
     await eventually(async () => (await status()) === 'succeeded', 30_000);
     const imported = () =>
       receiver
