@@ -34,8 +34,11 @@ export class WebhooksWorkerModule implements BeforeApplicationShutdown {
     for (const queue of lanes.all()) settleWorkerNaming(queue);
   }
 
-  /** Before the database closes: running jobs finish, waiting ones stay in Redis for the next worker. */
+  /**
+   * Before the database closes: running jobs finish, waiting ones stay in Redis for the next worker.
+   * Together: Bull spends up to 500 ms quitting each queue's blocked connection.
+   */
   async beforeApplicationShutdown(): Promise<void> {
-    for (const queue of this.lanes.all()) await queue.close();
+    await Promise.all(this.lanes.all().map((queue) => queue.close()));
   }
 }
