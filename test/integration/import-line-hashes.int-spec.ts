@@ -281,6 +281,25 @@ describe('Import line hashes', () => {
     expect(after[1].updated_at.getTime()).toBeGreaterThan(before[1].updated_at.getTime());
   });
 
+  it('only a new render or a renewal keeps the hash: any other column changed beside them drops it', async () => {
+    const lines = ['k-render', 'k-renew', 'k-renew-attr', 'k-renew-phone', 'k-removal'].map(line);
+    await runImport(lines);
+    const update = async (externalId: string, sets: string) =>
+      ctx.dataSource.query(`UPDATE listings SET ${sets} WHERE id = $1`, [await idOf(externalId)]);
+    const renewal = `expires_at = expires_at + interval '1 day', updated_at = now()`;
+    await update('k-render', `rendered = rendered`);
+    await update('k-renew', renewal);
+    await update('k-renew-attr', `${renewal}, attributes = attributes || '{"fuel":"petrol"}'`);
+    await update('k-renew-phone', `${renewal}, phone = '+46701234567'`);
+    await update('k-removal', `removal_reason = 'kept by nobody'`);
+    const hashed: { external_id: string }[] = await ctx.dataSource.query(
+      `SELECT l.external_id FROM listing_line_hashes h JOIN listings l ON l.id = h.listing_id
+       WHERE l.account_id = $1 ORDER BY l.external_id`,
+      [owner.accountId],
+    );
+    expect(hashed.map((row) => row.external_id)).toEqual(['k-render', 'k-renew']);
+  });
+
   it('a line repeated word for word fails as a repeat, though its hash is known', async () => {
     const lines = ['x-1', 'x-2'].map(line);
     await runImport(lines);
