@@ -484,13 +484,13 @@ async function benchWebhooks(
   };
 }
 
-/** The two webhook targets of issue 16 (points 1 and 3). */
+/** The two webhook targets of issue 16 (points 1 and 3); issue 42 raised the first to 0.75. */
 function webhookTargets(webhooks: Awaited<ReturnType<typeof benchWebhooks>>) {
   return {
     webhookDeliveriesVsFloor: {
       value: webhooks.deliveriesVsFloor,
-      target: `≥ 0.5 (service ${webhooks.deliveriesPerSecond}/s, floor ${webhooks.floorDeliveriesPerSecond}/s)`,
-      met: webhooks.deliveriesVsFloor >= 0.5,
+      target: `≥ 0.75 (service ${webhooks.deliveriesPerSecond}/s, floor ${webhooks.floorDeliveriesPerSecond}/s)`,
+      met: webhooks.deliveriesVsFloor >= 0.75,
     },
     listingSoldP50Ms: {
       value: webhooks.soldP50Ms,

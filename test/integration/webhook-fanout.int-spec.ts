@@ -28,8 +28,11 @@ describe('Fan-out and an endpoint created meanwhile', () => {
   afterAll(() => ctx?.close());
 
   const newEndpoint = async () =>
-    (await ctx.get(WebhookEndpointsService).create(owner, { url: 'http://127.0.0.1:9/hook' }, SYSTEM)).data!
-      .id;
+    (
+      await ctx
+        .get(WebhookEndpointsService)
+        .create(owner, { url: 'http://127.0.0.1:9/hook' }, SYSTEM)
+    ).data!.id;
   const sold = () => ({
     accountId: owner.accountId,
     event: 'listing.sold' as const,
@@ -85,5 +88,54 @@ describe('Fan-out and an endpoint created meanwhile', () => {
     const id = await eventId(pending.data.id);
     await ctx.get(WebhookFanoutService).createForEvent(id);
     expect(await endpointsReached(id)).toContain(endpoint);
+  });
+
+  it('fans out events arriving together in shared statements, each to its own subscribers, once', async () => {
+    const other = await ctx.newOwner();
+    const endpoints = ctx.get(WebhookEndpointsService);
+    const onSales = (
+      await endpoints.create(
+        other,
+        { url: 'http://127.0.0.1:9/sales', events: ['listing.sold'] },
+        SYSTEM,
+      )
+    ).data!.id;
+    const onAll = (await endpoints.create(other, { url: 'http://127.0.0.1:9/all' }, SYSTEM)).data!
+      .id;
+    const events = Array.from({ length: 20 }, (_, i) => ({
+      accountId: other.accountId,
+      event: i % 2 === 0 ? ('listing.sold' as const) : ('listing.created' as const),
+      data: sampleEventData(i % 2 === 0 ? 'listing.sold' : 'listing.created'),
+    }));
+    await ctx.dataSource.transaction(async (em) => {
+      for (const event of events) await ctx.get(OutboxService).append(em, event);
+    });
+    const ids = await Promise.all(events.map((event) => eventId(event.data.id)));
+
+    const queries = jest.spyOn(ctx.dataSource, 'query');
+    const fanout = ctx.get(WebhookFanoutService);
+    // The second event twice in one batch, as a retried job racing its original would ask.
+    const results = await Promise.all([...ids, ids[1]].map((id) => fanout.createForEvent(id)));
+    const statements = queries.mock.calls.length;
+    queries.mockRestore();
+
+    // One lone call, then the other twenty together: five statements each.
+    expect(statements).toBeLessThanOrEqual(10);
+    for (const [i, id] of ids.entries()) {
+      const reached = await endpointsReached(id);
+      expect(reached).toEqual((i % 2 === 0 ? [onSales, onAll] : [onAll]).sort());
+      expect(results[i].created.sort()).toEqual(
+        (await ctx.dataSource.query('SELECT id FROM webhook_deliveries WHERE event_id = $1', [id]))
+          .map((r: { id: string }) => r.id)
+          .sort(),
+      );
+      expect(results[i].resumed).toEqual([]);
+    }
+    expect(results[20]).toEqual({ created: [], resumed: [] });
+
+    // Again, later: nothing created, every pending delivery resumed.
+    const again = await fanout.createForEvent(ids[1]);
+    expect(again.created).toEqual([]);
+    expect(again.resumed.map((d) => d.id).sort()).toEqual(results[1].created.sort());
   });
 });

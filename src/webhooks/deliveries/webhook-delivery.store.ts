@@ -138,10 +138,12 @@ export class WebhookDeliveryStore {
     return inserted.map((row) => row.id);
   }
 
-  pendingOfEvent(eventId: string): Promise<PendingDelivery[]> {
+  /** The events' pending deliveries, each with its event. */
+  pendingOfEvents(eventIds: string[]): Promise<(PendingDelivery & { eventId: string })[]> {
     return this.dataSource.query(
-      `SELECT id, attempts FROM webhook_deliveries WHERE event_id = $1 AND status = 'pending'`,
-      [eventId],
+      `SELECT id, attempts, event_id AS "eventId" FROM webhook_deliveries
+       WHERE event_id = ANY($1) AND status = 'pending'`,
+      [eventIds],
     );
   }
 

@@ -102,19 +102,18 @@ export class DispatchStore {
     );
   }
 
-  async find(eventId: string): Promise<StoredEvent | undefined> {
-    const [row] = await this.dataSource.query<StoredEvent[]>(
+  findMany(eventIds: string[]): Promise<StoredEvent[]> {
+    return this.dataSource.query<StoredEvent[]>(
       `SELECT id, account_id AS "accountId", event, data, created_at AS "createdAt", xid::text AS xid
-       FROM outbox_events WHERE id = $1`,
-      [eventId],
+       FROM outbox_events WHERE id = ANY($1)`,
+      [eventIds],
     );
-    return row;
   }
 
-  async markFannedOut(eventId: string): Promise<void> {
+  async markFannedOut(eventIds: string[]): Promise<void> {
     await this.dataSource.query(
-      'UPDATE outbox_events SET fanned_out_at = now() WHERE id = $1 AND fanned_out_at IS NULL',
-      [eventId],
+      'UPDATE outbox_events SET fanned_out_at = now() WHERE id = ANY($1) AND fanned_out_at IS NULL',
+      [eventIds],
     );
   }
 
