@@ -35,8 +35,11 @@ describe('WebhookAttemptsService bookkeeping', () => {
   afterAll(() => ctx.close());
 
   const newEndpoint = async () =>
-    (await ctx.get(WebhookEndpointsService).create(owner, { url: 'http://127.0.0.1:9/hook' }, SYSTEM))
-      .data!;
+    (
+      await ctx
+        .get(WebhookEndpointsService)
+        .create(owner, { url: 'http://127.0.0.1:9/hook' }, SYSTEM)
+    ).data!;
   /** One event, fanned out to every active endpoint of the owner: their delivery ids. */
   const deliveriesOfNewEvent = async () => {
     const data = sampleEventData('listing.sold');
@@ -49,7 +52,7 @@ describe('WebhookAttemptsService bookkeeping', () => {
       `SELECT id FROM outbox_events WHERE data->>'id' = $1`,
       [data.id],
     );
-    return (await ctx.get(WebhookFanoutService).createForEvent(id)).created;
+    return (await ctx.get(WebhookFanoutService).createForEvent(id, 'interactive')).created;
   };
   const failed = (): AttemptResult => ({
     ok: false,

@@ -62,8 +62,8 @@ describe('Fan-out and an endpoint created meanwhile', () => {
     const fanout = ctx.get(WebhookFanoutService);
     const earlyId = await eventId(early.data.id);
     const lateId = await eventId(late.data.id);
-    await fanout.createForEvent(earlyId);
-    await fanout.createForEvent(lateId);
+    await fanout.createForEvent(earlyId, 'interactive');
+    await fanout.createForEvent(lateId, 'interactive');
     expect(await endpointsReached(earlyId)).toEqual([before]);
     expect(await endpointsReached(lateId)).toEqual([before, after].sort());
   });
@@ -86,7 +86,7 @@ describe('Fan-out and an endpoint created meanwhile', () => {
       await open.release();
     }
     const id = await eventId(pending.data.id);
-    await ctx.get(WebhookFanoutService).createForEvent(id);
+    await ctx.get(WebhookFanoutService).createForEvent(id, 'interactive');
     expect(await endpointsReached(id)).toContain(endpoint);
   });
 
@@ -115,7 +115,9 @@ describe('Fan-out and an endpoint created meanwhile', () => {
     const queries = jest.spyOn(ctx.dataSource, 'query');
     const fanout = ctx.get(WebhookFanoutService);
     // The second event twice in one batch, as a retried job racing its original would ask.
-    const results = await Promise.all([...ids, ids[1]].map((id) => fanout.createForEvent(id)));
+    const results = await Promise.all(
+      [...ids, ids[1]].map((id) => fanout.createForEvent(id, 'interactive')),
+    );
     const statements = queries.mock.calls.length;
     queries.mockRestore();
 
@@ -134,7 +136,7 @@ describe('Fan-out and an endpoint created meanwhile', () => {
     expect(results[20]).toEqual({ created: [], resumed: [] });
 
     // Again, later: nothing created, every pending delivery resumed.
-    const again = await fanout.createForEvent(ids[1]);
+    const again = await fanout.createForEvent(ids[1], 'interactive');
     expect(again.created).toEqual([]);
     expect(again.resumed.map((d) => d.id).sort()).toEqual(results[1].created.sort());
   });

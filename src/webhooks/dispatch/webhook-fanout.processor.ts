@@ -41,7 +41,7 @@ export class WebhookFanoutProcessor implements OnApplicationBootstrap {
   }
 
   async process(job: Job<FanoutJob>, lane: EventLane): Promise<void> {
-    const { created, resumed } = await this.fanout.createForEvent(job.data.eventId);
+    const { created, resumed } = await this.fanout.createForEvent(job.data.eventId, lane);
     const maxAttempts = this.attempts.maxAttempts;
     const deliveryQueue = this.lanes.delivery(lane);
     if (resumed.length > 0)

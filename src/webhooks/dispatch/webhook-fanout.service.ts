@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Batcher } from '../../common/batching/batcher';
+import type { EventLane } from '../../events/event-lane';
 import { DispatchStore } from './dispatch.store';
 import { newEventDelivery } from '../deliveries/delivery-payload';
 import { PendingDelivery, WebhookDeliveryStore } from '../deliveries/webhook-delivery.store';
@@ -23,12 +24,13 @@ const nothing = (): EventFanout => ({ created: [], resumed: [] });
 export class WebhookFanoutService {
   /**
    * Fan-outs arriving together share five statements, not five each: a worker's fan-out jobs
-   * run side by side, and each statement costs the worker more than its rows do.
+   * run side by side, and each statement costs the worker more than its rows do. One batch in
+   * flight per lane, so an interactive event never waits for a batch of bulk ones.
    */
-  private readonly batches = new Batcher(
-    (eventIds: string[]) => this.createForEvents(eventIds),
-    BATCH_SIZE,
-  );
+  private readonly batches: Record<EventLane, Batcher<string, EventFanout>> = {
+    interactive: this.batcher(),
+    bulk: this.batcher(),
+  };
 
   constructor(
     private readonly dispatch: DispatchStore,
@@ -38,8 +40,12 @@ export class WebhookFanoutService {
   ) {}
 
   /** Idempotent: an event fanned out again creates nothing and resumes what is still pending. */
-  createForEvent(eventId: string): Promise<EventFanout> {
-    return this.batches.add(eventId);
+  createForEvent(eventId: string, lane: EventLane): Promise<EventFanout> {
+    return this.batches[lane].add(eventId);
+  }
+
+  private batcher(): Batcher<string, EventFanout> {
+    return new Batcher((eventIds) => this.createForEvents(eventIds), BATCH_SIZE);
   }
 
   private async createForEvents(eventIds: string[]): Promise<EventFanout[]> {
