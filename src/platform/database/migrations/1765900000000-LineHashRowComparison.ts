@@ -1,6 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
-
-const PREVIOUS = `'{rendered,status,expires_at,expired_at,updated_at}'::text[]`;
+import { LineHashKeptOnRenewal1765650000000 } from './1765650000000-LineHashKeptOnRenewal';
 
 /**
  * `listings_line_hash_update` compares the old row, with the columns a change may touch copied
@@ -37,22 +36,8 @@ export class LineHashRowComparison1765900000000 implements MigrationInterface {
       END $$`);
   }
 
+  /** Back to the function as LineHashKeptOnRenewal wrote it. */
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`CREATE OR REPLACE FUNCTION listings_line_hash_update() RETURNS trigger
-      LANGUAGE plpgsql AS $$
-      BEGIN
-        IF EXISTS (SELECT 1 FROM listing_line_hashes WHERE listing_id = NEW.id) THEN
-          IF NEW.status = 'ACTIVE' AND OLD.status IN ('ACTIVE', 'EXPIRED')
-             AND NEW.expires_at > OLD.expires_at AND NEW.expired_at IS NULL THEN
-            IF (to_jsonb(NEW) - ${PREVIOUS}) IS NOT DISTINCT FROM (to_jsonb(OLD) - ${PREVIOUS}) THEN
-              RETURN NULL;
-            END IF;
-          END IF;
-          IF (to_jsonb(NEW) - 'rendered') IS DISTINCT FROM (to_jsonb(OLD) - 'rendered') THEN
-            DELETE FROM listing_line_hashes WHERE listing_id = NEW.id;
-          END IF;
-        END IF;
-        RETURN NULL;
-      END $$`);
+    await new LineHashKeptOnRenewal1765650000000().up(q);
   }
 }
