@@ -83,7 +83,8 @@ describe('Webhook lanes: interactive events never wait behind an import backlog'
     await eventually(() => listingEventsAtA() === LINES + 1, 60_000);
     const ids = receiver.at('/a').map((r) => r.body.deliveryId);
     expect(new Set(ids).size).toBe(ids.length);
-  });
+    // Room for its own waits (60 s, 15 s, 60 s): 20 s alone, over 60 s beside three other suites.
+  }, 150_000);
 });
 
 /** Whether any module of the app provides `type`. */
