@@ -52,18 +52,20 @@ describe('Fan-out and an endpoint created meanwhile', () => {
 
   it('skips an endpoint created after the event committed, and reaches one created before', async () => {
     const before = await newEndpoint();
+    const first = sold();
+    await ctx.dataSource.transaction((em) => ctx.get(OutboxService).append(em, first));
     const early = sold();
     await ctx.dataSource.transaction((em) => ctx.get(OutboxService).append(em, early));
     const after = await newEndpoint();
     const late = sold();
     await ctx.dataSource.transaction((em) => ctx.get(OutboxService).append(em, late));
 
-    // Fanned out only now, both: as if they had waited behind a backlog.
+    // Fanned out only now, as if they had waited behind a backlog: `first` goes alone, and the
+    // other two arrive while it runs, so one statement judges each against its own commit.
     const fanout = ctx.get(WebhookFanoutService);
-    const earlyId = await eventId(early.data.id);
-    const lateId = await eventId(late.data.id);
-    await fanout.createForEvent(earlyId, 'interactive');
-    await fanout.createForEvent(lateId, 'interactive');
+    const ids = await Promise.all([first, early, late].map((event) => eventId(event.data.id)));
+    const [, earlyId, lateId] = ids;
+    await Promise.all(ids.map((id) => fanout.createForEvent(id, 'interactive')));
     expect(await endpointsReached(earlyId)).toEqual([before]);
     expect(await endpointsReached(lateId)).toEqual([before, after].sort());
   });
