@@ -1,5 +1,6 @@
 import type { OwnerScope } from '../../src/auth/scope';
 import { OutboxService } from '../../src/events/outbox.service';
+import { EVENT_LANES } from '../../src/events/event-lane';
 import { DispatchStore } from '../../src/webhooks/dispatch/dispatch.store';
 import { sampleEventData } from '../support/events';
 import { createIntegrationContext, IntegrationContext } from '../support/integration';
@@ -58,16 +59,20 @@ describe('Event lanes and the relay claim', () => {
   }
 
   it('puts the events of a bulk-lane transaction in the bulk lane, and only those', async () => {
-    expect(await dispatch.unrelayedLanes()).toEqual([]);
+    expect(await dispatch.unrelayedLanes(EVENT_LANES)).toEqual([]);
     const owner = await ctx.newOwner();
     await write(owner, 2, true);
+    // A worker of the interactive lane is not told of bulk events, nor walks their index.
+    expect(await dispatch.unrelayedLanes(['interactive'])).toEqual([]);
+    expect(await dispatch.unrelayedLanes(['bulk'])).toEqual(['bulk']);
     // The setting is the transaction's own: the pool's next transaction on it is interactive.
     await write(owner, 3);
     expect(await lanes(owner)).toEqual([
       ['interactive', 3],
       ['bulk', 2],
     ]);
-    expect(await dispatch.unrelayedLanes()).toEqual(['interactive', 'bulk']);
+    expect(await dispatch.unrelayedLanes(EVENT_LANES)).toEqual(['interactive', 'bulk']);
+    expect(await dispatch.unrelayedLanes(['bulk', 'interactive'])).toEqual(['bulk', 'interactive']);
     expect((await claimed('interactive', 100)).map((r) => r.accountId)).toEqual([
       owner.accountId,
       owner.accountId,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { EVENT_LANES, type EventLane } from '../../events/event-lane';
+import type { EventLane } from '../../events/event-lane';
 import type { EventName } from '../../events/event-types';
 import type { SweepCursor } from '../deliveries/webhook-delivery.store';
 
@@ -41,13 +41,19 @@ export function lastAccountServed(rows: readonly ClaimedEvent[]): string | null 
 export class DispatchStore {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** The lanes with events waiting for the relay: one read of the pending index per lane. */
-  async unrelayedLanes(): Promise<EventLane[]> {
-    const [row] = await this.dataSource.query(
-      `SELECT EXISTS (SELECT 1 FROM outbox_events WHERE relayed_at IS NULL AND NOT bulk) AS interactive,
-              EXISTS (SELECT 1 FROM outbox_events WHERE relayed_at IS NULL AND bulk) AS bulk`,
+  /**
+   * Of `lanes`, those with events waiting for the relay: one read of the pending index per lane.
+   * A worker asks only of the lanes it serves: under an import, the bulk lane's head is a long
+   * run of relayed entries not yet cleaned up, and walking it would delay an interactive turn.
+   */
+  async unrelayedLanes(lanes: readonly EventLane[]): Promise<EventLane[]> {
+    const rows: { lane: EventLane }[] = await this.dataSource.query(
+      `SELECT l.lane FROM unnest($1::text[]) WITH ORDINALITY AS l(lane, turn)
+       WHERE EXISTS (SELECT 1 FROM outbox_events WHERE relayed_at IS NULL AND bulk = (l.lane = 'bulk'))
+       ORDER BY l.turn`,
+      [lanes],
     );
-    return EVENT_LANES.filter((lane) => row[lane]);
+    return rows.map((row) => row.lane);
   }
 
   /**

@@ -75,8 +75,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     return this.loop.stop();
   }
 
-  private async unrelayedLanes(): Promise<EventLane[]> {
-    return (await this.dispatch.unrelayedLanes()).filter((lane) => this.served.includes(lane));
+  private unrelayedLanes(): Promise<EventLane[]> {
+    return this.dispatch.unrelayedLanes(this.served);
   }
 
   /** Whether the lane may have more to relay now (it filled its batch). */
