@@ -4,7 +4,11 @@ import { OutboxStore } from './outbox.store';
 
 /** An event enters the feed at most about this long after its commit (plus one batch's work). */
 const POLL_INTERVAL_MS = 100;
-const BATCH_SIZE = 1_000;
+/**
+ * Small, because a batch holds its rows locked until it commits, and the relay skips locked rows:
+ * a sale committed beside an import's events waits for the batch that caught it.
+ */
+const BATCH_SIZE = 100;
 
 /**
  * The worker's half of the events feed: places committed events into the feed, in commit order
