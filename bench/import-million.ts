@@ -20,7 +20,11 @@ import {
   startNode,
   withPeakRss,
 } from './lib/processes';
+import { outboxSettled } from './lib/outbox';
 import { createAccount } from './lib/seed';
+
+/** A million lines' events take minutes to relay and place in the feed. */
+const SETTLE = { timeoutMs: 1_200_000, pollMs: 1_000 };
 
 const LINES = Number(process.env.BENCH_IMPORT_LINES ?? 1_000_000);
 /** BENCH_IMPORT_1M_TAG=<n> runs beside another run of this scenario: its own database, port and prefix. */
@@ -42,20 +46,6 @@ function peakMb(pid: number): number {
 /** Resets VmHWM to the current RSS (Linux's clear_refs, 5). */
 function resetPeak(pid: number): void {
   writeFileSync(`/proc/${pid}/clear_refs`, '5');
-}
-
-/** Waits until every outbox event is relayed and placed in the feed; returns the seconds it took. */
-async function outboxSettled(db: Client): Promise<number> {
-  const started = Date.now();
-  for (;;) {
-    const { rows } = await db.query(
-      `SELECT EXISTS (SELECT 1 FROM outbox_events
-         WHERE relayed_at IS NULL OR feed_position IS NULL) AS pending`,
-    );
-    if (!rows[0].pending) return (Date.now() - started) / 1000;
-    if (Date.now() - started > 1_200_000) throw new Error('the outbox did not settle in 20 min');
-    await new Promise((r) => setTimeout(r, 1_000));
-  }
 }
 
 interface MillionRun {
@@ -163,12 +153,12 @@ export async function benchImportMillion(pg: string) {
     describe('New listings', created);
     // BENCH_IMPORT_1M_SETTLE=0: the next run starts while the worker still relays (minutes).
     const settle = process.env.BENCH_IMPORT_1M_SETTLE !== '0';
-    if (settle) console.log(`  outbox settled ${(await outboxSettled(db)).toFixed(0)} s after`);
+    if (settle) console.log(`  outbox settled ${(await outboxSettled(db, SETTLE)).toFixed(0)} s after`);
     const unchanged = await run(db, worker, storageDir, importer.key, feed);
     describe('The same file again (all unchanged)', unchanged);
     let mirror: MillionRun | undefined;
     if (process.env.BENCH_IMPORT_1M_MIRROR !== '0') {
-      if (settle) await outboxSettled(db);
+      if (settle) await outboxSettled(db, SETTLE);
       mirror = await run(db, worker, storageDir, importer.key, feed, '?mode=mirror');
       describe('Again with mode=mirror (nothing to remove)', mirror);
     }

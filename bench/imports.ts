@@ -28,6 +28,7 @@ import {
   Started,
   withPeakRss,
 } from './lib/processes';
+import { outboxSettled } from './lib/outbox';
 import { BenchAccount, createAccount, LISTING_BODY, seedListings } from './lib/seed';
 
 export interface ImportsBenchContext {
@@ -249,24 +250,6 @@ async function rowsWrittenSinceSnapshot(db: Client): Promise<number> {
      WHERE l.id IS NULL OR l.updated_at IS DISTINCT FROM s.updated_at OR l.xmin::text <> s.version`,
   );
   return rows[0].n;
-}
-
-/**
- * Waits until every event is relayed and placed in the feed: the scenario before leaves tens of
- * thousands of events (bulk create's, the first import's) that the worker's relay works through
- * for seconds after it ends, in the same process and database the next import runs in.
- */
-async function outboxSettled(db: Client): Promise<void> {
-  const started = Date.now();
-  for (;;) {
-    const { rows } = await db.query(
-      `SELECT EXISTS (SELECT 1 FROM outbox_events
-         WHERE relayed_at IS NULL OR feed_position IS NULL) AS pending`,
-    );
-    if (!rows[0].pending) return;
-    if (Date.now() - started > 120_000) throw new Error('the outbox did not settle in 2 minutes');
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 async function eventCounts(db: Client, accountId: string): Promise<Record<string, number>> {
