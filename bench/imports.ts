@@ -6,6 +6,7 @@
  * p95 and another account's 10-line import measured alone and while the import applies its
  * lines; then the CSV reader's seconds per MB on rows of 250,000 cells against ordinary rows.
  */
+import { execFile } from 'node:child_process';
 import { once } from 'node:events';
 import { createReadStream, createWriteStream, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -13,12 +14,9 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { promisify } from 'node:util';
 import type { Client } from 'pg';
-import { attributeTypesOf } from '../src/imports/feed/attribute-types';
-import { DEFAULT_FEED_LIMITS } from '../src/imports/feed/feed.types';
-import { readFeed } from '../src/imports/feed/read-feed';
-import { CATEGORY_TREE } from '../src/reference/categories.data';
+import type { CsvReadCost } from './csv-read-cost';
 import { getByIdP95 } from './lib/get-p95';
 import { load, RUN_SECONDS } from './lib/load';
 import {
@@ -326,27 +324,17 @@ async function writeWideCsv(path: string, rows: number): Promise<number> {
   return statSync(path).size;
 }
 
-/**
- * Reads a CSV file as an import's read pass does (every record read as a listing body), in this
- * process: seconds per MB, and the longest the event loop waited for a turn meanwhile.
- */
-export async function csvReadCost(
-  path: string,
-): Promise<{ secondsPerMb: number; maxTurnMs: number }> {
-  const attributeType = attributeTypesOf(CATEGORY_TREE);
-  const delay = monitorEventLoopDelay({ resolution: 5 });
-  delay.enable();
-  const started = performance.now();
-  const feed = readFeed(createReadStream(path), {
-    format: 'csv',
-    gzip: false,
-    limits: { ...DEFAULT_FEED_LIMITS, maxBytes: Number.MAX_SAFE_INTEGER },
-    attributeType,
-  });
-  for await (const record of feed) record.read();
-  const seconds = (performance.now() - started) / 1000;
-  delay.disable();
-  return { secondsPerMb: seconds / (statSync(path).size / 1e6), maxTurnMs: delay.max / 1e6 };
+const execFileAsync = promisify(execFile);
+
+/** bench/csv-read-cost.ts in a process of its own: per file, one read per round. */
+async function csvReadCosts(rounds: number, paths: string[]): Promise<CsvReadCost[][]> {
+  const script = join(__dirname, 'csv-read-cost.ts');
+  const { stdout } = await execFileAsync(
+    process.execPath,
+    ['-r', 'ts-node/register/transpile-only', script, String(rounds), ...paths],
+    { maxBuffer: 1 << 20 },
+  );
+  return JSON.parse(stdout) as CsvReadCost[][];
 }
 
 export async function benchImports(ctx: ImportsBenchContext) {
@@ -452,17 +440,12 @@ export async function benchImports(ctx: ImportsBenchContext) {
       `POST /listings/bulk, one client, one request at a time: ${oneClientBulk} listings/s; the 20,000-line create import ${vsOneClient}× that`,
     );
 
-    // The CSV reader in this process: ordinary rows against rows of 250,000 empty cells.
+    // The CSV reader, in a process of its own: ordinary rows against rows of 250,000 empty cells.
     const normalCsv = join(dir, 'normal.csv');
     const normalMb = (await writeCsv(normalCsv, 20_000)) / 1e6;
     const wideCsv = join(dir, 'wide.csv');
     const wideMb = (await writeWideCsv(wideCsv, 40)) / 1e6;
-    const normalRead: Awaited<ReturnType<typeof csvReadCost>>[] = [];
-    const wideRead: Awaited<ReturnType<typeof csvReadCost>>[] = [];
-    for (let i = 0; i < 3; i++) {
-      normalRead.push(await csvReadCost(normalCsv));
-      wideRead.push(await csvReadCost(wideCsv));
-    }
+    const [normalRead, wideRead] = await csvReadCosts(3, [normalCsv, wideCsv]);
     const normalSPerMb = median(normalRead.map((r) => r.secondsPerMb));
     const wideSPerMb = median(wideRead.map((r) => r.secondsPerMb));
     const longestTurnMs = Math.round(
