@@ -1,8 +1,8 @@
 /**
  * Reads CSV files as an import's read pass does (every record read as a listing body), in a
  * process of its own (bench/imports.ts runs it): seconds per MB of each read, and the longest the
- * event loop waited for a turn meanwhile. In the bench's own process, which holds every scenario's
- * results by then, a collection of its heap showed as a 55 ms turn of the reader.
+ * event loop waited for a turn meanwhile. Apart, so that the bench's own heap, large by the time
+ * the imports run, is not collected during a read and counted as the reader's turn.
  * Usage: csv-read-cost.ts <rounds> <file>...; prints one JSON array per file, a read per round.
  */
 import { createReadStream, statSync } from 'node:fs';

@@ -19,10 +19,7 @@ export interface FairnessBenchContext {
 }
 
 const IMPORT_LINES = 100_000;
-/**
- * Per account and phase. With 20, the p95 was the largest sample, so one scheduler hiccup of a
- * 2-core machine decided a ratio either way; with 40 it is the second largest.
- */
+/** Per account and phase: enough that the p95 is not the largest sample (it is the second). */
 const SALES = 40;
 /** Between two sales (80 per phase): spread over about 20 s of the import, never a burst. */
 const SALE_GAP_MS = 250;

@@ -95,8 +95,8 @@ describe('Inventory imports: fair under load', () => {
       (await upload(a.liveKey, 'externalId,title\nwarm,Cykel\n', 'text/csv')).body.data.id,
     );
     const file = await wideRowsCsv(40);
-    // CPU seconds of this process (the app's API and worker run in it), not wall time: beside
-    // three other suites on two cores, the same read took 0.5 s alone and 3.8 s of wall time.
+    // CPU seconds of this process (the app's API and worker run in it), not wall time: the cost
+    // of the read, whatever other suites run beside it on the machine.
     const cpuBefore = process.cpuUsage();
     const res = await upload(a.liveKey, file, 'text/csv', true);
     const done = await ended(a.liveKey, res.body.data.id);

@@ -83,8 +83,8 @@ describe('Webhook lanes: interactive events never wait behind an import backlog'
     await eventually(() => listingEventsAtA() === LINES + 1, 150_000);
     const ids = receiver.at('/a').map((r) => r.body.deliveryId);
     expect(new Set(ids).size).toBe(ids.length);
-    // Room for its own waits (60 s, 15 s, 150 s): 20 s alone; beside three other suites the
-    // drain of 2,000 deliveries alone once took over 60 s.
+    // Room for its own waits (60 s, 15 s, 150 s): the drain of 2,000 deliveries is slow when
+    // other suites share the machine; only its completeness is asserted.
   }, 240_000);
 });
 
