@@ -35,3 +35,41 @@ describe('lowerProcessPriority', () => {
     expect(new Set(nices)).toEqual(new Set([7]));
   });
 });
+
+/** The nice value of each thread of a child that set a worker's priority before using the pool. */
+function workerThreadNices(): { main: number; others: number[] } {
+  const script = `
+    const { setWorkerPriority } = require(${JSON.stringify(join(__dirname, 'lower-priority'))});
+    const { readdirSync, readFileSync } = require('node:fs');
+    const { pbkdf2 } = require('node:crypto');
+    const niceOf = (tid) => {
+      const stat = readFileSync('/proc/self/task/' + tid + '/stat', 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+    };
+    setWorkerPriority({ eventLoop: 3, pool: 9 }).then(async () => {
+      await Promise.all(Array.from({ length: 4 }, () => new Promise((r) => pbkdf2('k', 's', 1e4, 32, 'sha256', r))));
+      const others = readdirSync('/proc/self/task').map(Number).filter((tid) => tid !== process.pid);
+      process.stdout.write(JSON.stringify({ main: niceOf(process.pid), others: others.map(niceOf) }));
+    });
+  `;
+  const out = execFileSync(process.execPath, [
+    '-r',
+    'ts-node/register/transpile-only',
+    '-e',
+    script,
+  ]);
+  return JSON.parse(out.toString()) as { main: number; others: number[] };
+}
+
+describe('setWorkerPriority', () => {
+  it("sets the event loop's threads to one priority and libuv's pool to another", () => {
+    const { main, others } = workerThreadNices();
+    expect(main).toBe(3);
+    // libuv's four pool threads, and V8's own threads beside the main one
+    expect(others.filter((nice) => nice === 9)).toHaveLength(
+      Number(process.env.UV_THREADPOOL_SIZE ?? 4),
+    );
+    expect(others.filter((nice) => nice !== 9).length).toBeGreaterThan(0);
+    expect(new Set(others.filter((nice) => nice !== 9))).toEqual(new Set([3]));
+  });
+});
