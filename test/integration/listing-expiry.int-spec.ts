@@ -166,4 +166,26 @@ describe('Listing expiry on a long-lived connection', () => {
     );
     expect(shown.filter((l) => l.images.length === 2)).toHaveLength(9);
   });
+
+  it('stores a long description and its render compressed with lz4, also after an expiry', async () => {
+    const longOwner = await ctx.newOwner();
+    await ctx.dataSource.query(
+      `INSERT INTO listings (account_id, livemode, title, description, price, condition,
+         category_slug, location_lan, location_kommun, status, published_at, expires_at)
+       VALUES ($1, true, 'Lång', repeat('Välvårdad bil med vinterdäck. ', 80), 1, 'GOOD', 'cars',
+         'stockholm', 'upplands-vasby', 'ACTIVE', now(), now() - interval '1 minute')`,
+      [longOwner.accountId],
+    );
+    const compression = async () =>
+      (
+        await ctx.dataSource.query(
+          `SELECT status, pg_column_compression(description) AS description,
+             pg_column_compression(rendered) AS rendered FROM listings WHERE account_id = $1`,
+          [longOwner.accountId],
+        )
+      )[0];
+    expect(await compression()).toEqual({ status: 'ACTIVE', description: 'lz4', rendered: 'lz4' });
+    await store.expireDue(ctx.dataSource.manager, 100);
+    expect(await compression()).toEqual({ status: 'EXPIRED', description: 'lz4', rendered: 'lz4' });
+  });
 });
