@@ -52,24 +52,33 @@ export async function createAccount(
 
 /**
  * Inserts `count` listings for an account in one statement (the service's own triggers keep the
- * counts), a third of them with three (processed) images. Returns their ids.
+ * counts), a third of them with three (processed) images. Returns their ids. They expire over the
+ * 30 days to come, one second apart, or all at once `dueInSeconds` from now.
  */
 export async function seedListings(
   db: Client,
   accountId: string,
   count: number,
-  status = 'ACTIVE',
+  { status = 'ACTIVE', dueInSeconds }: { status?: string; dueInSeconds?: number } = {},
 ): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(
     `INSERT INTO listings (account_id, livemode, external_id, title, description, price, condition, category_slug,
        location_lan, location_kommun, phone, attributes, status, published_at, expires_at, created_at, updated_at)
      SELECT $1, true, 'seed-' || g, 'Begagnad bil nummer ' || g, $2, (g * 7919) % 500000, 'GOOD', 'cars',
        'stockholm', 'upplands-vasby', '+46701234567', $3::jsonb, $4,
-       now() - (g || ' seconds')::interval, now() + interval '30 days' - (g || ' seconds')::interval,
+       now() - (g || ' seconds')::interval,
+       COALESCE(now() + $6 * interval '1 second', now() + interval '30 days' - (g || ' seconds')::interval),
        now() - (g || ' seconds')::interval, now() - (g || ' seconds')::interval
      FROM generate_series(1, $5::int) AS g
      RETURNING id`,
-    [accountId, LISTING_BODY.description, JSON.stringify(LISTING_BODY.attributes), status, count],
+    [
+      accountId,
+      LISTING_BODY.description,
+      JSON.stringify(LISTING_BODY.attributes),
+      status,
+      count,
+      dueInSeconds ?? null,
+    ],
   );
   // Seeded as processed (renditions named, not stored): the bench's worker must not spend the
   // run failing to fetch 100,000 made-up URLs.
