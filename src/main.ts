@@ -5,15 +5,15 @@ import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { appConfig } from './platform/config/app.config';
 import { configureApp } from './configure-app';
-import { setWorkerPriority, workerPriority } from './platform/process/lower-priority';
+import { lowerProcessPriority, workerNiceness } from './platform/process/lower-priority';
 
 async function bootstrap(): Promise<void> {
   // Read before the module graph exists: the role decides what that graph contains.
   const { processRole, port, workerLanes } = appConfig();
   const module = AppModule.forRole(processRole);
   if (processRole === 'worker') {
-    // Imports and image renders can wait a little; the API's answers should not wait for them.
-    await setWorkerPriority(workerPriority(workerLanes));
+    // Imports and deliveries can wait a little; the API's answers should not wait for them.
+    lowerProcessPriority(workerNiceness(workerLanes));
     const context = await NestFactory.createApplicationContext(module, { bufferLogs: true });
     context.useLogger(context.get(Logger));
     context.enableShutdownHooks();
