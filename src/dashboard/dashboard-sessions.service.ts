@@ -124,10 +124,14 @@ export class DashboardSessionsService {
     await this.rotate(ctx, res);
   }
 
-  /** The "confirm your password" step: true when it was right (the session remembers when). */
-  async confirmPassword(ctx: DashboardContext, password: string): Promise<boolean> {
+  /**
+   * The "confirm your password" step: true when it was right. The session remembers when, and
+   * gets a new token: what it may do (live keys) just grew.
+   */
+  async confirmPassword(ctx: DashboardContext, res: Response, password: string): Promise<boolean> {
     if (!(await this.people.passwordMatches(ctx.user.id, password))) return false;
     await this.store.confirmPassword(ctx.session.id);
+    await this.rotate(ctx, res);
     return true;
   }
 

@@ -73,7 +73,7 @@ export class OverviewController {
     @Form() form: FormFields,
   ): Promise<void> {
     const next = safeNextPath(form.next);
-    if (await this.sessions.confirmPassword(ctx, form.password ?? ''))
+    if (await this.sessions.confirmPassword(ctx, res, form.password ?? ''))
       return this.views.redirect(res, next ?? HOME);
     this.views.send(res, req, 'confirm-password', {
       title: 'Confirm your password',

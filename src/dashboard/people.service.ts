@@ -18,6 +18,12 @@ import { UserRecord, UsersStore } from './users.store';
 export const VERIFY_EMAIL_TTL_MS = 24 * 60 * 60_000;
 export const RESET_PASSWORD_TTL_MS = 60 * 60_000;
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60_000;
+/**
+ * Links of one purpose (verification, password reset) an email is mailed in an hour at most, the
+ * sign-up's own verification included: the forms that send mail cannot flood someone's inbox.
+ */
+export const MAILED_LINKS_PER_HOUR = 3;
+const HOUR_MS = 60 * 60_000;
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const COMPANY_MAX = 200;
@@ -109,11 +115,16 @@ export class PeopleService {
     });
   }
 
-  /** A new verification link; the earlier ones stop working. */
-  async resendVerification(userId: string): Promise<void> {
+  /**
+   * A new verification link, the earlier ones no longer working; 'held' (nothing sent) once the
+   * email had MAILED_LINKS_PER_HOUR of them in the last hour.
+   */
+  async resendVerification(userId: string): Promise<'sent' | 'held'> {
     const user = await this.users.byId(userId);
-    if (!user || user.emailVerifiedAt) return;
+    if (!user || user.emailVerifiedAt) return 'sent';
+    if (!(await this.mayMail('verify_email', user.email))) return 'held';
     await this.dataSource.transaction((em) => this.sendVerification(em, user));
+    return 'sent';
   }
 
   /** Uses a verification link; answers the user it verified, or null (used, expired, unknown). */
@@ -133,13 +144,16 @@ export class PeopleService {
     return (await this.tokens.usable(purpose, hashToken(token))) !== null;
   }
 
-  /** Mails a reset link when the email is a user's; says nothing either way. */
+  /**
+   * Mails a reset link when the email is a user's and it had fewer than MAILED_LINKS_PER_HOUR
+   * in the last hour; says nothing either way.
+   */
   async requestPasswordReset(rawEmail: string): Promise<void> {
     const email = normaliseEmail(rawEmail);
     const problem = emailProblem(email);
     if (problem) throw ValidationError.field('email', problem);
     const user = await this.users.byEmail(email);
-    if (!user) return;
+    if (!user || !(await this.mayMail('reset_password', user.email))) return;
     await this.dataSource.transaction(async (em) => {
       const token = await this.issue(em, 'reset_password', user, RESET_PASSWORD_TTL_MS);
       await this.mail.send(
@@ -261,6 +275,11 @@ export class PeopleService {
       ttlMs,
     });
     return token;
+  }
+
+  /** Whether the email may be mailed another link of `purpose` this hour. */
+  private async mayMail(purpose: UserTokenPurpose, email: string): Promise<boolean> {
+    return (await this.tokens.sentSince(purpose, email, HOUR_MS)) < MAILED_LINKS_PER_HOUR;
   }
 
   private link(path: string, token: string): string {

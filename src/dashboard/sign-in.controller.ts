@@ -120,6 +120,8 @@ export class SignInController {
     if (!userId)
       return this.views.send(res, req, 'verify-email-link', { title: 'Verify your email' }, 400);
     const signedInAsThem = req.dashboard?.user.id === userId;
+    // A verified email opens the whole dashboard to this session: a new token for it.
+    if (signedInAsThem) await this.sessions.rotate(req.dashboard!, res);
     this.views.redirect(
       res,
       signedInAsThem ? `${HOME}?notice=verified` : '/dashboard/sign-in?notice=verified',
@@ -129,8 +131,8 @@ export class SignInController {
   @Post('verify-email/resend')
   @DashboardUnverified()
   async resendVerification(@Req() req: DashboardRequest, @Res() res: Response): Promise<void> {
-    await this.people.resendVerification(req.dashboard!.user.id);
-    this.views.redirect(res, '/dashboard/verify-email?notice=verification-sent');
+    const sent = await this.people.resendVerification(req.dashboard!.user.id);
+    this.views.redirect(res, `/dashboard/verify-email?notice=verification-${sent}`);
   }
 
   @Get('forgot-password')

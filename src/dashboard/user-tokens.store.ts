@@ -94,6 +94,16 @@ export class UserTokensStore {
     return rows[0] ? toToken(rows[0]) : null;
   }
 
+  /** Tokens of a purpose sent to an email in the last `windowMs`, used or not: the mails sent. */
+  async sentSince(purpose: UserTokenPurpose, email: string, windowMs: number): Promise<number> {
+    const [{ n }]: { n: number }[] = await this.dataSource.query(
+      `SELECT count(*)::int AS n FROM user_tokens
+        WHERE email = $1 AND purpose = $2 AND created_at > now() - $3 * interval '1 millisecond'`,
+      [email, purpose, windowMs],
+    );
+    return n;
+  }
+
   /** Earlier unused tokens of a purpose stop working when a new one is sent. */
   async retireOpen(em: EntityManager, purpose: UserTokenPurpose, email: string): Promise<void> {
     await em.query(

@@ -1,5 +1,6 @@
 import { admin } from '../support/factories';
-import { signUp, uniqueEmail } from '../support/dashboard';
+import request from 'supertest';
+import { csrfFrom, csrfOf, signUp, uniqueEmail } from '../support/dashboard';
 import { createTestApp, TestApp } from '../support/test-app';
 
 describe('Mail outbox through the admin API, and invitation-only sign-up', () => {
@@ -39,6 +40,43 @@ describe('Mail outbox through the admin API, and invitation-only sign-up', () =>
     );
     expect(older.body.data).toHaveLength(1);
     expect(Number(older.body.data[0].id)).toBeLessThan(Number(theirs.body.data[0].id));
+  });
+
+  it("mails an email at most 3 links of a kind an hour, the sign-up's own included", async () => {
+    const up = await signUp(t);
+    const csrf = csrfOf((await up.agent.get('/dashboard/verify-email')).text);
+    const resent: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await up.agent
+        .post('/dashboard/verify-email/resend')
+        .type('form')
+        .send({ _csrf: csrf })
+        .expect(303);
+      resent.push(res.headers.location);
+    }
+    expect(resent).toEqual([
+      '/dashboard/verify-email?notice=verification-sent',
+      '/dashboard/verify-email?notice=verification-sent',
+      '/dashboard/verify-email?notice=verification-held',
+    ]);
+    const held = await up.agent.get(resent[2]).expect(200);
+    expect(held.text).toContain('we did not send another');
+
+    const anonymous = request.agent(t.app.getHttpServer());
+    const anonymousCsrf = await csrfFrom(anonymous, '/dashboard/forgot-password');
+    for (let i = 0; i < 4; i++)
+      await anonymous
+        .post('/dashboard/forgot-password')
+        .type('form')
+        .send({ _csrf: anonymousCsrf, email: up.email })
+        .expect(303)
+        .expect('Location', '/dashboard/sign-in?notice=reset-sent');
+    const mails = await admin(t).get(
+      `/v1/admin/emails?to=${encodeURIComponent(up.email)}&limit=100`,
+    );
+    const subjects = mails.body.data.map((m: { subject: string }) => m.subject);
+    expect(subjects.filter((s: string) => s.startsWith('Verify your email'))).toHaveLength(3);
+    expect(subjects.filter((s: string) => s.startsWith('Reset your'))).toHaveLength(3);
   });
 
   it('refuses without the admin token, and bad filters by name', async () => {

@@ -183,8 +183,10 @@ describe('Dashboard: Members, Sandbox and Security log', () => {
       const [row] = await auditOf(t, owner.accountId, 'member.changed');
       expect(row).toMatchObject({
         target: `user:${dev.userId}`,
-        details: { from: 'developer', to: 'viewer' },
+        details: { from: 'developer', to: 'viewer', sessionsEnded: 1 },
       });
+      // A privilege change: the member's session in the account ended; they sign in again.
+      await dev.agent.get('/dashboard/members').expect(303);
 
       // Make the developer an owner, then the owner demotes themself: a new session cookie.
       await owner.agent
@@ -380,7 +382,21 @@ describe('Dashboard: Members, Sandbox and Security log', () => {
         .post(`/v1/admin/accounts/${owner.accountId}/keys`)
         .send({ kind: 'test', name: 'From staff' })
         .expect(201);
+      const elsewhere = request.agent(t.app.getHttpServer());
+      const elsewhereCsrf = await csrfFrom(elsewhere, '/dashboard/sign-in');
+      await elsewhere
+        .post('/dashboard/sign-in')
+        .set('User-Agent', 'Granskaren/2.0')
+        .type('form')
+        .send({
+          _csrf: elsewhereCsrf,
+          email: owner.email,
+          password: 'not the password at all',
+        })
+        .expect(200);
       const page = await owner.agent.get('/dashboard/security').expect(200);
+      expect(page.text).toContain('<th scope="col">Browser</th>');
+      expect(page.text).toContain('<td class="user-agent">Granskaren/2.0</td>');
       expect(page.headers['cache-control']).toBe('no-store');
       expect(page.text).toContain('Signed in');
       expect(page.text).toContain('API key created');

@@ -327,12 +327,13 @@ describe('Dashboard: headers, assets, cookies, CSRF, roles, sessions and redirec
       );
       const answer = await owner.agent.get('/dashboard/probe/sensitive?kind=live').expect(303);
       expect(answer.headers.location).toBe(
-        '/dashboard/sign-in?next=%2Fdashboard%2Fprobe%2Fsensitive%3Fkind%3Dlive',
+        '/dashboard/sign-in?next=%2Fdashboard%2Fprobe%2Fsensitive%3Fkind%3Dlive&notice=session-ended',
       );
       const page = await owner.agent.get(answer.headers.location).expect(200);
       expect(page.text).toContain(
         '<input type="hidden" name="next" value="/dashboard/probe/sensitive?kind=live">',
       );
+      expect(page.text).toContain('Your session ended. Sign in again to continue.');
       const back = await owner.agent
         .post('/dashboard/sign-in')
         .type('form')
@@ -344,6 +345,34 @@ describe('Dashboard: headers, assets, cookies, CSRF, roles, sessions and redirec
         })
         .expect(303);
       expect(back.headers.location).toBe('/dashboard/probe/sensitive?kind=live');
+    });
+
+    it("an htmx request of an ended session loads sign-in whole, returning to the request's page", async () => {
+      const owner = await aDashboardOwner(t);
+      // Ended elsewhere (sign out everywhere in another browser): this cookie no longer opens it.
+      await t.dataSource.query(
+        `UPDATE dashboard_sessions SET revoked_at = now()
+          WHERE user_id = (SELECT id FROM users WHERE email = $1)`,
+        [owner.email],
+      );
+      const poll = await owner.agent
+        .get('/dashboard/imports/00000000-0000-4000-8000-000000000000/progress')
+        .set('HX-Request', 'true')
+        .set(
+          'HX-Current-URL',
+          'http://127.0.0.1/dashboard/imports/00000000-0000-4000-8000-000000000000',
+        )
+        .expect(204);
+      expect(poll.headers['hx-redirect']).toBe(
+        '/dashboard/sign-in?next=%2Fdashboard%2Fimports%2F00000000-0000-4000-8000-000000000000&notice=session-ended',
+      );
+      // A page elsewhere is never where sign-in returns to.
+      const offsite = await owner.agent
+        .get('/dashboard/imports')
+        .set('HX-Request', 'true')
+        .set('HX-Current-URL', 'https://evil.example//evil.example/x')
+        .expect(204);
+      expect(offsite.headers['hx-redirect']).toBe('/dashboard/sign-in?notice=session-ended');
     });
 
     it('a session older than 7 days ends, however active', async () => {
@@ -428,7 +457,7 @@ describe('Dashboard: headers, assets, cookies, CSRF, roles, sessions and redirec
         })
         .expect(200);
       expect(wrong.text).toContain('The password is not right.');
-      await owner.agent
+      const confirmed = await owner.agent
         .post('/dashboard/confirm-password')
         .type('form')
         .send({
@@ -438,6 +467,8 @@ describe('Dashboard: headers, assets, cookies, CSRF, roles, sessions and redirec
         })
         .expect(303)
         .expect('Location', '/dashboard/probe/sensitive');
+      // What the session may do grew (live keys): it got a new token.
+      expect(String(confirmed.headers['set-cookie'])).toMatch(/lsvc_session=/);
       await owner.agent.get('/dashboard/probe/sensitive').expect(200);
     });
   });

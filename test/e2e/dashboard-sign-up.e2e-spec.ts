@@ -64,6 +64,8 @@ describe('Dashboard: sign-up, verification, sign-in, overview', () => {
     const first = await verifyFromOutbox(t, up.agent, up.email);
     expect(first.status).toBe(303);
     expect(first.headers.location).toBe('/dashboard?notice=verified');
+    // The whole dashboard opened to this session: it got a new token.
+    expect(String(first.headers['set-cookie'])).toMatch(/lsvc_session=/);
     const again = await up.agent.get(`/dashboard/verify-email?token=${token}`);
     expect(again.status).toBe(400);
     expect(again.text).toContain('expired or was already used');
@@ -152,10 +154,29 @@ describe('Dashboard: sign-up, verification, sign-in, overview', () => {
     expect(page.text).toContain('Switch to test mode');
   });
 
-  it('a SUSPENDED account shows its banner', async () => {
+  it('a SUSPENDED account shows its banner, and its people read but change only their own things', async () => {
     const owner = await aDashboardOwner(t, { status: 'SUSPENDED' });
     const page = await owner.agent.get('/dashboard').expect(200);
     expect(page.text).toContain('SUSPENDED: this account is suspended');
+
+    const invite = await owner.agent
+      .post('/dashboard/members/invitations')
+      .type('form')
+      .send({ _csrf: owner.csrf, email: uniqueEmail('colleague'), role: 'developer' });
+    expect(invite.status).toBe(403);
+    expect(invite.text).toContain('This account is suspended');
+    const [{ n }] = await t.dataSource.query(
+      `SELECT count(*)::int AS n FROM user_tokens WHERE account_id = $1 AND purpose = 'invitation'`,
+      [owner.accountId],
+    );
+    expect(n).toBe(0);
+    await owner.agent.get('/dashboard/members').expect(200);
+    // The person's own choices still go through.
+    await owner.agent
+      .post('/dashboard/mode')
+      .type('form')
+      .send({ _csrf: owner.csrf, mode: 'live', next: '/dashboard' })
+      .expect(303);
   });
 
   it('a user with two accounts switches between them; another account id is refused with 404', async () => {

@@ -122,9 +122,16 @@ export class MembersService {
       if (member.role === 'owner' && all.filter((m) => m.role === 'owner').length === 1)
         throw ValidationError.field('role', LAST_OWNER);
       await this.memberships.setRole(em, userId, actor.accountId, role);
+      // A privilege change: another member signs in again here, with a new session; the actor's
+      // own session gets a new token from the controller instead.
+      const ended =
+        userId === actor.userId
+          ? 0
+          : await this.sessions.revokeOfUserInAccount(em, userId, actor.accountId);
       await this.record(em, actor, 'member.changed', `user:${userId}`, {
         from: member.role,
         to: role,
+        sessionsEnded: ended,
       });
       return true;
     });

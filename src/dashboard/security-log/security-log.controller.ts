@@ -46,6 +46,7 @@ interface LogRow {
   action: string;
   target: string;
   ip: string;
+  userAgent: string;
 }
 
 /**
@@ -109,6 +110,7 @@ export class SecurityLogController {
       action: ACTION_WORDS[r.action] ?? r.action,
       target: r.target ?? '',
       ip: r.ip ?? '',
+      userAgent: r.userAgent ?? '',
     }));
   }
 }

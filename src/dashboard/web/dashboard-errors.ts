@@ -1,6 +1,12 @@
-/** The request needs a signed-in session: the filter redirects to sign-in with `next`. */
+/**
+ * The request needs a signed-in session: the filter redirects to sign-in with `next`, saying so
+ * when the browser's session `ended` (rather than never began).
+ */
 export class SignInRequired extends Error {
-  constructor(readonly next?: string) {
+  constructor(
+    readonly next?: string,
+    readonly ended = false,
+  ) {
     super('Sign in to continue.');
   }
 }

@@ -52,8 +52,18 @@ export class DashboardExceptionFilter extends PathErrorPages implements Exceptio
     }
     res.setHeader('Cache-Control', 'no-store');
     if (exception instanceof SignInRequired) {
-      const query = exception.next ? `?next=${encodeURIComponent(exception.next)}` : '';
-      return this.views.redirect(res, `/dashboard/sign-in${query}`);
+      const query = [
+        ...(exception.next ? [`next=${encodeURIComponent(exception.next)}`] : []),
+        ...(exception.ended ? ['notice=session-ended'] : []),
+      ];
+      const signIn = `/dashboard/sign-in${query.length > 0 ? `?${query.join('&')}` : ''}`;
+      // htmx would swap the sign-in page into the fragment it asked for: it loads it whole.
+      if (req.headers['hx-request'] === 'true') {
+        res.setHeader('HX-Redirect', signIn);
+        res.status(204).end();
+        return;
+      }
+      return this.views.redirect(res, signIn);
     }
     if (exception instanceof EmailVerificationRequired)
       return this.views.redirect(res, '/dashboard/verify-email');

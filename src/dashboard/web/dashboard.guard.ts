@@ -15,7 +15,8 @@ const SAFE_METHODS = new Set(['GET', 'HEAD']);
 /**
  * Every dashboard route, in this order: the session from the cookie (else sign-in, unless the
  * route is open to anonymous visitors), a verified email, then for a POST the fetch metadata,
- * the CSRF token and the route's roles. Any refusal happens before the handler: nothing changes.
+ * the CSRF token, the route's roles and, for a route with roles, an account that is not
+ * suspended. Any refusal happens before the handler: nothing changes.
  */
 @Injectable()
 export class DashboardGuard implements CanActivate {
@@ -30,14 +31,13 @@ export class DashboardGuard implements CanActivate {
     const targets = [context.getHandler(), context.getClass()];
     const flag = (key: string) => this.reflector.getAllAndOverride<boolean>(key, targets) === true;
 
-    const ctx = await this.sessions.resolve(this.sessions.cookies.sessionToken(req));
+    const token = this.sessions.cookies.sessionToken(req);
+    const ctx = await this.sessions.resolve(token);
     if (ctx) req.dashboard = ctx;
     const anonymous = flag(DASHBOARD_ANONYMOUS);
     if (!ctx) {
-      if (!anonymous)
-        throw new SignInRequired(
-          SAFE_METHODS.has(req.method) ? safeNextPath(req.originalUrl) : undefined,
-        );
+      // A cookie that no longer opens a session: it ended (idle, too old, signed out elsewhere).
+      if (!anonymous) throw new SignInRequired(nextAfterSignIn(req), token !== undefined);
       this.preSessionCsrf(req, res);
     } else if (!ctx.user.emailVerified && !anonymous && !flag(DASHBOARD_UNVERIFIED)) {
       throw new EmailVerificationRequired();
@@ -56,6 +56,12 @@ export class DashboardGuard implements CanActivate {
     const roles = this.reflector.getAllAndOverride<Role[] | undefined>(DASHBOARD_ROLES, targets);
     if (ctx && !roleAllows(ctx.role, roles))
       throw new DashboardForbidden(`Your role (${ctx.role}) cannot do this.`);
+    // A suspended account's people sign in and read; what they change is their own (password,
+    // sessions, mode), never the account's: the routes that change it are the ones with roles.
+    if (ctx && roles && ctx.account.status === 'SUSPENDED')
+      throw new DashboardForbidden(
+        'This account is suspended: you can sign in and read, but not change anything. Contact support.',
+      );
     return true;
   }
 
@@ -72,4 +78,18 @@ export class DashboardGuard implements CanActivate {
     this.sessions.cookies.setPreSessionCsrf(res, token);
     req.dashboardCsrf = token;
   }
+}
+
+/**
+ * Where a request without a session was going: a page, itself; an htmx request (a fragment, such
+ * as an import's progress), the page it was made from. A form's POST is not sent again.
+ */
+function nextAfterSignIn(req: DashboardRequest): string | undefined {
+  const current = req.headers['hx-current-url'];
+  if (req.headers['hx-request'] === 'true' && typeof current === 'string') {
+    if (!URL.canParse(current)) return undefined;
+    const url = new URL(current);
+    return safeNextPath(url.pathname + url.search);
+  }
+  return SAFE_METHODS.has(req.method) ? safeNextPath(req.originalUrl) : undefined;
 }

@@ -25,6 +25,8 @@ export const NAV = [
 const NOTICES: Record<string, string> = {
   verified: 'Your email is verified.',
   'verification-sent': 'We sent a new verification link. It works for 24 hours.',
+  'verification-held':
+    'We already sent you several verification links in the last hour, so we did not send another. Use the newest one, or ask again later.',
   'password-reset': 'Your password is changed. Sign in with the new one.',
   'password-changed': 'Your password is changed. Your other sessions were signed out.',
   'signed-out': 'You are signed out.',
