@@ -32,6 +32,20 @@ export class MailOutboxStore {
     );
   }
 
+  /** Deletes up to `limit` of the mail kept before `cutoff`, oldest first; returns how many. */
+  async purgeBefore(cutoff: Date, limit: number): Promise<number> {
+    const [{ deleted }]: { deleted: number }[] = await this.dataSource.query(
+      `WITH deleted AS (
+         DELETE FROM mail_outbox WHERE id IN (
+           SELECT id FROM mail_outbox WHERE created_at < $1 ORDER BY id LIMIT $2
+         ) RETURNING 1
+       )
+       SELECT count(*)::int AS deleted FROM deleted`,
+      [cutoff, limit],
+    );
+    return deleted;
+  }
+
   /** Newest first; `to` compared without case; `beforeId` continues a page. */
   async list(filter: { to?: string; limit: number; beforeId?: string }): Promise<KeptMail[]> {
     const rows: MailRow[] = await this.dataSource.query(

@@ -285,6 +285,7 @@ describe('Listings: states and transitions', () => {
             'import-sweep',
             'listing-counts-fold',
             'listing-expiry',
+            'mail-outbox-purge',
             'storage-deletion-sweep',
             'usage-purge',
           ]),
