@@ -149,6 +149,11 @@ describe('Dashboard: keys', () => {
       .send({ _csrf: csrf, grace: '2d' })
       .expect(200);
     expect(bad.text).toContain('grace must be one of');
+    // In the summary above the list, linked to this key's control, and beside it.
+    const field = `grace-${rows[1].id}`;
+    expect(bad.text).toContain(`<a href="#${field}">grace must be one of`);
+    expect(bad.text).toContain(`<span class="field-error" id="${field}-error">`);
+    expect(bad.text).toContain(`aria-describedby="${field}-error" aria-invalid="true"`);
 
     const confirm = await owner.agent.get(`/dashboard/keys/${rows[1].id}/revoke`).expect(200);
     expect(confirm.text).toContain('Revoke key');

@@ -130,7 +130,14 @@ export class KeysController {
       );
       this.shown(req, res, record, secret, 'rolled', form.grace);
     } catch (error) {
-      await this.render(req, res, ctx, FormState.refused(error, { grace: form.grace ?? '' }));
+      const refused = FormState.refused(error, { grace: form.grace ?? '' });
+      // Shown above the list and beside this key's roll control, whichever rule refused it.
+      const field = `grace-${key.id}`;
+      const roll = new FormState(
+        { [field]: form.grace ?? '' },
+        refused.errors.map((e) => ({ ...e, field })),
+      );
+      await this.render(req, res, ctx, FormState.empty(), false, roll);
     }
   }
 
@@ -215,6 +222,7 @@ export class KeysController {
     ctx: DashboardContext,
     form: FormState,
     alreadyUsed = false,
+    roll = FormState.empty(),
   ): Promise<void> {
     const approved = ctx.account.status === 'APPROVED';
     const kind = ctx.livemode ? 'live' : 'test';
@@ -237,6 +245,7 @@ export class KeysController {
       chosenScopes: form.hasErrors ? form.value('scopes').split(' ').filter(Boolean) : [...SCOPES],
       alreadyUsed,
       form,
+      roll,
     });
   }
 
