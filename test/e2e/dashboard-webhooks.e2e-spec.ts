@@ -401,17 +401,31 @@ describe('Dashboard: webhooks', () => {
       );
       const failed = await owner.agent.get(`${BASE}/${id}?status=failed`).expect(200);
       expect(failed.text).not.toContain('<td>webhook.test</td>');
-      expect(failed.text).toContain('page 1 of 2, 25 in all');
-      expect(failed.text).toContain(`href="${BASE}/${id}?status=failed&amp;page=2#deliveries"`);
-      expect(failed.text).not.toContain('Previous page');
-      const second = await owner.agent.get(`${BASE}/${id}?status=failed&page=2`).expect(200);
-      expect(second.text).toContain('page 2 of 2');
-      expect(second.text).toContain('Previous page');
-      expect(second.text).not.toContain('Next page');
+      const rowsOf = (html: string) => html.match(/<td><span class="status status-failed">/g) ?? [];
+      expect(rowsOf(failed.text)).toHaveLength(20);
+      // Cursor paging: Older continues after the page's last (20th newest) delivery.
+      const [twentieth]: { id: string }[] = await t.dataSource.query(
+        `SELECT id FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'failed'
+         ORDER BY created_at DESC, id DESC OFFSET 19 LIMIT 1`,
+        [id],
+      );
+      const older = `${BASE}/${id}?status=failed&amp;before=${twentieth.id}#deliveries`;
+      expect(failed.text).toContain(`href="${older}" rel="next">Older</a>`);
+      expect(failed.text).not.toContain('>Newest</a>');
+      const second = await owner.agent
+        .get(`${BASE}/${id}?status=failed&before=${twentieth.id}`)
+        .expect(200);
+      expect(rowsOf(second.text)).toHaveLength(5);
+      expect(second.text).toContain(
+        `href="${BASE}/${id}?status=failed#deliveries" rel="first">Newest</a>`,
+      );
+      expect(second.text).not.toContain('>Older</a>');
+      const notAnId = await owner.agent.get(`${BASE}/${id}?before=1%20OR%201=1`).expect(400);
+      expect(notAnId.text).toContain('before must be the id of a delivery.');
       const tests = await owner.agent.get(`${BASE}/${id}?event=webhook.test`).expect(200);
       expect(tests.text).toContain('<td>webhook.test</td>');
       expect(tests.text).not.toContain('<td>listing.sold</td>');
-      const bad = await owner.agent.get(`${BASE}/${id}?status=lost&page=0`).expect(400);
+      const bad = await owner.agent.get(`${BASE}/${id}?status=lost`).expect(400);
       expect(bad.text).toContain('status must be one of: pending, succeeded, failed');
       expect(bad.text).toContain('class="error-summary"');
     });

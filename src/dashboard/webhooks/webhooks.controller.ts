@@ -1,5 +1,6 @@
 import { Controller, Get, Post, Query, Req, Res } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import { isUUID } from 'class-validator';
 import type { Response } from 'express';
 import { ValidationError } from '../../common/errors/domain-error';
 import { UuidParam } from '../../common/http/uuid-param.decorator';
@@ -173,28 +174,34 @@ export class WebhooksPageController {
     const filter = {
       status: queryText(query.status),
       event: queryText(query.event),
-      page: queryText(query.page),
+      before: queryText(query.before),
     };
     let form = FormState.empty(filter);
     let page;
     try {
-      const dto = await validateDto(ListDeliveriesQueryDto, {
-        ...filledFields(filter),
+      const { before, ...rest } = filledFields(filter);
+      const dto = await validateDto(ListDeliveriesQueryDto, { ...rest, limit: PAGE_SIZE });
+      if (before !== undefined && !isUUID(before))
+        throw ValidationError.field('before', 'before must be the id of a delivery.');
+      page = await this.deliveries.historyBefore(scopeOf(ctx), id, {
         limit: PAGE_SIZE,
+        status: dto.status,
+        event: dto.event,
+        before,
       });
-      page = await this.deliveries.history(scopeOf(ctx), id, dto);
     } catch (error) {
       form = FormState.refused(error, filter);
     }
-    const link = (n: number) => {
+    // Cursor paging: Older continues after this page's last delivery, Newest starts again.
+    const link = (before?: string) => {
       const q = new URLSearchParams();
       if (filter.status) q.set('status', filter.status);
       if (filter.event) q.set('event', filter.event);
-      if (n > 1) q.set('page', String(n));
+      if (before) q.set('before', before);
       const s = q.toString();
       return `${BASE}/${id}${s ? `?${s}` : ''}#deliveries`;
     };
-    const pagination = page?.pagination;
+    const last = page?.items.at(-1);
     this.views.send(
       res,
       req,
@@ -204,9 +211,8 @@ export class WebhooksPageController {
         title: `Webhook endpoint ${endpoint.url}`,
         endpoint,
         deliveries: page ? page.items : [],
-        pagination,
-        previous: pagination && pagination.page > 1 ? link(pagination.page - 1) : null,
-        next: pagination?.hasMore ? link(pagination.page + 1) : null,
+        newest: filter.before ? link() : null,
+        older: page?.more && last ? link(last.id) : null,
         statuses: DELIVERY_STATUSES,
         deliveryEvents: [...EVENT_NAMES, TEST_EVENT],
         filter,

@@ -11,7 +11,7 @@ import { Every } from '../../platform/scheduling/every.decorator';
 import { inBatches } from '../../platform/scheduling/in-batches';
 import { deliveryPayload, newEventDelivery, TEST_EVENT } from './delivery-payload';
 import type { ListDeliveriesQueryDto } from './dto/list-deliveries.query.dto';
-import type { WebhookDelivery } from './webhook-delivery.entity';
+import type { DeliveryStatus, WebhookDelivery } from './webhook-delivery.entity';
 import { DeliveryAttempt, WebhookDeliveryStore } from './webhook-delivery.store';
 import type { WebhookEndpoint } from '../endpoints/webhook-endpoint.entity';
 import type { OwnerScope } from '../../auth/scope';
@@ -75,6 +75,20 @@ export class WebhookDeliveriesService {
     await this.endpoints.get(owner, endpointId);
     const [items, total] = await this.store.page(endpointId, query);
     return new Paginated(items, query.page, query.limit, total);
+  }
+
+  /**
+   * The dashboard's history page: up to `limit` deliveries older than the delivery `before`,
+   * newest first, and whether there are more (a cursor: no count of a million rows per page).
+   */
+  async historyBefore(
+    owner: OwnerScope,
+    endpointId: string,
+    filter: { limit: number; status?: DeliveryStatus; event?: string; before?: string },
+  ): Promise<{ items: WebhookDelivery[]; more: boolean }> {
+    await this.endpoints.get(owner, endpointId);
+    const rows = await this.store.pageBefore(endpointId, filter);
+    return { items: rows.slice(0, filter.limit), more: rows.length > filter.limit };
   }
 
   /** One delivery of the endpoint with its attempt log, oldest attempt first. */

@@ -102,6 +102,34 @@ export class WebhookDeliveryStore {
     });
   }
 
+  /**
+   * Up to `limit` + 1 of an endpoint's deliveries, newest first, older than the delivery `before`
+   * (cursor paging: one range of the history index, no count; the extra row says there is more).
+   * A `before` that is not one of the endpoint's deliveries yields nothing.
+   */
+  pageBefore(
+    endpointId: string,
+    filter: { limit: number; status?: DeliveryStatus; event?: string; before?: string },
+  ): Promise<WebhookDelivery[]> {
+    const { limit, status, event, before } = filter;
+    const q = this.deliveries
+      .createQueryBuilder('d')
+      .where('d.endpointId = :endpointId', { endpointId });
+    if (status) q.andWhere('d.status = :status', { status });
+    if (event) q.andWhere('d.event = :event', { event });
+    if (before)
+      q.andWhere(
+        `(d.createdAt, d.id) < (SELECT c.created_at, c.id FROM webhook_deliveries c
+           WHERE c.id = :before AND c.endpoint_id = :endpointId)`,
+        { before },
+      );
+    return q
+      .orderBy('d.createdAt', 'DESC')
+      .addOrderBy('d.id', 'DESC')
+      .limit(limit + 1)
+      .getMany();
+  }
+
   findOfEndpoint(endpointId: string, deliveryId: string): Promise<WebhookDelivery | null> {
     return this.deliveries.findOneBy({ id: deliveryId, endpointId });
   }
