@@ -381,6 +381,10 @@ describe('Dashboard: webhooks', () => {
       expect(page.text).toContain('A webhook.test delivery was sent.');
       expect(page.text).toContain('HTTP 200');
       expect(page.text).toContain('&lt;script&gt;alert(1)&lt;/script&gt; tack');
+      // The attempt keeps its own answer too, beside its time and status.
+      expect(page.text).toContain(
+        '<td><code class="excerpt">&lt;script&gt;alert(1)&lt;/script&gt; tack</code></td>',
+      );
       expect(page.text).not.toContain('<script>alert(1)');
       expect(page.text).toMatch(/\d{4}-\d{2}-\d{2} \d{2}:\d{2}/);
       expect(page.text).toMatch(/\d+ ms/);

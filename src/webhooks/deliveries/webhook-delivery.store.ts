@@ -32,6 +32,8 @@ export interface DeliveryAttempt {
   error: string | null;
   durationMs: number;
   manual: boolean;
+  /** the start of the receiver's answer (none before the AttemptResponseExcerpt migration) */
+  responseExcerpt: string | null;
 }
 
 export interface RedeliveryRequest {
@@ -137,7 +139,7 @@ export class WebhookDeliveryStore {
   attemptLog(deliveryId: string): Promise<DeliveryAttempt[]> {
     return this.dataSource.query(
       `SELECT attempted_at AS "attemptedAt", response_status AS "responseStatus", error,
-              duration_ms AS "durationMs", manual
+              duration_ms AS "durationMs", manual, response_excerpt AS "responseExcerpt"
        FROM webhook_delivery_attempts WHERE delivery_id = $1 ORDER BY id`,
       [deliveryId],
     );
@@ -297,10 +299,11 @@ export class WebhookDeliveryStore {
            next_attempt_at = NULL, last_response_status = a.status,
            last_error = NULL, response_body_excerpt = a.excerpt
          FROM attempt a WHERE d.id = a.id
-         RETURNING d.id, d.endpoint_id, a.at, a.status, a.duration_ms),
+         RETURNING d.id, d.endpoint_id, a.at, a.status, a.duration_ms, a.excerpt),
        logged AS (
-         INSERT INTO webhook_delivery_attempts (delivery_id, attempted_at, response_status, duration_ms)
-         SELECT id, at, status, duration_ms FROM delivered),
+         INSERT INTO webhook_delivery_attempts
+           (delivery_id, attempted_at, response_status, duration_ms, response_excerpt)
+         SELECT id, at, status, duration_ms, excerpt FROM delivered),
        streak_over AS (
          SELECT e.id FROM webhook_endpoints e
          WHERE e.id IN (SELECT endpoint_id FROM delivered) AND e.consecutive_failures <> 0
@@ -360,8 +363,9 @@ export class WebhookDeliveryStore {
            status = CASE WHEN $6 THEN 'succeeded' ELSE status END,
            next_attempt_at = CASE WHEN $6 THEN NULL ELSE next_attempt_at END
          WHERE id = $1 RETURNING id)
-       INSERT INTO webhook_delivery_attempts (delivery_id, attempted_at, response_status, error, duration_ms, manual)
-       SELECT id, $2, $3, $4, $7, true FROM tried`,
+       INSERT INTO webhook_delivery_attempts
+         (delivery_id, attempted_at, response_status, error, duration_ms, manual, response_excerpt)
+       SELECT id, $2, $3, $4, $7, true, $5 FROM tried`,
       [
         target.deliveryId,
         result.at,
@@ -447,9 +451,18 @@ export class WebhookDeliveryStore {
     manual: boolean,
   ): Promise<void> {
     await em.query(
-      `INSERT INTO webhook_delivery_attempts (delivery_id, attempted_at, response_status, error, duration_ms, manual)
-       VALUES ($1, $2, $3, $4, $5, $6)`,
-      [deliveryId, result.at, result.responseStatus, result.error, result.durationMs, manual],
+      `INSERT INTO webhook_delivery_attempts
+         (delivery_id, attempted_at, response_status, error, duration_ms, manual, response_excerpt)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [
+        deliveryId,
+        result.at,
+        result.responseStatus,
+        result.error,
+        result.durationMs,
+        manual,
+        result.responseBodyExcerpt,
+      ],
     );
   }
 }
