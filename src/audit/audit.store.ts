@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { purgeBefore } from '../platform/database/purge-before';
 import { storableJson } from '../common/db/storable-json';
 import type { AuditAction, AuditActorType, AuditEntry, AuditRecord } from './audit-entry';
 
@@ -59,17 +60,8 @@ export class AuditStore {
   }
 
   /** Deletes up to `limit` rows written before the cutoff; returns how many went. */
-  async purgeBefore(cutoff: Date, limit: number): Promise<number> {
-    const [{ deleted }]: { deleted: number }[] = await this.db.query(
-      `WITH deleted AS (
-         DELETE FROM audit_log WHERE id IN (
-           SELECT id FROM audit_log WHERE created_at < $1 ORDER BY created_at LIMIT $2
-         ) RETURNING 1
-       )
-       SELECT count(*)::int AS deleted FROM deleted`,
-      [cutoff, limit],
-    );
-    return deleted;
+  purgeBefore(cutoff: Date, limit: number): Promise<number> {
+    return purgeBefore(this.db, 'audit_log', cutoff, limit);
   }
 }
 

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { purgeBefore } from '../platform/database/purge-before';
 
 export interface MailMessage {
   to: string;
@@ -33,17 +34,8 @@ export class MailOutboxStore {
   }
 
   /** Deletes up to `limit` of the mail kept before `cutoff`, oldest first; returns how many. */
-  async purgeBefore(cutoff: Date, limit: number): Promise<number> {
-    const [{ deleted }]: { deleted: number }[] = await this.dataSource.query(
-      `WITH deleted AS (
-         DELETE FROM mail_outbox WHERE id IN (
-           SELECT id FROM mail_outbox WHERE created_at < $1 ORDER BY id LIMIT $2
-         ) RETURNING 1
-       )
-       SELECT count(*)::int AS deleted FROM deleted`,
-      [cutoff, limit],
-    );
-    return deleted;
+  purgeBefore(cutoff: Date, limit: number): Promise<number> {
+    return purgeBefore(this.dataSource, 'mail_outbox', cutoff, limit);
   }
 
   /** Newest first; `to` compared without case; `beforeId` continues a page. */
