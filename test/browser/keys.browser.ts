@@ -112,7 +112,22 @@ test('request access, approval mailed, a test key shown once, used, listed, revo
   await expectAccessible(page);
   await screenshot(page, 'keys');
 
-  await page.getByRole('link', { name: 'Revoke Nightly sync' }).click();
+  // The call shows on Usage, for this key: GET /v1/me (counts are written every 2 s).
+  const revoke = page.getByRole('link', { name: 'Revoke Nightly sync' });
+  const keyId = /\/dashboard\/keys\/([0-9a-f-]{36})\/revoke$/.exec(
+    (await revoke.getAttribute('href'))!,
+  )![1];
+  const meRow = page.locator('#usage-endpoints tbody tr', { hasText: '/v1/me' });
+  await expect(async () => {
+    await page.goto(`/dashboard/usage?key=${keyId}`);
+    await expect(meRow).toBeVisible({ timeout: 500 });
+  }).toPass({ timeout: 10_000 });
+  await expect(page.getByRole('main')).toContainText('key Nightly sync (');
+  await expect(meRow.locator('td').nth(0)).toHaveText('GET');
+  expect(Number(await meRow.locator('td').nth(2).textContent())).toBeGreaterThanOrEqual(1);
+
+  await page.goto('/dashboard/keys');
+  await revoke.click();
   await expectAccessible(page);
   await page.getByRole('button', { name: 'Revoke key' }).click();
   await expect(page.getByText('The key is revoked')).toBeVisible();

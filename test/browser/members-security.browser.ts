@@ -5,6 +5,7 @@ import {
   approvedOwnerWithKey,
   expect,
   expectAccessible,
+  mailedLink,
   STRONG_PASSWORD,
   signUpVerified,
   test,
@@ -93,7 +94,42 @@ test('a viewer cannot change anything: no POST buttons, and a direct POST is ref
   await viewer.context().close();
 });
 
-test('10 wrong passwords lock the user: the message, and the lockout mail in the outbox', async ({
+test('a user with a sign-in accepts an invitation to a second account', async ({
+  page,
+  baseURL,
+  browser,
+}) => {
+  await signUpVerified(page, baseURL!, 'Inbjudaren AB');
+  const guest = await browser.newContext({ baseURL });
+  try {
+    const guestPage = await guest.newPage();
+    const { email } = await signUpVerified(guestPage, baseURL!, 'Gästen AB', uniqueEmail('guest'));
+
+    await page.goto('/dashboard/members');
+    await page.getByLabel('Email address').fill(email);
+    await page.getByLabel('Role', { exact: true }).selectOption('developer');
+    await page.getByRole('button', { name: 'Send invitation' }).click();
+    await expect(page.getByRole('status')).toContainText('The invitation is sent.');
+
+    // The mailed link, opened signed in: a button accepts.
+    const link = await mailedLink(baseURL!, email, 'invitation');
+    await guestPage.goto(link);
+    await expect(
+      guestPage.getByRole('heading', { level: 1, name: 'Accept an invitation' }),
+    ).toBeVisible();
+    await expectAccessible(guestPage);
+    await guestPage.getByRole('button', { name: 'Accept invitation' }).click();
+    await expect(guestPage.getByRole('heading', { level: 1, name: 'Overview' })).toBeVisible();
+    await expect(guestPage.locator('.facts').first()).toContainText('Inbjudaren AB');
+    await expect(guestPage.locator('.facts').first()).toContainText('developer');
+    // Two accounts now: the header offers the switch.
+    await expect(guestPage.getByRole('button', { name: 'Switch account' })).toBeVisible();
+  } finally {
+    await guest.close();
+  }
+});
+
+test('10 wrong passwords lock the user: the message, the lockout mail; a reset ends the lock', async ({
   page,
   baseURL,
 }) => {
@@ -121,6 +157,27 @@ test('10 wrong passwords lock the user: the message, and the lockout mail in the
     `/emails?to=${encodeURIComponent(email)}&limit=1`,
   );
   expect(mails.body.data[0].subject).toMatch(/locked for 15 minutes/);
+
+  // The way out: a new password by the mailed reset link, which also ends the lock.
+  await page.getByRole('link', { name: 'Forgot your password?' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Reset your password' })).toBeVisible();
+  await expectAccessible(page);
+  await page.getByLabel('Email address').fill(email);
+  await page.getByRole('button', { name: 'Send reset link' }).click();
+  await expect(page.getByText('If that email belongs to a user')).toBeVisible();
+  await page.goto(await mailedLink(baseURL!, email, 'reset-password'));
+  await expect(
+    page.getByRole('heading', { level: 1, name: 'Choose a new password' }),
+  ).toBeVisible();
+  await expectAccessible(page);
+  const newPassword = 'marble lantern orchard 77 bicycle';
+  await page.getByLabel('New password').fill(newPassword);
+  await page.getByRole('button', { name: 'Set new password' }).click();
+  await expect(page.getByText('Your password is changed. Sign in with the new one.')).toBeVisible();
+  await page.getByLabel('Email address').fill(email);
+  await page.getByLabel('Password').fill(newPassword);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Overview' })).toBeVisible();
 });
 
 test('a POST without the CSRF token is refused with 403 and changes nothing', async ({

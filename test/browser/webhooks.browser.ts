@@ -54,6 +54,17 @@ test('webhooks: create (secret once), send test, see the delivery, retry, rotate
     expect(await page.content()).not.toContain(secret);
     await expectAccessible(page);
 
+    // Recover without a time: refused on a page of its own, the message beside the field.
+    await page.getByLabel('Since (Stockholm time)').fill('');
+    await page.getByRole('button', { name: 'Recover events' }).click();
+    await expect(
+      page.getByRole('heading', { level: 1, name: 'Recover missed events' }),
+    ).toBeVisible();
+    await expect(page.locator('.error-summary')).toContainText('Enter a date and time');
+    await expectAccessible(page);
+    await page.getByRole('link', { name: 'Back to the endpoint' }).click();
+    await expect(page.getByRole('heading', { level: 1, name: 'Webhook endpoint' })).toBeVisible();
+
     // Send test: the delivery and its attempt.
     await page.getByRole('button', { name: 'Send test event' }).click();
     await expect(
