@@ -91,8 +91,19 @@ describe('WebhookAttemptsService bookkeeping', () => {
     expect(await attemptOnce(id, failed())).toEqual({ final: false, retryDelayMs: 1000 });
     expect(await attemptOnce(id, failed())).toEqual({ final: false, retryDelayMs: 2000 });
     expect(await endpointRow(endpoint.id)).toMatchObject({ consecutive_failures: 2 });
-    await attemptOnce(id, ok());
+    await attemptOnce(id, { ...ok(), responseBodyExcerpt: 'tack' });
     expect(await delivery(id)).toEqual({ status: 'succeeded', attempts: 3, logged: 3 });
+    // Each attempt keeps its own answer, the batched success's too.
+    const logged = await ctx.dataSource.query(
+      `SELECT response_status AS status, response_excerpt AS excerpt
+       FROM webhook_delivery_attempts WHERE delivery_id = $1 ORDER BY id`,
+      [id],
+    );
+    expect(logged).toEqual([
+      { status: 500, excerpt: 'boom' },
+      { status: 500, excerpt: 'boom' },
+      { status: 200, excerpt: 'tack' },
+    ]);
     expect(await endpointRow(endpoint.id)).toMatchObject({
       is_active: true,
       consecutive_failures: 0,

@@ -52,11 +52,10 @@ export class DashboardExceptionFilter extends PathErrorPages implements Exceptio
     }
     res.setHeader('Cache-Control', 'no-store');
     if (exception instanceof SignInRequired) {
-      const query = [
-        ...(exception.next ? [`next=${encodeURIComponent(exception.next)}`] : []),
-        ...(exception.ended ? ['notice=session-ended'] : []),
-      ];
-      const signIn = `/dashboard/sign-in${query.length > 0 ? `?${query.join('&')}` : ''}`;
+      const query = new URLSearchParams();
+      if (exception.next) query.set('next', exception.next);
+      if (exception.ended) query.set('notice', 'session-ended');
+      const signIn = `/dashboard/sign-in${query.size > 0 ? `?${query}` : ''}`;
       // htmx would swap the sign-in page into the fragment it asked for: it loads it whole.
       if (req.headers['hx-request'] === 'true') {
         res.setHeader('HX-Redirect', signIn);

@@ -183,7 +183,7 @@ export class WebhooksPageController {
       const dto = await validateDto(ListDeliveriesQueryDto, { ...rest, limit: PAGE_SIZE });
       if (before !== undefined && !isUUID(before))
         throw ValidationError.field('before', 'before must be the id of a delivery.');
-      page = await this.deliveries.historyBefore(scopeOf(ctx), id, {
+      page = await this.deliveries.historyBefore(endpoint, {
         limit: PAGE_SIZE,
         status: dto.status,
         event: dto.event,
@@ -201,7 +201,6 @@ export class WebhooksPageController {
       const s = q.toString();
       return `${BASE}/${id}${s ? `?${s}` : ''}#deliveries`;
     };
-    const last = page?.items.at(-1);
     this.views.send(
       res,
       req,
@@ -210,9 +209,9 @@ export class WebhooksPageController {
         ...(await this.common(req, ctx)),
         title: `Webhook endpoint ${endpoint.url}`,
         endpoint,
-        deliveries: page ? page.items : [],
+        deliveries: page?.items ?? [],
         newest: filter.before ? link() : null,
-        older: page?.more && last ? link(last.id) : null,
+        older: page?.pagination.nextCursor ? link(page.pagination.nextCursor) : null,
         statuses: DELIVERY_STATUSES,
         deliveryEvents: [...EVENT_NAMES, TEST_EVENT],
         filter,

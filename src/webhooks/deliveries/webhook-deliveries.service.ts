@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import type { AuditOrigin } from '../../audit/audit-entry';
 import { AuditService } from '../../audit/audit.service';
 import { NotFoundError, ValidationError } from '../../common/errors/domain-error';
+import { CursorPage } from '../../common/pagination/cursor-page';
 import { Paginated } from '../../common/pagination/paginated';
 import type { AllConfig } from '../../platform/config';
 import { Every } from '../../platform/scheduling/every.decorator';
@@ -78,17 +79,22 @@ export class WebhookDeliveriesService {
   }
 
   /**
-   * The dashboard's history page: up to `limit` deliveries older than the delivery `before`,
-   * newest first, and whether there are more (a cursor: no count of a million rows per page).
+   * The dashboard's history page of an endpoint its caller already read in the owner's scope:
+   * up to `limit` deliveries older than the delivery `before`, newest first (a cursor: no count of
+   * a million rows per page); `nextCursor` continues it.
    */
   async historyBefore(
-    owner: OwnerScope,
-    endpointId: string,
+    endpoint: WebhookEndpoint,
     filter: { limit: number; status?: DeliveryStatus; event?: string; before?: string },
-  ): Promise<{ items: WebhookDelivery[]; more: boolean }> {
-    await this.endpoints.get(owner, endpointId);
-    const rows = await this.store.pageBefore(endpointId, filter);
-    return { items: rows.slice(0, filter.limit), more: rows.length > filter.limit };
+  ): Promise<CursorPage<WebhookDelivery>> {
+    const rows = await this.store.pageBefore(endpoint.id, filter);
+    const items = rows.slice(0, filter.limit);
+    const hasMore = rows.length > filter.limit;
+    return new CursorPage(items, {
+      limit: filter.limit,
+      hasMore,
+      nextCursor: hasMore ? items[items.length - 1].id : null,
+    });
   }
 
   /** One delivery of the endpoint with its attempt log, oldest attempt first. */
