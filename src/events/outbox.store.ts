@@ -32,7 +32,8 @@ export interface FeedFilter {
 /**
  * The owner of `outbox_events`: its writes, the feed and the purge. Two statements write a change
  * and its events together on purpose (ListingsStore.insertCreated and expireDue), and the webhook
- * dispatch keeps its own bookkeeping columns (`relayed_at`, `fanned_out_at`: DispatchStore).
+ * dispatch keeps its own bookkeeping columns (`relayed_at`, `fanned_out_at`: DispatchStore),
+ * except for events nobody hears, settled when positioned (assignFeedPositions).
  */
 @Injectable()
 export class OutboxStore {
@@ -47,6 +48,9 @@ export class OutboxStore {
    * before the next takes it: a reader continuing after the highest position seen skips nothing.
    * The lock is its own statement, so the UPDATE's snapshot sees the previous holder's commit;
    * locked rows are waited for (briefly), not skipped, which would break commit order.
+   * An unrelayed event whose account has no active webhook endpoint has nobody to hear it: the
+   * same write settles it (relayed and fanned out), as the relay, which skips such accounts
+   * (DispatchStore.claimUnrelayed), would have with a second write.
    */
   async assignFeedPositions(batchSize: number): Promise<number> {
     return this.dataSource.transaction(async (em) => {
@@ -56,13 +60,17 @@ export class OutboxStore {
       if (!locked) return 0;
       const [, count] = await em.query(
         `WITH due AS (
-           SELECT id, seq FROM outbox_events WHERE feed_position IS NULL
+           SELECT id, seq, account_id FROM outbox_events WHERE feed_position IS NULL
            ORDER BY seq LIMIT $1 FOR UPDATE),
          numbered AS (
-           SELECT id, nextval('outbox_feed_position_seq') AS position
-           FROM (SELECT id FROM due ORDER BY seq) ordered)
-         UPDATE outbox_events o SET feed_position = numbered.position, feed_item = ${feedItemSql('o')}
-         FROM numbered WHERE o.id = numbered.id`,
+           SELECT id, nextval('outbox_feed_position_seq') AS position,
+             NOT EXISTS (SELECT 1 FROM webhook_endpoints e
+               WHERE e.account_id = ordered.account_id AND e.is_active) AS unheard
+           FROM (SELECT id, account_id FROM due ORDER BY seq) ordered)
+         UPDATE outbox_events o SET feed_position = n.position, feed_item = ${feedItemSql('o')},
+           relayed_at = CASE WHEN n.unheard AND o.relayed_at IS NULL THEN now() ELSE o.relayed_at END,
+           fanned_out_at = CASE WHEN n.unheard AND o.relayed_at IS NULL THEN now() ELSE o.fanned_out_at END
+         FROM numbered n WHERE o.id = n.id`,
         [batchSize],
       );
       return count as number;

@@ -1,13 +1,14 @@
 import type { OwnerScope } from '../../src/auth/scope';
 import { OutboxService } from '../../src/events/outbox.service';
+import { OutboxStore } from '../../src/events/outbox.store';
 import { EVENT_LANES } from '../../src/events/event-lane';
 import { DispatchStore } from '../../src/webhooks/dispatch/dispatch.store';
 import { sampleEventData } from '../support/events';
 import { createIntegrationContext, IntegrationContext } from '../support/integration';
 
 /**
- * The lanes and the relay's claim against the real database: which events are bulk, and how one
- * claim shares a lane's backlog among accounts.
+ * The lanes and the relay's claim against the real database: which events are bulk, how one
+ * claim shares a lane's backlog among accounts, and who settles the events nobody hears.
  */
 describe('Event lanes and the relay claim', () => {
   let ctx: IntegrationContext;
@@ -22,6 +23,17 @@ describe('Event lanes and the relay claim', () => {
   afterAll(() => ctx?.close());
   // Each test starts with nothing pending.
   beforeEach(() => ctx.dataSource.query('UPDATE outbox_events SET relayed_at = now()'));
+
+  /** An account with an endpoint (active unless said): its events are the relay's to claim. */
+  async function listener(isActive = true): Promise<OwnerScope> {
+    const owner = await ctx.newOwner();
+    await ctx.dataSource.query(
+      `INSERT INTO webhook_endpoints (account_id, livemode, url, secret, is_active)
+       VALUES ($1, true, 'http://127.0.0.1:9/hook', 'whsec_dGVzdA==', $2)`,
+      [owner.accountId, isActive],
+    );
+    return owner;
+  }
 
   /** `count` listing.sold events of the owner, committed in one transaction of the given lane. */
   async function write(owner: OwnerScope, count: number, bulk = false): Promise<void> {
@@ -60,7 +72,7 @@ describe('Event lanes and the relay claim', () => {
 
   it('puts the events of a bulk-lane transaction in the bulk lane, and only those', async () => {
     expect(await dispatch.unrelayedLanes(EVENT_LANES)).toEqual([]);
-    const owner = await ctx.newOwner();
+    const owner = await listener();
     await write(owner, 2, true);
     // A worker of the interactive lane is not told of bulk events, nor walks their index.
     expect(await dispatch.unrelayedLanes(['interactive'])).toEqual([]);
@@ -81,7 +93,7 @@ describe('Event lanes and the relay claim', () => {
   });
 
   it('shares a claim among the accounts with pending events, interleaved, oldest first', async () => {
-    const [a, b, c] = [await ctx.newOwner(), await ctx.newOwner(), await ctx.newOwner()];
+    const [a, b, c] = [await listener(), await listener(), await listener()];
     await write(a, 50, true);
     await write(b, 2, true);
     await write(c, 1, true);
@@ -97,11 +109,10 @@ describe('Event lanes and the relay claim', () => {
     // Every account's first before anyone's second.
     expect(new Set(order.slice(0, 3))).toEqual(new Set(['a', 'b', 'c']));
     expect(order.slice(3)).toMatch(/^(ab|ba)a$/);
-    expect(rows.every((r) => r.subscribed === false)).toBe(true);
   });
 
   it('starts after the account served last, so many accounts take turns', async () => {
-    const owners = [await ctx.newOwner(), await ctx.newOwner(), await ctx.newOwner()];
+    const owners = [await listener(), await listener(), await listener()];
     for (const owner of owners) await write(owner, 5, true);
     const ids = owners.map((o) => o.accountId).sort();
     // Room for two events: two accounts, one each, the lowest ids first...
@@ -111,7 +122,7 @@ describe('Event lanes and the relay claim', () => {
   });
 
   it('never hands one event to two claims at once', async () => {
-    const owner = await ctx.newOwner();
+    const owner = await listener();
     await write(owner, 30, true);
     const first = ctx.dataSource.createQueryRunner();
     await first.startTransaction();
@@ -126,5 +137,30 @@ describe('Event lanes and the relay claim', () => {
       await first.rollbackTransaction();
       await first.release();
     }
+  });
+
+  it('leaves the events nobody hears to the positioner, which settles them as it positions them', async () => {
+    const [heard, unheard, disabled] = [await listener(), await ctx.newOwner(), await listener(false)];
+    for (const owner of [heard, unheard, disabled]) await write(owner, 2, true);
+    expect((await claimed('bulk', 100)).map((r) => r.accountId)).toEqual([
+      heard.accountId,
+      heard.accountId,
+    ]);
+    const outboxStore = ctx.get(OutboxStore);
+    while ((await outboxStore.assignFeedPositions(100)) > 0);
+    const state = async (owner: OwnerScope) =>
+      ctx.dataSource.query(
+        `SELECT feed_position IS NOT NULL AS positioned, relayed_at IS NOT NULL AS relayed,
+           fanned_out_at IS NOT NULL AS "fannedOut"
+         FROM outbox_events WHERE account_id = $1`,
+        [owner.accountId],
+      );
+    const settled = { positioned: true, relayed: true, fannedOut: true };
+    expect(await state(unheard)).toEqual([settled, settled]);
+    expect(await state(disabled)).toEqual([settled, settled]);
+    // An account with an active endpoint: positioned, still the relay's.
+    const waiting = { positioned: true, relayed: false, fannedOut: false };
+    expect(await state(heard)).toEqual([waiting, waiting]);
+    expect(await dispatch.unrelayedLanes(EVENT_LANES)).toEqual(['bulk']);
   });
 });

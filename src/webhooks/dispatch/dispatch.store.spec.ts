@@ -5,7 +5,6 @@ import { DELIVERY_QUEUES, FANOUT_QUEUES } from './webhook-queues';
 const row = (accountId: string, n: number): ClaimedEvent => ({
   id: `${accountId}-${n}`,
   accountId,
-  subscribed: true,
 });
 
 describe('event lanes', () => {

@@ -16,11 +16,10 @@ export interface StoredEvent {
   xid: string | null;
 }
 
-/** An outbox row the relay holds: whether its account has an active webhook endpoint. */
+/** An outbox row the relay holds, of an account with an active webhook endpoint. */
 export interface ClaimedEvent {
   id: string;
   accountId: string;
-  subscribed: boolean;
 }
 
 /**
@@ -58,9 +57,11 @@ export class DispatchStore {
 
   /**
    * Locks up to `limit` unrelayed events of a lane, shared round-robin among the accounts that
-   * have some: the accounts after `afterAccount` first, then from the lowest id (a walk of the
-   * pending index, one probe per account), each account's oldest first. Returned interleaved
-   * (every account's first, then every account's second...), the order to queue them in.
+   * have some and an active endpoint: the accounts after `afterAccount` first, then from the
+   * lowest id (a walk of the pending index, one probe per account), each account's oldest first.
+   * Returned interleaved (every account's first, then every account's second...), the order to
+   * queue them in. Events nobody hears are left to the feed positioner, which settles them in the
+   * write that positions them (OutboxStore.assignFeedPositions): one row write fewer each.
    */
   async claimUnrelayed(
     em: EntityManager,
@@ -78,17 +79,16 @@ export class DispatchStore {
                  WHERE o.relayed_at IS NULL AND o.bulk = $1 AND o.account_id > p.account_id
                  ORDER BY o.account_id LIMIT 1)
          FROM pending p WHERE p.account_id IS NOT NULL)
-       SELECT account_id FROM pending WHERE account_id IS NOT NULL
+       SELECT account_id FROM pending p WHERE account_id IS NOT NULL
+         AND EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.account_id = p.account_id AND e.is_active)
        ORDER BY account_id > $2::uuid IS NOT FALSE DESC, account_id LIMIT $3`,
       [bulk, afterAccount, limit],
     );
     if (accounts.length === 0) return [];
     const share = Math.max(1, Math.floor(limit / accounts.length));
     return em.query(
-      `SELECT c.id, c."accountId", s.subscribed
+      `SELECT c.id, c."accountId"
        FROM unnest($2::uuid[]) WITH ORDINALITY AS a(account_id, turn)
-       CROSS JOIN LATERAL (SELECT EXISTS (SELECT 1 FROM webhook_endpoints e
-         WHERE e.account_id = a.account_id AND e.is_active) AS subscribed) s
        CROSS JOIN LATERAL (
          SELECT o.id, o.account_id AS "accountId", row_number() OVER (ORDER BY o.seq) AS rank
          FROM (SELECT p.id, p.account_id, p.seq FROM outbox_events p
@@ -99,13 +99,9 @@ export class DispatchStore {
     );
   }
 
-  /** Marks claimed events relayed; those not in `fanningOut` are fanned out (to nobody) too. */
-  async markRelayed(em: EntityManager, ids: string[], fanningOut: string[]): Promise<void> {
-    await em.query(
-      `UPDATE outbox_events SET relayed_at = now(), fanned_out_at = CASE WHEN id = ANY($2) THEN NULL ELSE now() END
-       WHERE id = ANY($1)`,
-      [ids, fanningOut],
-    );
+  /** Marks claimed events relayed: their fan-out jobs are queued. */
+  async markRelayed(em: EntityManager, ids: string[]): Promise<void> {
+    await em.query('UPDATE outbox_events SET relayed_at = now() WHERE id = ANY($1)', [ids]);
   }
 
   findMany(eventIds: string[]): Promise<StoredEvent[]> {

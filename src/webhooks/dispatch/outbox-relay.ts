@@ -86,25 +86,17 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     if (room <= 0) return false;
     const limit = Math.min(BATCH_SIZE, room);
     return this.dataSource.transaction(async (em) => {
-      // Events of accounts with no active endpoint have nobody to tell: they are settled here,
-      // without a fan-out job. An endpoint hears only of events committed after its creation.
+      // Only accounts with an active endpoint; the positioner settles the others' events. An
+      // endpoint hears only of events committed after its creation (fan-out's rule).
       const rows = await this.dispatch.claimUnrelayed(em, lane, limit, this.servedLast[lane]);
       if (rows.length === 0) return false;
-      const toFanOut = rows.filter((row) => row.subscribed).map((row) => row.id);
-      if (toFanOut.length > 0) {
-        await withTimeout(
-          // One round trip for the whole batch; job ids still deduplicate each event.
-          queue.addBulk(
-            toFanOut.map((id) => ({ data: { eventId: id }, opts: fanoutJobOptions(id) })),
-          ),
-          ENQUEUE_TIMEOUT_MS,
-        );
-      }
-      await this.dispatch.markRelayed(
-        em,
-        rows.map((row) => row.id),
-        toFanOut,
+      const ids = rows.map((row) => row.id);
+      await withTimeout(
+        // One round trip for the whole batch; job ids still deduplicate each event.
+        queue.addBulk(ids.map((id) => ({ data: { eventId: id }, opts: fanoutJobOptions(id) }))),
+        ENQUEUE_TIMEOUT_MS,
       );
+      await this.dispatch.markRelayed(em, ids);
       this.servedLast[lane] = lastAccountServed(rows);
       return rows.length === limit;
     });

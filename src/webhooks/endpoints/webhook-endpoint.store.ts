@@ -23,10 +23,11 @@ export interface EndpointChanges {
 }
 
 /**
- * The one owner of `webhook_endpoints`' SQL, with three exceptions on purpose, each saving a
- * round trip on a worker's path: the delivery worker's target lookup joins it
- * (WebhookDeliveryStore.loadTarget), the outbox relay's claim asks whether an account has an
- * active endpoint (DispatchStore.claimUnrelayed), and a successful attempt ends the endpoint's
+ * The one owner of `webhook_endpoints`' SQL, with four exceptions on purpose, each saving a
+ * round trip or a write on a worker's path: the delivery worker's target lookup joins it
+ * (WebhookDeliveryStore.loadTarget), the outbox relay's claim and the feed positioner ask whether
+ * an account has an active endpoint (DispatchStore.claimUnrelayed,
+ * OutboxStore.assignFeedPositions), and a successful attempt ends the endpoint's
  * failure streak in the statement that records it (WebhookDeliveryStore.recordSuccess: one
  * atomic statement, no transaction).
  */
