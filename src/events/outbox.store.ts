@@ -50,7 +50,9 @@ export class OutboxStore {
    * locked rows are waited for (briefly), not skipped, which would break commit order.
    * An unrelayed event whose account has no active webhook endpoint has nobody to hear it: the
    * same write settles it (relayed and fanned out), as the relay, which skips such accounts
-   * (DispatchStore.claimUnrelayed), would have with a second write.
+   * (DispatchStore.claimUnrelayed), would have with a second write. A batch that held an
+   * interactive event for the relay wakes the relays on commit: a relay that came for it while
+   * it was locked skipped it, and would otherwise wait for its next poll.
    */
   async assignFeedPositions(batchSize: number): Promise<number> {
     return this.dataSource.transaction(async (em) => {
@@ -58,7 +60,7 @@ export class OutboxStore {
         FEED_POSITION_LOCK_KEY,
       ]);
       if (!locked) return 0;
-      const [, count] = await em.query(
+      const [rows, count] = await em.query(
         `WITH due AS (
            SELECT id, seq, account_id FROM outbox_events WHERE feed_position IS NULL
            ORDER BY seq LIMIT $1 FOR UPDATE),
@@ -70,9 +72,11 @@ export class OutboxStore {
          UPDATE outbox_events o SET feed_position = n.position, feed_item = ${feedItemSql('o')},
            relayed_at = CASE WHEN n.unheard AND o.relayed_at IS NULL THEN now() ELSE o.relayed_at END,
            fanned_out_at = CASE WHEN n.unheard AND o.relayed_at IS NULL THEN now() ELSE o.fanned_out_at END
-         FROM numbered n WHERE o.id = n.id`,
+         FROM numbered n WHERE o.id = n.id
+         RETURNING NOT o.bulk AND o.relayed_at IS NULL AS "forRelay"`,
         [batchSize],
       );
+      if ((rows as { forRelay: boolean }[]).some((row) => row.forRelay)) this.wake.written(em);
       return count as number;
     });
   }

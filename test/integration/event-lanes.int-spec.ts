@@ -1,6 +1,7 @@
 import type { OwnerScope } from '../../src/auth/scope';
 import { OutboxService } from '../../src/events/outbox.service';
 import { OutboxStore } from '../../src/events/outbox.store';
+import { OutboxWake } from '../../src/events/outbox-wake';
 import { EVENT_LANES } from '../../src/events/event-lane';
 import { DispatchStore } from '../../src/webhooks/dispatch/dispatch.store';
 import { sampleEventData } from '../support/events';
@@ -162,5 +163,25 @@ describe('Event lanes and the relay claim', () => {
     const waiting = { positioned: true, relayed: false, fannedOut: false };
     expect(await state(heard)).toEqual([waiting, waiting]);
     expect(await dispatch.unrelayedLanes(EVENT_LANES)).toEqual(['bulk']);
+  });
+
+  it('wakes the relays after positioning an interactive event the relay may have skipped, only then', async () => {
+    const outboxStore = ctx.get(OutboxStore);
+    const written = jest.spyOn(ctx.get(OutboxWake), 'written');
+    try {
+      const position = async () => {
+        written.mockClear();
+        while ((await outboxStore.assignFeedPositions(100)) > 0);
+        return written.mock.calls.length;
+      };
+      const [heard, unheard] = [await listener(), await ctx.newOwner()];
+      await write(heard, 2, true);
+      await write(unheard, 2);
+      expect(await position()).toBe(0);
+      await write(heard, 1);
+      expect(await position()).toBe(1);
+    } finally {
+      written.mockRestore();
+    }
   });
 });
