@@ -51,7 +51,7 @@ import { join } from 'node:path';
 import Redis from 'ioredis';
 import { Client } from 'pg';
 import { load, LoadOptions, LoadResult } from './lib/load';
-import { outboxSettled } from './lib/outbox';
+import { outboxSettled, settleTables } from './lib/outbox';
 import {
   cpuMs,
   DEPLOYED_HEAP_FLAG,
@@ -1049,9 +1049,11 @@ async function main(): Promise<void> {
     const imageTargets = await benchImages(imagesContext);
 
     console.log('\nRenewing feed…');
+    await settleTables(db);
     const renewTargets = await benchRenew({ db, base, adminToken: ADMIN_TOKEN });
 
     console.log('\nFairness…');
+    await settleTables(db);
     const fairnessTargets = await benchFairness({ base, adminToken: ADMIN_TOKEN });
 
     // Last: its million deliveries would weigh on every scenario after it.
