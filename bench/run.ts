@@ -792,8 +792,8 @@ async function main(): Promise<void> {
     RETENTION_PURGE_EVERY: '1s',
     IMAGE_CONCURRENCY: String(IMAGE_CONCURRENCY),
   };
-  // As deployed (docker-compose): an API process, a worker for the interactive lane (and the
-  // schedules, images) and one for the bulk lane and imports, apart, with the Dockerfile's heap flag.
+  // As deployed (docker-compose): an API process, a worker for the interactive lane only and one
+  // for the bulk lane, imports, images and the schedules, apart, with the Dockerfile's heap flag.
   const entry = join(process.env.BENCH_DIST ?? join(__dirname, '..', 'dist'), 'main.js');
   const apiNodeArgs = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const profiler = ['-r', join(__dirname, 'lib', 'cpu-profiler.js')];

@@ -68,8 +68,9 @@ export class AppModule {
   static forRole(role: ProcessRole): DynamicModule {
     const http = role === 'api' || role === 'all';
     const worker = role === 'worker' || role === 'all';
-    // Imports write the bulk lane's events, and renders are as heavy: both run only where that lane
-    // is served (WORKER_LANES), at the lowest priority, never in an interactive-only worker.
+    // An interactive-only worker (WORKER_LANES) dispatches its lane's events and nothing else, so
+    // a sale never shares it with background work: imports, renders, the feed positioner and the
+    // periodic jobs run where the bulk lane is served, at the lowest priority.
     const bulk = worker && appConfig().workerLanes.includes('bulk');
     return {
       module: AppModule,
@@ -99,15 +100,16 @@ export class AppModule {
               ...(dashboardConfig().enabled ? [DashboardModule] : []),
             ]
           : []),
-        ...(worker
+        ...(worker ? [WebhooksWorkerModule] : []),
+        ...(bulk
           ? [
               // Each feature declares its periodic jobs (@Every); SchedulingModule starts them.
               ScheduleModule.forRoot(),
               SchedulingModule,
               ExpiryModule,
               EventsWorkerModule,
-              WebhooksWorkerModule,
-              ...(bulk ? [ImportsWorkerModule, ImagesWorkerModule] : []),
+              ImportsWorkerModule,
+              ImagesWorkerModule,
               AuditWorkerModule,
             ]
           : []),

@@ -1,6 +1,9 @@
 import { ModulesContainer } from '@nestjs/core';
+import { FeedPositioner } from '../../src/events/feed-positioner';
 import { ImageJobProcessor } from '../../src/images/pipeline/image-job.processor';
 import { ImportProcessor } from '../../src/imports/import.processor';
+import { PeriodicJobs } from '../../src/platform/scheduling/periodic-jobs';
+import { OutboxRelay } from '../../src/webhooks/dispatch/outbox-relay';
 import { anAccount, as, TestAccount } from '../support/factories';
 import { aListing } from '../support/listing-builder';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -94,7 +97,8 @@ const provides = (t: TestApp, type: object) =>
 
 /**
  * Deployed with a worker per lane (docker-compose): the interactive worker relays and delivers
- * sales and never runs an import; the bulk worker runs imports and delivers their events.
+ * sales and does nothing else; the bulk worker runs imports, renders, the feed positioner and the
+ * periodic jobs, and delivers the import's events.
  */
 describe('Webhook lanes: a worker per lane', () => {
   let api: TestApp;
@@ -123,9 +127,10 @@ describe('Webhook lanes: a worker per lane', () => {
     await receiver?.close();
   });
 
-  it('leaves imports and image renders out of an interactive-only worker', () => {
-    expect(provides(workers[0], ImportProcessor)).toBe(false);
-    expect(provides(workers[0], ImageJobProcessor)).toBe(false);
+  it('leaves imports, image renders, the feed positioner and the periodic jobs out of an interactive-only worker', () => {
+    expect(provides(workers[0], OutboxRelay)).toBe(true);
+    for (const background of [ImportProcessor, ImageJobProcessor, FeedPositioner, PeriodicJobs])
+      expect(provides(workers[0], background)).toBe(false);
   });
 
   it('delivers a sale from the interactive worker, and the import waits for a bulk worker', async () => {
@@ -156,8 +161,8 @@ describe('Webhook lanes: a worker per lane', () => {
     expect(await status()).toBe('queued');
 
     workers.push(await worker('bulk'));
-    expect(provides(workers[1], ImportProcessor)).toBe(true);
-    expect(provides(workers[1], ImageJobProcessor)).toBe(true);
+    for (const background of [ImportProcessor, ImageJobProcessor, FeedPositioner, PeriodicJobs])
+      expect(provides(workers[1], background)).toBe(true);
     await eventually(async () => (await status()) === 'succeeded', 30_000);
     const imported = () =>
       receiver
