@@ -142,7 +142,12 @@ describe('Event lanes and the relay claim', () => {
 
   it('leaves the events nobody hears to the positioner, which settles them as it positions them', async () => {
     const [heard, unheard, disabled] = [await listener(), await ctx.newOwner(), await listener(false)];
-    for (const owner of [heard, unheard, disabled]) await write(owner, 2, true);
+    for (const owner of [unheard, disabled]) await write(owner, 2, true);
+    // Pending, but nobody hears them: no lane calls the relay, which would claim nothing.
+    expect(await dispatch.unrelayedLanes(EVENT_LANES)).toEqual([]);
+    expect(await claimed('bulk', 100)).toEqual([]);
+    await write(heard, 2, true);
+    expect(await dispatch.unrelayedLanes(EVENT_LANES)).toEqual(['bulk']);
     expect((await claimed('bulk', 100)).map((r) => r.accountId)).toEqual([
       heard.accountId,
       heard.accountId,

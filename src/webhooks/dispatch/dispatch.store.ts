@@ -32,8 +32,25 @@ export function lastAccountServed(rows: readonly ClaimedEvent[]): string | null 
 }
 
 /**
+ * The accounts with events of a lane waiting for the relay and an active endpoint to hear them,
+ * in account order: a walk of the pending index, one probe per account. `bulk` is the SQL
+ * boolean naming the lane. The other accounts' events wait for the feed positioner, which
+ * settles them (OutboxStore.assignFeedPositions).
+ */
+const heardPendingAccounts = (bulk: string) => `WITH RECURSIVE pending AS (
+         (SELECT account_id FROM outbox_events WHERE relayed_at IS NULL AND bulk = ${bulk}
+          ORDER BY account_id LIMIT 1)
+         UNION ALL
+         SELECT (SELECT o.account_id FROM outbox_events o
+                 WHERE o.relayed_at IS NULL AND o.bulk = ${bulk} AND o.account_id > p.account_id
+                 ORDER BY o.account_id LIMIT 1)
+         FROM pending p WHERE p.account_id IS NOT NULL)
+       SELECT account_id FROM pending p WHERE account_id IS NOT NULL
+         AND EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.account_id = p.account_id AND e.is_active)`;
+
+/**
  * The dispatch pipeline's bookkeeping on `outbox_events` (`relayed_at`, `fanned_out_at`): what the
- * relay claims and marks, what fan-out reads and settles, what the sweep finds lost. The rest of
+ * relay claims (and marks), what fan-out reads and settles, what the sweep finds lost. The rest of
  * the table (writes, the feed, the purge) is OutboxStore's.
  */
 @Injectable()
@@ -41,14 +58,16 @@ export class DispatchStore {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /**
-   * Of `lanes`, those with events waiting for the relay: one read of the pending index per lane.
+   * Of `lanes`, those with events waiting for the relay that someone hears: a walk of the
+   * pending index per lane, stopped at the first account with an active endpoint. Events nobody
+   * hears do not wake it (the positioner settles them), so a burst of them costs no empty claims.
    * A worker asks only of the lanes it serves: under an import, the bulk lane's head is a long
    * run of relayed entries not yet cleaned up, and walking it would delay an interactive turn.
    */
   async unrelayedLanes(lanes: readonly EventLane[]): Promise<EventLane[]> {
     const rows: { lane: EventLane }[] = await this.dataSource.query(
       `SELECT l.lane FROM unnest($1::text[]) WITH ORDINALITY AS l(lane, turn)
-       WHERE EXISTS (SELECT 1 FROM outbox_events WHERE relayed_at IS NULL AND bulk = (l.lane = 'bulk'))
+       WHERE EXISTS (${heardPendingAccounts("(l.lane = 'bulk')")})
        ORDER BY l.turn`,
       [lanes],
     );
@@ -56,52 +75,40 @@ export class DispatchStore {
   }
 
   /**
-   * Locks up to `limit` unrelayed events of a lane, shared round-robin among the accounts that
-   * have some and an active endpoint: the accounts after `afterAccount` first, then from the
-   * lowest id (a walk of the pending index, one probe per account), each account's oldest first.
-   * Returned interleaved (every account's first, then every account's second...), the order to
-   * queue them in. Events nobody hears are left to the feed positioner, which settles them in the
-   * write that positions them (OutboxStore.assignFeedPositions): one row write fewer each.
+   * Locks up to `limit` unrelayed events of a lane and marks them relayed, in one statement of
+   * the caller's transaction, which commits only once their fan-out jobs are queued (a rollback
+   * leaves them unrelayed). Shared round-robin among the accounts that have some and an active
+   * endpoint (heardPendingAccounts): the accounts after `afterAccount` first, then from the lowest
+   * id, each account's oldest first, an equal share each. Returned interleaved (every account's
+   * first, then every account's second...), the order to queue them in. Events nobody hears are
+   * left to the feed positioner, which settles them in the write that positions them. One
+   * statement, not three: under load each round trip waits for a CPU, and a sale waits for each.
    */
-  async claimUnrelayed(
+  claimUnrelayed(
     em: EntityManager,
     lane: EventLane,
     limit: number,
     afterAccount: string | null,
   ): Promise<ClaimedEvent[]> {
-    const bulk = lane === 'bulk';
-    const accounts: { account_id: string }[] = await em.query(
-      `WITH RECURSIVE pending AS (
-         (SELECT account_id FROM outbox_events WHERE relayed_at IS NULL AND bulk = $1
-          ORDER BY account_id LIMIT 1)
-         UNION ALL
-         SELECT (SELECT o.account_id FROM outbox_events o
-                 WHERE o.relayed_at IS NULL AND o.bulk = $1 AND o.account_id > p.account_id
-                 ORDER BY o.account_id LIMIT 1)
-         FROM pending p WHERE p.account_id IS NOT NULL)
-       SELECT account_id FROM pending p WHERE account_id IS NOT NULL
-         AND EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.account_id = p.account_id AND e.is_active)
-       ORDER BY account_id > $2::uuid IS NOT FALSE DESC, account_id LIMIT $3`,
-      [bulk, afterAccount, limit],
-    );
-    if (accounts.length === 0) return [];
-    const share = Math.max(1, Math.floor(limit / accounts.length));
     return em.query(
-      `SELECT c.id, c."accountId"
-       FROM unnest($2::uuid[]) WITH ORDINALITY AS a(account_id, turn)
-       CROSS JOIN LATERAL (
-         SELECT o.id, o.account_id AS "accountId", row_number() OVER (ORDER BY o.seq) AS rank
-         FROM (SELECT p.id, p.account_id, p.seq FROM outbox_events p
-               WHERE p.relayed_at IS NULL AND p.bulk = $1 AND p.account_id = a.account_id
-               ORDER BY p.seq LIMIT $3 FOR UPDATE SKIP LOCKED) o) c
-       ORDER BY c.rank, a.turn`,
-      [bulk, accounts.map((a) => a.account_id), share],
+      `WITH accounts AS (
+         SELECT account_id, row_number() OVER (ORDER BY account_id > $2::uuid IS NOT FALSE DESC, account_id) AS turn
+         FROM (${heardPendingAccounts('$1')}
+               ORDER BY account_id > $2::uuid IS NOT FALSE DESC, account_id LIMIT $3) heard),
+       share AS (SELECT GREATEST(1, $3 / GREATEST(count(*), 1))::int AS n FROM accounts),
+       claimed AS (
+         SELECT c.id, c.account_id, c.rank, a.turn
+         FROM accounts a CROSS JOIN share
+         CROSS JOIN LATERAL (
+           SELECT o.id, o.account_id, row_number() OVER (ORDER BY o.seq) AS rank
+           FROM (SELECT p.id, p.account_id, p.seq FROM outbox_events p
+                 WHERE p.relayed_at IS NULL AND p.bulk = $1 AND p.account_id = a.account_id
+                 ORDER BY p.seq LIMIT share.n FOR UPDATE SKIP LOCKED) o) c),
+       marked AS (
+         UPDATE outbox_events e SET relayed_at = now() FROM claimed c WHERE e.id = c.id)
+       SELECT id, account_id AS "accountId" FROM claimed ORDER BY rank, turn`,
+      [lane === 'bulk', afterAccount, limit],
     );
-  }
-
-  /** Marks claimed events relayed: their fan-out jobs are queued. */
-  async markRelayed(em: EntityManager, ids: string[]): Promise<void> {
-    await em.query('UPDATE outbox_events SET relayed_at = now() WHERE id = ANY($1)', [ids]);
   }
 
   findMany(eventIds: string[]): Promise<StoredEvent[]> {

@@ -90,13 +90,14 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
       // endpoint hears only of events committed after its creation (fan-out's rule).
       const rows = await this.dispatch.claimUnrelayed(em, lane, limit, this.servedLast[lane]);
       if (rows.length === 0) return false;
-      const ids = rows.map((row) => row.id);
+      // Marked relayed by the claim: committed only once Bull took the jobs.
       await withTimeout(
         // One round trip for the whole batch; job ids still deduplicate each event.
-        queue.addBulk(ids.map((id) => ({ data: { eventId: id }, opts: fanoutJobOptions(id) }))),
+        queue.addBulk(
+          rows.map(({ id }) => ({ data: { eventId: id }, opts: fanoutJobOptions(id) })),
+        ),
         ENQUEUE_TIMEOUT_MS,
       );
-      await this.dispatch.markRelayed(em, ids);
       this.servedLast[lane] = lastAccountServed(rows);
       return rows.length === limit;
     });
