@@ -9,11 +9,11 @@ import type { WorkerLane } from '../config/app.config';
 const WORKER_NICENESS = 19;
 
 /**
- * A worker that serves only the interactive lane sits between the API and the bulk work: its
- * steps are short and someone waits for each, so it wins the CPU from imports and bulk deliveries
- * (a sale during a 100,000-line import, docs/performance.md) and still gives way to the API.
+ * A worker that serves only the interactive lane runs at the API's priority: it does nothing but
+ * dispatch the lane's events (no background work, AppModule.forRole), its steps are short and
+ * someone waits for each, and under an import it must win the CPU from the bulk work.
  */
-const INTERACTIVE_WORKER_NICENESS = 10;
+const INTERACTIVE_WORKER_NICENESS = 0;
 
 export function workerNiceness(lanes: readonly WorkerLane[]): number {
   return lanes.includes('bulk') ? WORKER_NICENESS : INTERACTIVE_WORKER_NICENESS;
