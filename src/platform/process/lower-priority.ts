@@ -1,5 +1,5 @@
 import { readdirSync } from 'node:fs';
-import { setPriority } from 'node:os';
+import { getPriority, setPriority } from 'node:os';
 import type { WorkerLane } from '../config/app.config';
 
 /**
@@ -23,8 +23,11 @@ export function workerNiceness(lanes: readonly WorkerLane[]): number {
  * Lowers the OS priority of every thread of this process to `nice`. On Linux a priority belongs
  * to a thread and os.setPriority() without a pid sets only the calling one, so each thread in
  * /proc/self/task is set (libuv's pool among them); threads started later inherit from their starter.
+ * Never raises it: a process started lower (say under `nice`) stays there, since raising needs a
+ * privilege a worker lacks (the interactive worker asks for 0).
  */
 export function lowerProcessPriority(nice: number): void {
+  nice = Math.max(nice, getPriority());
   let threads: number[];
   try {
     threads = readdirSync('/proc/self/task').map(Number);
