@@ -291,6 +291,23 @@ describe('Access requests, key roll and the audit log', () => {
       (await api.post('/v1/webhooks').send({ url: 'http://127.0.0.1:9/hook' }).expect(201)).body
         .data.id as string;
 
+    /**
+     * `action` on the owner's test-mode import answers 404 for an unknown id, a malformed one,
+     * another account's key and the owner's live key.
+     */
+    async function expectNotFoundElsewhere(
+      owner: TestAccount,
+      id: string,
+      action: 'confirm' | 'cancel',
+    ): Promise<void> {
+      const other = await anAccount(t).build();
+      const api = as(t, owner.testKey);
+      expectError(await api.post(`/v1/imports/${UNKNOWN}/${action}`), 404, 'NOT_FOUND');
+      expectError(await api.post(`/v1/imports/not-a-uuid/${action}`), 404, 'NOT_FOUND');
+      expectError(await as(t, other.testKey).post(`/v1/imports/${id}/${action}`), 404, 'NOT_FOUND');
+      expectError(await as(t, owner.liveKey).post(`/v1/imports/${id}/${action}`), 404, 'NOT_FOUND');
+    }
+
     /** A mirror import held over its removal limit (0), made through /v1 with `key`. */
     async function heldImport(key: string): Promise<string> {
       await as(t, key)
@@ -469,14 +486,10 @@ describe('Access requests, key roll and the audit log', () => {
 
     it('an import confirm writes one row by the key; refused ones write none', async () => {
       const { owner, api, byKey, rowsSince } = await publicCaller();
-      const other = await anAccount(t).build();
       const id = await heldImport(owner.testKey);
       expect(await rowsSince()).toEqual([]);
 
-      expectError(await api.post(`/v1/imports/${UNKNOWN}/confirm`), 404, 'NOT_FOUND');
-      expectError(await api.post('/v1/imports/not-a-uuid/confirm'), 404, 'NOT_FOUND');
-      expectError(await as(t, other.testKey).post(`/v1/imports/${id}/confirm`), 404, 'NOT_FOUND');
-      expectError(await as(t, owner.liveKey).post(`/v1/imports/${id}/confirm`), 404, 'NOT_FOUND');
+      await expectNotFoundElsewhere(owner, id, 'confirm');
       expect(await rowsSince()).toEqual([]);
 
       const confirmed = await api.post(`/v1/imports/${id}/confirm`).expect(200);
@@ -490,13 +503,9 @@ describe('Access requests, key roll and the audit log', () => {
 
     it('an import cancel writes one row by the key; refused ones write none', async () => {
       const { owner, api, byKey, rowsSince } = await publicCaller();
-      const other = await anAccount(t).build();
       const id = await heldImport(owner.testKey);
 
-      expectError(await api.post(`/v1/imports/${UNKNOWN}/cancel`), 404, 'NOT_FOUND');
-      expectError(await api.post('/v1/imports/not-a-uuid/cancel'), 404, 'NOT_FOUND');
-      expectError(await as(t, other.testKey).post(`/v1/imports/${id}/cancel`), 404, 'NOT_FOUND');
-      expectError(await as(t, owner.liveKey).post(`/v1/imports/${id}/cancel`), 404, 'NOT_FOUND');
+      await expectNotFoundElsewhere(owner, id, 'cancel');
       expect(await rowsSince()).toEqual([]);
 
       const cancelled = await api.post(`/v1/imports/${id}/cancel`).expect(200);
