@@ -44,41 +44,41 @@ export class OutboxStore {
   ) {}
 
   /**
-   * Positions committed events, oldest first, one transaction at a time (the lock), each committing
-   * before the next takes it: a reader continuing after the highest position seen skips nothing.
-   * The lock is its own statement, so the UPDATE's snapshot sees the previous holder's commit;
-   * locked rows are waited for (briefly), not skipped, which would break commit order.
+   * Positions committed events, oldest first, one batch at a time under an advisory lock, each
+   * committing before the next takes it: a reader continuing after the highest position seen skips
+   * nothing (positions come from a sequence, and batches never overlap in time). One statement,
+   * its own transaction: the rows stay locked only while it runs on the server, never across a
+   * round trip to this (niced, import-busy) worker, since the relay skips locked rows. Its
+   * snapshot may predate the lock; FOR UPDATE re-checks each row's latest version, so a row the
+   * previous batch positioned is dropped, not positioned twice. Locked rows are waited for
+   * (briefly), not skipped, which would break commit order.
    * An unrelayed event whose account has no active webhook endpoint has nobody to hear it: the
    * same write settles it (relayed and fanned out), as the relay, which skips such accounts
    * (DispatchStore.claimUnrelayed), would have with a second write. A batch that held an
-   * interactive event for the relay wakes the relays on commit: a relay that came for it while
-   * it was locked skipped it, and would otherwise wait for its next poll.
+   * interactive event for the relay wakes the relays: a relay that came for it while it was
+   * locked skipped it, and would otherwise wait for its next poll.
    */
   async assignFeedPositions(batchSize: number): Promise<number> {
-    return this.dataSource.transaction(async (em) => {
-      const [{ locked }] = await em.query(`SELECT pg_try_advisory_xact_lock($1) AS locked`, [
-        FEED_POSITION_LOCK_KEY,
-      ]);
-      if (!locked) return 0;
-      const [rows, count] = await em.query(
-        `WITH due AS (
-           SELECT id, seq, account_id FROM outbox_events WHERE feed_position IS NULL
-           ORDER BY seq LIMIT $1 FOR UPDATE),
-         numbered AS (
-           SELECT id, nextval('outbox_feed_position_seq') AS position,
-             NOT EXISTS (SELECT 1 FROM webhook_endpoints e
-               WHERE e.account_id = ordered.account_id AND e.is_active) AS unheard
-           FROM (SELECT id, account_id FROM due ORDER BY seq) ordered)
-         UPDATE outbox_events o SET feed_position = n.position, feed_item = ${feedItemSql('o')},
-           relayed_at = CASE WHEN n.unheard AND o.relayed_at IS NULL THEN now() ELSE o.relayed_at END,
-           fanned_out_at = CASE WHEN n.unheard AND o.relayed_at IS NULL THEN now() ELSE o.fanned_out_at END
-         FROM numbered n WHERE o.id = n.id
-         RETURNING NOT o.bulk AND o.relayed_at IS NULL AS "forRelay"`,
-        [batchSize],
-      );
-      if ((rows as { forRelay: boolean }[]).some((row) => row.forRelay)) this.wake.written(em);
-      return count as number;
-    });
+    const [rows, count] = await this.dataSource.query(
+      `WITH due AS (
+         SELECT id, seq, account_id FROM outbox_events
+         WHERE feed_position IS NULL AND (SELECT pg_try_advisory_xact_lock($2))
+         ORDER BY seq LIMIT $1 FOR UPDATE),
+       numbered AS (
+         SELECT id, nextval('outbox_feed_position_seq') AS position,
+           NOT EXISTS (SELECT 1 FROM webhook_endpoints e
+             WHERE e.account_id = ordered.account_id AND e.is_active) AS unheard
+         FROM (SELECT id, account_id FROM due ORDER BY seq) ordered)
+       UPDATE outbox_events o SET feed_position = n.position, feed_item = ${feedItemSql('o')},
+         relayed_at = CASE WHEN n.unheard AND o.relayed_at IS NULL THEN now() ELSE o.relayed_at END,
+         fanned_out_at = CASE WHEN n.unheard AND o.relayed_at IS NULL THEN now() ELSE o.fanned_out_at END
+       FROM numbered n WHERE o.id = n.id
+       RETURNING NOT o.bulk AND o.relayed_at IS NULL AS "forRelay"`,
+      [batchSize, FEED_POSITION_LOCK_KEY],
+    );
+    if ((rows as { forRelay: boolean }[]).some((row) => row.forRelay))
+      this.wake.written(this.dataSource.manager);
+    return count as number;
   }
 
   /**

@@ -141,7 +141,11 @@ describe('Event lanes and the relay claim', () => {
   });
 
   it('leaves the events nobody hears to the positioner, which settles them as it positions them', async () => {
-    const [heard, unheard, disabled] = [await listener(), await ctx.newOwner(), await listener(false)];
+    const [heard, unheard, disabled] = [
+      await listener(),
+      await ctx.newOwner(),
+      await listener(false),
+    ];
     for (const owner of [unheard, disabled]) await write(owner, 2, true);
     // Pending, but nobody hears them: no lane calls the relay, which would claim nothing.
     expect(await dispatch.unrelayedLanes(EVENT_LANES)).toEqual([]);
@@ -168,6 +172,24 @@ describe('Event lanes and the relay claim', () => {
     const waiting = { positioned: true, relayed: false, fannedOut: false };
     expect(await state(heard)).toEqual([waiting, waiting]);
     expect(await dispatch.unrelayedLanes(EVENT_LANES)).toEqual(['bulk']);
+  });
+
+  it('positions a batch in one statement of its own: its rows are never locked across a round trip', async () => {
+    // The relay skips locked rows; a transaction of several statements would keep a sale's row
+    // locked while the (niced, import-busy) worker got round to sending the next one.
+    const outboxStore = ctx.get(OutboxStore);
+    while ((await outboxStore.assignFeedPositions(100)) > 0);
+    await write(await listener(), 3);
+    const queries = jest.spyOn(ctx.dataSource, 'query');
+    const transactions = jest.spyOn(ctx.dataSource, 'transaction');
+    try {
+      expect(await outboxStore.assignFeedPositions(100)).toBe(3);
+      expect(queries).toHaveBeenCalledTimes(1);
+      expect(transactions).not.toHaveBeenCalled();
+    } finally {
+      queries.mockRestore();
+      transactions.mockRestore();
+    }
   });
 
   it('wakes the relays after positioning an interactive event the relay may have skipped, only then', async () => {
