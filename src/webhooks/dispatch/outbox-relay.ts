@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import type { EventLane } from '../../events/event-lane';
 import type { AllConfig } from '../../platform/config';
@@ -24,6 +25,15 @@ const BATCH_SIZE = 100;
 const QUEUED_PER_LANE = 200;
 /** Bull queues commands while Redis is away; past this, the batch is rolled back and retried. */
 const ENQUEUE_TIMEOUT_MS = 3_000;
+/**
+ * A claim that found its lane's waiting events all locked looks again this soon, a few times:
+ * the feed positioner holds a batch for one statement, and its wake comes later, from a worker
+ * busy with an import.
+ */
+const LOCKED_RETRY_MS = 5;
+const LOCKED_RETRIES = 10;
+
+type RelayOutcome = 'full' | 'locked' | 'done';
 
 /**
  * Moves committed events into their lane's fan-out queue: rows claimed with SKIP LOCKED and
@@ -43,11 +53,16 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
       if (this.lanes.fanout('interactive').client.status !== 'ready') return;
       // The idle case, most polls: one cheap read on the pending index instead of a transaction.
       let lanes = await this.unrelayedLanes();
+      let lockedRetries = 0;
       while (!stopped() && lanes.length > 0) {
-        const more: EventLane[] = [];
-        for (const lane of lanes) if (await this.relayBatch(lane)) more.push(lane);
+        const outcomes: RelayOutcome[] = [];
+        for (const lane of lanes) outcomes.push(await this.relayBatch(lane));
         // A lane that filled its batch goes again; the interactive one is looked at every turn.
-        lanes = more.length > 0 ? await this.unrelayedLanes() : [];
+        if (outcomes.includes('full')) lockedRetries = 0;
+        else if (outcomes.includes('locked') && lockedRetries++ < LOCKED_RETRIES)
+          await sleep(LOCKED_RETRY_MS);
+        else return;
+        lanes = await this.unrelayedLanes();
       }
     },
   );
@@ -79,17 +94,21 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     return this.dispatch.unrelayedLanes(this.served);
   }
 
-  /** Whether the lane may have more to relay now (it filled its batch). */
-  private async relayBatch(lane: EventLane): Promise<boolean> {
+  /**
+   * `full`: the lane filled its batch and may have more now; `locked`: it had events waiting yet
+   * claimed none, all locked (by the feed positioner's batch, which commits within milliseconds,
+   * or another relay); `done` otherwise, or when its queue has no room.
+   */
+  private async relayBatch(lane: EventLane): Promise<RelayOutcome> {
     const queue = this.lanes.fanout(lane);
     const room = QUEUED_PER_LANE - (await queue.getWaitingCount());
-    if (room <= 0) return false;
+    if (room <= 0) return 'done';
     const limit = Math.min(BATCH_SIZE, room);
     return this.dataSource.transaction(async (em) => {
       // Only accounts with an active endpoint; the positioner settles the others' events. An
       // endpoint hears only of events committed after its creation (fan-out's rule).
       const rows = await this.dispatch.claimUnrelayed(em, lane, limit, this.servedLast[lane]);
-      if (rows.length === 0) return false;
+      if (rows.length === 0) return 'locked';
       // Marked relayed by the claim: committed only once Bull took the jobs.
       await withTimeout(
         // One round trip for the whole batch; job ids still deduplicate each event.
@@ -99,7 +118,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
         ENQUEUE_TIMEOUT_MS,
       );
       this.servedLast[lane] = lastAccountServed(rows);
-      return rows.length === limit;
+      return rows.length === limit ? 'full' : 'done';
     });
   }
 }
