@@ -3,17 +3,22 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { EventLane } from '../../events/event-lane';
 import type { EventName } from '../../events/event-types';
-import type { SweepCursor } from '../deliveries/webhook-delivery.store';
+import {
+  insertDeliveriesSql,
+  type NewDelivery,
+  type PendingDelivery,
+  type SweepCursor,
+} from '../deliveries/webhook-delivery.store';
+import { subscribersSql } from '../endpoints/webhook-endpoint.store';
 
-/** An outbox event as fan-out reads it. */
-export interface StoredEvent {
+/** An event as fan-out reads it, with the ids of the endpoints that hear it. */
+export interface EventToFanOut {
   id: string;
   accountId: string;
   event: EventName;
-  data: { livemode: boolean } & Record<string, unknown>;
+  data: Record<string, unknown>;
   createdAt: Date;
-  /** the writing transaction's id, as text; null for events stored before it was kept */
-  xid: string | null;
+  subscribers: string[];
 }
 
 /** An outbox row the relay holds, of an account with an active webhook endpoint. */
@@ -51,7 +56,8 @@ const heardPendingAccounts = (bulk: string) => `WITH RECURSIVE pending AS (
 /**
  * The dispatch pipeline's bookkeeping on `outbox_events` (`relayed_at`, `fanned_out_at`): what the
  * relay claims (and marks), what fan-out reads and settles, what the sweep finds lost. The rest of
- * the table (writes, the feed, the purge) is OutboxStore's.
+ * the table (writes, the feed, the purge) is OutboxStore's. Fan-out's write also inserts the
+ * deliveries, with WebhookDeliveryStore's INSERT (insertDeliveriesSql), in the same statement.
  */
 @Injectable()
 export class DispatchStore {
@@ -111,19 +117,40 @@ export class DispatchStore {
     );
   }
 
-  findMany(eventIds: string[]): Promise<StoredEvent[]> {
-    return this.dataSource.query<StoredEvent[]>(
-      `SELECT id, account_id AS "accountId", event, data, created_at AS "createdAt", xid::text AS xid
-       FROM outbox_events WHERE id = ANY($1)`,
+  /** The events, each with the endpoints that hear it (subscribersSql), in one read. */
+  eventsToFanOut(eventIds: string[]): Promise<EventToFanOut[]> {
+    return this.dataSource.query<EventToFanOut[]>(
+      `SELECT o.id, o.account_id AS "accountId", o.event, o.data, o.created_at AS "createdAt",
+         ${subscribersSql('o')} AS subscribers
+       FROM outbox_events o WHERE o.id = ANY($1)`,
       [eventIds],
     );
   }
 
-  async markFannedOut(eventIds: string[]): Promise<void> {
-    await this.dataSource.query(
-      'UPDATE outbox_events SET fanned_out_at = now() WHERE id = ANY($1) AND fanned_out_at IS NULL',
-      [eventIds],
+  /**
+   * Fan-out's writes, one statement: the new deliveries, the events marked fanned out, and the
+   * events' deliveries still pending from an earlier fan-out (the statement's snapshot does not
+   * see its own inserts, so those are the earlier ones), to be resumed.
+   */
+  async recordFanout(
+    rows: NewDelivery[],
+    eventIds: string[],
+  ): Promise<{ created: string[]; pending: (PendingDelivery & { eventId: string })[] }> {
+    const answered: (PendingDelivery & { eventId: string | null })[] = await this.dataSource.query(
+      `WITH inserted AS (${insertDeliveriesSql('$1')}),
+       settled AS (
+         UPDATE outbox_events SET fanned_out_at = now() WHERE id = ANY($2) AND fanned_out_at IS NULL)
+       SELECT id, 0 AS attempts, NULL::uuid AS "eventId" FROM inserted
+       UNION ALL
+       SELECT id, attempts, event_id FROM webhook_deliveries
+       WHERE event_id = ANY($2) AND status = 'pending'`,
+      [JSON.stringify(rows), eventIds],
     );
+    const created = answered.filter((row) => row.eventId === null).map((row) => row.id);
+    const pending = answered.filter(
+      (row): row is PendingDelivery & { eventId: string } => row.eventId !== null,
+    );
+    return { created, pending };
   }
 
   /**

@@ -1,11 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { Batcher } from '../../common/batching/batcher';
 import type { EventLane } from '../../events/event-lane';
 import { DispatchStore } from './dispatch.store';
 import { newEventDelivery } from '../deliveries/delivery-payload';
-import { PendingDelivery, WebhookDeliveryStore } from '../deliveries/webhook-delivery.store';
-import { WebhookEndpointStore } from '../endpoints/webhook-endpoint.store';
+import type { PendingDelivery } from '../deliveries/webhook-delivery.store';
 
 /** The most events whose fan-outs share their statements. */
 const BATCH_SIZE = 100;
@@ -23,21 +21,17 @@ const nothing = (): EventFanout => ({ created: [], resumed: [] });
 @Injectable()
 export class WebhookFanoutService {
   /**
-   * Fan-outs arriving together share five statements, not five each: a worker's fan-out jobs
-   * run side by side, and each statement costs the worker more than its rows do. One batch in
-   * flight per lane, so an interactive event never waits for a batch of bulk ones.
+   * Fan-outs arriving together share two statements, a read and a write, not two each: a
+   * worker's fan-out jobs run side by side, each statement costs the worker more than its rows
+   * do, and under load each waits for a CPU. One batch in flight per lane, so an interactive
+   * event never waits for a batch of bulk ones.
    */
   private readonly batches: Record<EventLane, Batcher<string, EventFanout>> = {
     interactive: this.batcher(),
     bulk: this.batcher(),
   };
 
-  constructor(
-    private readonly dispatch: DispatchStore,
-    private readonly endpoints: WebhookEndpointStore,
-    private readonly store: WebhookDeliveryStore,
-    private readonly dataSource: DataSource,
-  ) {}
+  constructor(private readonly dispatch: DispatchStore) {}
 
   /** Idempotent: an event fanned out again creates nothing and resumes what is still pending. */
   createForEvent(eventId: string, lane: EventLane): Promise<EventFanout> {
@@ -49,21 +43,18 @@ export class WebhookFanoutService {
   }
 
   private async createForEvents(eventIds: string[]): Promise<EventFanout[]> {
-    const events = await this.dispatch.findMany([...new Set(eventIds)]);
+    const events = await this.dispatch.eventsToFanOut([...new Set(eventIds)]);
     if (events.length === 0) return eventIds.map(nothing);
-    const subscribers = await this.endpoints.activeSubscribers(
-      events.map((event) => ({ ...event, livemode: event.data.livemode })),
+    const rows = events.flatMap((event) =>
+      event.subscribers.map((endpointId) => newEventDelivery(endpointId, event)),
     );
-    const rows = events.flatMap((event, i) =>
-      subscribers[i].map((endpointId) => newEventDelivery(endpointId, event)),
-    );
-    const created = new Set(await this.store.insertMany(this.dataSource.manager, rows));
     const found = events.map((event) => event.id);
-    await this.dispatch.markFannedOut(found);
+    const { created, pending } = await this.dispatch.recordFanout(rows, found);
     const fanouts = new Map(found.map((id): [string, EventFanout] => [id, nothing()]));
-    for (const row of rows) if (created.has(row.id)) fanouts.get(row.eventId)!.created.push(row.id);
-    for (const { eventId, ...delivery } of await this.store.pendingOfEvents(found))
-      if (!created.has(delivery.id)) fanouts.get(eventId)!.resumed.push(delivery);
+    const createdIds = new Set(created);
+    for (const row of rows)
+      if (createdIds.has(row.id)) fanouts.get(row.eventId)!.created.push(row.id);
+    for (const { eventId, ...delivery } of pending) fanouts.get(eventId)!.resumed.push(delivery);
     // An event asked for twice in one batch is fanned out by its first call; the second has nothing to do.
     const answered = new Set<string>();
     return eventIds.map((id) => {

@@ -153,37 +153,6 @@ export class WebhookEndpointStore {
   }
 
   /**
-   * For each event, the active endpoints of its account and mode that subscribe to it and were
-   * created before it committed: one whose creation snapshot saw the event committed never hears
-   * of it (older events are recover's). Rows from before snapshots were kept (NULL) always hear.
-   * One statement for all the events, answered in their order.
-   */
-  async activeSubscribers(
-    events: { accountId: string; livemode: boolean; event: string; xid: string | null }[],
-  ): Promise<string[][]> {
-    if (events.length === 0) return [];
-    const rows: { turn: string; id: string }[] = await this.dataSource.query(
-      `SELECT x.turn, e.id
-       FROM unnest($1::uuid[], $2::boolean[], $3::text[], $4::xid8[])
-         WITH ORDINALITY AS x(account_id, livemode, event, xid, turn)
-       JOIN webhook_endpoints e ON e.account_id = x.account_id AND e.livemode = x.livemode
-         AND e.is_active
-         AND (cardinality(e.events) = 0 OR x.event = ANY(e.events))
-         AND (x.xid IS NULL OR e.created_snapshot IS NULL
-              OR NOT pg_visible_in_snapshot(x.xid, e.created_snapshot))`,
-      [
-        events.map((e) => e.accountId),
-        events.map((e) => e.livemode),
-        events.map((e) => e.event),
-        events.map((e) => e.xid),
-      ],
-    );
-    const subscribers = events.map((): string[] => []);
-    for (const row of rows) subscribers[Number(row.turn) - 1].push(row.id);
-    return subscribers;
-  }
-
-  /**
    * One more failed attempt in the endpoint's streak, inside the caller's transaction; locks the
    * row so concurrent failures take turns. false (nothing counted) when it is paused or disabled.
    */
@@ -217,3 +186,16 @@ export class WebhookEndpointStore {
     return rows.length > 0;
   }
 }
+
+/**
+ * The ids of the endpoints that hear the outbox row `event` (an alias): active, of its account
+ * and mode, subscribed to its name, and created before it committed. One whose creation snapshot
+ * saw the event committed never hears of it (older events are recover's); rows from before
+ * snapshots were kept (NULL) always hear. Fan-out reads it beside the events
+ * (DispatchStore.eventsToFanOut).
+ */
+export const subscribersSql = (event: string) => `ARRAY(SELECT e.id FROM webhook_endpoints e
+    WHERE e.account_id = ${event}.account_id AND e.livemode = ${event}.livemode AND e.is_active
+      AND (cardinality(e.events) = 0 OR ${event}.event = ANY(e.events))
+      AND (${event}.xid IS NULL OR e.created_snapshot IS NULL
+           OR NOT pg_visible_in_snapshot(${event}.xid, e.created_snapshot)))`;
