@@ -1,6 +1,12 @@
 import { ConfigService } from '@nestjs/config';
 import type Redis from 'ioredis';
-import type { DataSource, EntityManager } from 'typeorm';
+import type {
+  DataSource,
+  EntityManager,
+  EntitySubscriberInterface,
+  QueryRunner,
+  TransactionCommitEvent,
+} from 'typeorm';
 import type { AllConfig } from '../platform/config';
 import { OutboxWake } from './outbox-wake';
 
@@ -15,12 +21,23 @@ describe('OutboxWake', () => {
   const config = new ConfigService<AllConfig, true>({ redis: { keyPrefix: 'p' } });
   const noTransaction = {} as EntityManager;
   let wake: OutboxWake;
+  let subscribers: EntitySubscriberInterface[];
 
   beforeEach(() => {
     jest.useFakeTimers();
     published.length = 0;
-    wake = new OutboxWake({ subscribers: [] } as unknown as DataSource, redis, config);
+    subscribers = [];
+    wake = new OutboxWake({ subscribers } as unknown as DataSource, redis, config);
   });
+
+  /** A transaction's writes through `work`, then its commit as TypeORM reports it. */
+  const committed = async (work: (em: EntityManager) => void) => {
+    const queryRunner = { isTransactionActive: true } as QueryRunner;
+    work({ queryRunner } as EntityManager);
+    queryRunner.isTransactionActive = false;
+    for (const subscriber of subscribers)
+      await subscriber.afterTransactionCommit?.({ queryRunner } as TransactionCommitEvent);
+  };
   afterEach(async () => {
     await wake.onModuleDestroy();
     jest.useRealTimers();
@@ -43,5 +60,21 @@ describe('OutboxWake', () => {
     expect(published).toHaveLength(2);
     wake.written(noTransaction);
     expect(published).toHaveLength(3); // a gap has passed: at once again
+  });
+
+  it('wakes once a transaction that wrote events commits, not before', async () => {
+    await committed((em) => {
+      wake.written(em);
+      expect(published).toEqual([]);
+    });
+    expect(published).toEqual(['p:outbox-wake']);
+  });
+
+  it('does not wake for a transaction in the bulk lane: the relay finds its events on its poll', async () => {
+    await committed((em) => {
+      wake.inBulkLane(em);
+      wake.written(em);
+    });
+    expect(published).toEqual([]);
   });
 });

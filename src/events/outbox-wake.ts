@@ -10,12 +10,18 @@ import { REDIS } from '../platform/redis/redis.module';
 /** Under load every poll carries a batch anyway; more wakes would only cost Redis and API CPU. */
 const MIN_GAP_MS = 5;
 
-/** Redis PUBLISH after commit, so relays skip the poll wait; a lost wake waits for the poll. */
+/**
+ * Redis PUBLISH after commit, so relays skip the poll wait; a lost wake waits for the poll. A
+ * transaction in the bulk lane (an import's chunk) does not wake them: the bulk relay finds its
+ * events on its next poll, 50 ms at most, and every relay would otherwise answer each chunk's
+ * commit with a read, beside the import and for nothing on an interactive-only worker.
+ */
 @Injectable()
 export class OutboxWake implements OnModuleDestroy {
   private readonly logger = new Logger(OutboxWake.name);
   private readonly channel: string;
-  private readonly committed: AfterCommit<true>;
+  /** per transaction: `true` for each write, `false` once it is in the bulk lane */
+  private readonly committed: AfterCommit<boolean>;
   private lastAt = 0;
   private trailing: NodeJS.Timeout | undefined;
   private subscriber: Redis | undefined;
@@ -26,7 +32,9 @@ export class OutboxWake implements OnModuleDestroy {
     config: ConfigService<AllConfig, true>,
   ) {
     this.channel = `${config.get('redis.keyPrefix', { infer: true })}:outbox-wake`;
-    this.committed = new AfterCommit(dataSource, () => this.announce());
+    this.committed = new AfterCommit(dataSource, (_, marks) => {
+      if (!marks.includes(false)) this.announce();
+    });
   }
 
   /** Call after writing events through `em`: the relays are woken once its transaction commits. */
@@ -35,6 +43,12 @@ export class OutboxWake implements OnModuleDestroy {
     if (runner?.isTransactionActive) this.committed.add(runner, true);
     // A statement of its own has committed by the time it returns.
     else this.announce();
+  }
+
+  /** The rest of `em`'s transaction is in the bulk lane: its commit wakes nobody. */
+  inBulkLane(em: EntityManager): void {
+    const runner = em.queryRunner;
+    if (runner?.isTransactionActive) this.committed.add(runner, false);
   }
 
   /** Subscribes on its own connection (a subscriber can do nothing else), again on reconnect. */

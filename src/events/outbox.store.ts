@@ -110,10 +110,12 @@ export class OutboxStore {
 
   /**
    * Every event the rest of `em`'s transaction writes goes in the bulk lane (the column's default
-   * reads this setting): the import chunk's statements need not know about lanes.
+   * reads this setting): the import chunk's statements need not know about lanes. Its commit
+   * wakes no relay (OutboxWake).
    */
   async useBulkLane(em: EntityManager): Promise<void> {
     await em.query(`SELECT set_config('listings.event_lane', 'bulk', true)`);
+    this.wake.inBulkLane(em);
   }
 
   /** Events not relayed yet, per lane: how many, and how old the oldest is (0 when none). */

@@ -5,7 +5,6 @@ import type { OwnerScope } from '../auth/scope';
 import type { ErrorCode } from '../common/errors/error-code';
 import type { FieldError } from '../common/errors/domain-error';
 import type { ImportCounts } from '../events/event-types';
-import { OutboxWake } from '../events/outbox-wake';
 import { LINE_HASH_BYTES } from './import-line-hash';
 import { RENEW_WHEN_LEFT_MS } from '../listings/listing-renewal';
 import { storableJson } from '../common/db/storable-json';
@@ -141,10 +140,7 @@ const RESULT_EXTERNAL_ID_CHARS = 128;
 /** The imports and their results: every statement on `imports` and `import_results`. */
 @Injectable()
 export class ImportsStore {
-  constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly wake: OutboxWake,
-  ) {}
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /**
    * Inserts a queued import unless the scope already has `limit` unfinished ones. Creates of one
@@ -348,8 +344,8 @@ export class ImportsStore {
       ...chunkStatement(claim, progress, leaseMs, [], renewalCtes),
     );
     if (!row) throw new LostClaimError(claim.id);
+    // Its events are in the bulk lane: no wake, the relay finds them on its poll (OutboxWake).
     const { renewed_ids: ids, ...saved } = row as ImportRow & { renewed_ids: string[] };
-    if (ids.length > 0) this.wake.written(this.dataSource.manager);
     return { saved: saved as ImportRow, renewed: new Set(ids) };
   }
 
