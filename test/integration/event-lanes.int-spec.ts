@@ -2,6 +2,8 @@ import type { OwnerScope } from '../../src/auth/scope';
 import { OutboxService } from '../../src/events/outbox.service';
 import { OutboxStore } from '../../src/events/outbox.store';
 import { OutboxWake } from '../../src/events/outbox-wake';
+import { REDIS } from '../../src/platform/redis/redis.module';
+import type Redis from 'ioredis';
 import { EVENT_LANES } from '../../src/events/event-lane';
 import { DispatchStore } from '../../src/webhooks/dispatch/dispatch.store';
 import { sampleEventData } from '../support/events';
@@ -172,6 +174,24 @@ describe('Event lanes and the relay claim', () => {
     const waiting = { positioned: true, relayed: false, fannedOut: false };
     expect(await state(heard)).toEqual([waiting, waiting]);
     expect(await dispatch.unrelayedLanes(EVENT_LANES)).toEqual(['bulk']);
+  });
+
+  it('wakes the relays when an interactive transaction commits, never for a bulk-lane one', async () => {
+    const publish = jest.spyOn(ctx.get(REDIS as never) as Redis, 'publish');
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 20)); // past the 5 ms gap
+    try {
+      const owner = await listener();
+      await settle();
+      publish.mockClear();
+      await write(owner, 2, true);
+      await settle();
+      expect(publish).not.toHaveBeenCalled();
+      await write(owner, 1);
+      await settle();
+      expect(publish).toHaveBeenCalledTimes(1);
+    } finally {
+      publish.mockRestore();
+    }
   });
 
   it('positions a batch in one statement of its own: its rows are never locked across a round trip', async () => {
