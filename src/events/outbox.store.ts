@@ -46,12 +46,10 @@ export class OutboxStore {
   /**
    * Positions committed events, oldest first, one batch at a time under an advisory lock, each
    * committing before the next takes it: a reader continuing after the highest position seen skips
-   * nothing (positions come from a sequence, and batches never overlap in time). One statement,
-   * its own transaction: the rows stay locked only while it runs on the server, never across a
-   * round trip to this (niced, import-busy) worker, since the relay skips locked rows. Its
-   * snapshot may predate the lock; FOR UPDATE re-checks each row's latest version, so a row the
-   * previous batch positioned is dropped, not positioned twice. Locked rows are waited for
-   * (briefly), not skipped, which would break commit order.
+   * nothing. One statement, its own transaction, so its rows (which the relay skips) are never
+   * locked across a round trip to this busy worker. Its snapshot may predate the lock; FOR UPDATE
+   * re-reads each row, so a row the previous batch positioned is not numbered twice. Locked rows
+   * are waited for, not skipped, which would break commit order.
    * An unrelayed event whose account has no active webhook endpoint has nobody to hear it: the
    * same write settles it (relayed and fanned out), as the relay, which skips such accounts
    * (DispatchStore.claimUnrelayed), would have with a second write. A batch that held an
