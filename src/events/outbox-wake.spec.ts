@@ -32,11 +32,13 @@ describe('OutboxWake', () => {
 
   /** A transaction's writes through `work`, then its commit as TypeORM reports it. */
   const committed = async (work: (em: EntityManager) => void) => {
-    const queryRunner = { isTransactionActive: true } as QueryRunner;
-    work({ queryRunner } as EntityManager);
+    const queryRunner = { isTransactionActive: true };
+    work({ queryRunner: queryRunner as QueryRunner } as EntityManager);
     queryRunner.isTransactionActive = false;
     for (const subscriber of subscribers)
-      await subscriber.afterTransactionCommit?.({ queryRunner } as TransactionCommitEvent);
+      await subscriber.afterTransactionCommit?.({
+        queryRunner: queryRunner as QueryRunner,
+      } as TransactionCommitEvent);
   };
   afterEach(async () => {
     await wake.onModuleDestroy();
