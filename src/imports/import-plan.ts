@@ -1,6 +1,7 @@
 import { DomainError } from '../common/errors/domain-error';
 import type { ImportResultRow, ImportStatus, KnownLine, OutcomeTally } from './imports.store';
-import { grown, PackedStrings } from './packed-strings';
+import { bufferOf, growable, trimTo, withRoom } from './growable-array';
+import { PackedStrings } from './packed-strings';
 
 /** The removal limit of a mirror import: as asked, else 10% of what it could remove, at least 10. */
 export function removalLimit(maxRemovals: number | null, removable: number): number {
@@ -40,7 +41,7 @@ export function lineError(error: DomainError): NonNullable<ImportResultRow['erro
 export class FirstLines {
   private readonly ids = new PackedStrings();
   /** line numbers: at most IMPORT_MAX_LINES (≤ 10,000,000) data lines and as many blank ones */
-  private firsts = new Uint32Array(1024);
+  private firsts = growable(Uint32Array, 1024);
 
   /** An externalId with U+0000 names no listing (none can hold one, nor can PostgreSQL's text). */
   note(externalId: unknown, line: number): void {
@@ -48,15 +49,14 @@ export class FirstLines {
     const known = this.ids.size;
     const entry = this.ids.add(externalId);
     if (entry < known) return;
-    if (entry === this.firsts.length)
-      this.firsts = grown(this.firsts, new Uint32Array(this.firsts.length * 2));
+    this.firsts = withRoom(Uint32Array, this.firsts, entry + 1);
     this.firsts[entry] = line;
   }
 
   /** Gives back the room kept for more ids: once the whole file is noted. */
   trim(): void {
     this.ids.trim();
-    this.firsts = this.firsts.slice(0, Math.max(this.ids.size, 1));
+    trimTo(this.firsts, this.ids.size);
   }
 
   /** The earlier line holding this externalId, when `line` is not its first. */
@@ -112,10 +112,13 @@ const DELETED = 2;
  * Lines are set in file order; one that is not (or does not pack) is kept in a Map instead.
  */
 export class KnownLines {
-  private lines = new Uint32Array(1024);
-  private entries = new Uint32Array(1024);
-  private flags = new Uint8Array(1024);
-  private listingIds = Buffer.alloc(1024 * UUID_BYTES);
+  private lines = growable(Uint32Array, 1024);
+  private entries = growable(Uint32Array, 1024);
+  private flags = growable(Uint8Array, 1024);
+  /** 16 bytes a line */
+  private idRoom = growable(Uint8Array, 1024 * UUID_BYTES);
+  /** `idRoom` as a Buffer, for its hex encoding: made again whenever `idRoom` is resized */
+  private listingIds = bufferOf(this.idRoom);
   private count = 0;
   private readonly others = new Map<number, KnownLine>();
 
@@ -140,11 +143,11 @@ export class KnownLines {
 
   /** Gives back the room kept for more lines: once the read pass has set them all. */
   trim(): void {
-    const size = Math.max(this.count, 1);
-    this.lines = this.lines.slice(0, size);
-    this.entries = this.entries.slice(0, size);
-    this.flags = this.flags.slice(0, size);
-    this.listingIds = Buffer.from(this.listingIds.subarray(0, size * UUID_BYTES));
+    trimTo(this.lines, this.count);
+    trimTo(this.entries, this.count);
+    trimTo(this.flags, this.count);
+    trimTo(this.idRoom, Math.max(this.count, 1) * UUID_BYTES);
+    this.listingIds = bufferOf(this.idRoom);
   }
 
   get(line: number): KnownLine | undefined {
@@ -181,12 +184,11 @@ export class KnownLines {
   }
 
   private grow(): void {
-    const size = this.lines.length * 2;
-    this.lines = grown(this.lines, new Uint32Array(size));
-    this.entries = grown(this.entries, new Uint32Array(size));
-    this.flags = grown(this.flags, new Uint8Array(size));
-    const listingIds = Buffer.alloc(size * UUID_BYTES);
-    this.listingIds.copy(listingIds);
-    this.listingIds = listingIds;
+    const size = this.count + 1;
+    this.lines = withRoom(Uint32Array, this.lines, size);
+    this.entries = withRoom(Uint32Array, this.entries, size);
+    this.flags = withRoom(Uint8Array, this.flags, size);
+    this.idRoom = withRoom(Uint8Array, this.idRoom, size * UUID_BYTES);
+    this.listingIds = bufferOf(this.idRoom);
   }
 }

@@ -1,16 +1,20 @@
+import { bufferOf, growable, trimTo, withRoom } from './growable-array';
+
 /**
  * A set of strings, each numbered by when it was added, packed in typed arrays and one byte
  * buffer: a V8 Map of a million short strings costs about 100 bytes an entry on the heap, this
  * about 12 (off the heap: its offset, its slots) plus the string's own bytes. Exact: a string is
- * found by its every code unit, never by its hash alone.
+ * found by its every code unit, never by its hash alone. The arrays grow in place (growable).
  */
 export class PackedStrings {
-  private bytes = Buffer.allocUnsafe(64 * 1024);
+  private raw = growable(Uint8Array, 64 * 1024);
+  /** `raw` as a Buffer, for its string encodings: made again whenever `raw` is resized */
+  private bytes = bufferOf(this.raw);
   private used = 0;
   /** where each string starts; it ends where the next one starts (the last: at `used`) */
-  private offsets = new Uint32Array(1024);
+  private offsets = growable(Uint32Array, 1024);
   /** one bit a string: stored as UTF-16 (a code unit over 0xFF), else as Latin-1 */
-  private wide = new Uint8Array(1024 / 8);
+  private wide = growable(Uint8Array, 1024 / 8);
   /** open addressing, linear probing: an entry's index + 1, 0 when empty; a power of two long */
   private slots = new Int32Array(2048);
   private count = 0;
@@ -63,9 +67,10 @@ export class PackedStrings {
    * set that is complete, such as a feed's externalIds once the file is read.
    */
   trim(): void {
-    this.bytes = Buffer.from(this.bytes.subarray(0, this.used));
-    this.offsets = this.offsets.slice(0, Math.max(this.count, 1));
-    this.wide = this.wide.slice(0, Math.max(Math.ceil(this.count / 8), 1));
+    trimTo(this.raw, this.used);
+    this.bytes = bufferOf(this.raw);
+    trimTo(this.offsets, this.count);
+    trimTo(this.wide, Math.ceil(this.count / 8));
   }
 
   private isWide(entry: number): boolean {
@@ -115,9 +120,8 @@ export class PackedStrings {
   }
 
   private growEntries(): void {
-    const size = this.offsets.length * 2;
-    this.offsets = grown(this.offsets, new Uint32Array(size));
-    this.wide = grown(this.wide, new Uint8Array(Math.ceil(size / 8)));
+    this.offsets = withRoom(Uint32Array, this.offsets, this.offsets.length + 1);
+    this.wide = withRoom(Uint8Array, this.wide, Math.ceil(this.offsets.length / 8));
   }
 
   private growSlots(): void {
@@ -126,19 +130,9 @@ export class PackedStrings {
   }
 
   private growBytes(atLeast: number): void {
-    const bytes = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.used + atLeast));
-    this.bytes.copy(bytes, 0, 0, this.used);
-    this.bytes = bytes;
+    this.raw = withRoom(Uint8Array, this.raw, this.used + atLeast);
+    this.bytes = bufferOf(this.raw);
   }
-}
-
-/** A copy of `from` at the start of the longer `to`. */
-export function grown<T extends Uint32Array | Int32Array | Float64Array | Uint8Array>(
-  from: T,
-  to: T,
-): T {
-  to.set(from as never);
-  return to;
 }
 
 function isWide(value: string): boolean {
