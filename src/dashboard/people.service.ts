@@ -85,7 +85,7 @@ export class PeopleService {
       errors.push({ field: 'company', message: 'Enter your company name.' });
     else if (company.length > COMPANY_MAX)
       errors.push({ field: 'company', message: `Use at most ${COMPANY_MAX} characters.` });
-    const passwordError = passwordProblem(input.password, [email, company]);
+    const passwordError = await passwordProblem(input.password, [email, company]);
     if (passwordError) errors.push({ field: 'password', message: passwordError });
     if (errors.length > 0) throw new ValidationError(errors, errors[0].message);
     if (this.config.signup === 'invite' && !invited)
@@ -180,7 +180,7 @@ export class PeopleService {
     if (!isWellFormedToken(token)) throw invalidLink();
     const pending = await this.tokens.usable('reset_password', hashToken(token));
     if (!pending?.userId) throw invalidLink();
-    const problem = passwordProblem(password, [pending.email]);
+    const problem = await passwordProblem(password, [pending.email]);
     if (problem) throw ValidationError.field('password', problem);
     const passwordHash = await hashPassword(password);
     return this.dataSource.transaction(async (em) => {
@@ -206,7 +206,7 @@ export class PeopleService {
     const errors: FieldError[] = [];
     if (!(await verifyPassword(user.passwordHash, current)))
       errors.push({ field: 'currentPassword', message: 'The current password is not right.' });
-    const problem = passwordProblem(next, [user.email]);
+    const problem = await passwordProblem(next, [user.email]);
     if (problem) errors.push({ field: 'newPassword', message: problem });
     if (errors.length > 0) throw new ValidationError(errors, errors[0].message);
     const passwordHash = await hashPassword(next);

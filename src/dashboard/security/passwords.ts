@@ -1,7 +1,5 @@
 import { hash, verify } from '@node-rs/argon2';
-import { ZxcvbnFactory } from '@zxcvbn-ts/core';
-import * as common from '@zxcvbn-ts/language-common';
-import * as en from '@zxcvbn-ts/language-en';
+import type { ZxcvbnFactory } from '@zxcvbn-ts/core';
 
 export const PASSWORD_MIN = 12;
 export const PASSWORD_MAX = 128;
@@ -31,13 +29,24 @@ export function dummyPasswordHash(): Promise<string> {
   return dummy;
 }
 
-let factory: ZxcvbnFactory | undefined;
-function estimator(): ZxcvbnFactory {
-  factory ??= new ZxcvbnFactory({
-    translations: en.translations,
-    graphs: common.adjacencyGraphs,
-    dictionary: { ...common.dictionary, ...en.dictionary },
-  });
+let factory: Promise<ZxcvbnFactory> | undefined;
+/**
+ * Loaded at its first use: its dictionaries are ~11 MB of heap in a process that imports them,
+ * and the workers, which import this module with the rest, never check a password.
+ */
+function estimator(): Promise<ZxcvbnFactory> {
+  factory ??= Promise.all([
+    import('@zxcvbn-ts/core'),
+    import('@zxcvbn-ts/language-common'),
+    import('@zxcvbn-ts/language-en'),
+  ]).then(
+    ([{ ZxcvbnFactory }, common, en]) =>
+      new ZxcvbnFactory({
+        translations: en.translations,
+        graphs: common.adjacencyGraphs,
+        dictionary: { ...common.dictionary, ...en.dictionary },
+      }),
+  );
   return factory;
 }
 
@@ -45,10 +54,13 @@ function estimator(): ZxcvbnFactory {
  * Why a password is refused, or undefined: 12–128 characters, and a strength estimate of at
  * least 3 (of 4) given what the estimator knows plus the user's own words (email, company).
  */
-export function passwordProblem(password: string, userInputs: string[] = []): string | undefined {
+export async function passwordProblem(
+  password: string,
+  userInputs: string[] = [],
+): Promise<string | undefined> {
   if (password.length < PASSWORD_MIN) return `Use at least ${PASSWORD_MIN} characters.`;
   if (password.length > PASSWORD_MAX) return `Use at most ${PASSWORD_MAX} characters.`;
-  const result = estimator().check(password, userInputs.filter(Boolean));
+  const result = (await estimator()).check(password, userInputs.filter(Boolean));
   if (result.score >= STRONG_ENOUGH) return undefined;
   const { warning, suggestions } = result.feedback;
   const reason = [warning, ...suggestions].filter(Boolean).join(' ');

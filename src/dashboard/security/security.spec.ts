@@ -151,25 +151,41 @@ describe('roles', () => {
 });
 
 describe('password rules', () => {
-  it('12 to 128 characters', () => {
-    expect(passwordProblem('Xq7#vL9!mZ2')).toBe('Use at least 12 characters.');
-    expect(passwordProblem('a'.repeat(PASSWORD_MAX + 1))).toBe('Use at most 128 characters.');
+  it('12 to 128 characters', async () => {
+    expect(await passwordProblem('Xq7#vL9!mZ2')).toBe('Use at least 12 characters.');
+    expect(await passwordProblem('a'.repeat(PASSWORD_MAX + 1))).toBe('Use at most 128 characters.');
   });
 
-  it("a guessable password is refused with the estimator's reason", () => {
-    const problem = passwordProblem('password1234');
+  it("a guessable password is refused with the estimator's reason", async () => {
+    const problem = await passwordProblem('password1234');
     expect(problem).toMatch(/^This password is too easy to guess\. \S/);
-    expect(passwordProblem('qwertyuiopasdf')).toMatch(/too easy to guess/);
+    expect(await passwordProblem('qwertyuiopasdf')).toMatch(/too easy to guess/);
   });
 
-  it("the user's own words count against it", () => {
-    expect(passwordProblem('bilhallen2026!', ['anna@bilhallen.se', 'Bilhallen'])).toMatch(
+  it("the user's own words count against it", async () => {
+    expect(await passwordProblem('bilhallen2026!', ['anna@bilhallen.se', 'Bilhallen'])).toMatch(
       /too easy to guess/,
     );
   });
 
-  it('a few unrelated words pass', () => {
-    expect(passwordProblem('violet tractor harbour 42 umbrella')).toBeUndefined();
+  it('a few unrelated words pass', async () => {
+    expect(await passwordProblem('violet tractor harbour 42 umbrella')).toBeUndefined();
+  });
+
+  it("loads the estimator's dictionaries at the first check, not with the module", async () => {
+    let loaded = false;
+    jest.doMock('@zxcvbn-ts/language-en', () => {
+      loaded = true;
+      return jest.requireActual('@zxcvbn-ts/language-en');
+    });
+    let fresh: typeof import('./passwords') | undefined;
+    jest.isolateModules(() => {
+      fresh = jest.requireActual('./passwords');
+    });
+    expect(loaded).toBe(false);
+    expect(await fresh!.passwordProblem('violet tractor harbour 42 umbrella')).toBeUndefined();
+    expect(loaded).toBe(true);
+    jest.dontMock('@zxcvbn-ts/language-en');
   });
 });
 
