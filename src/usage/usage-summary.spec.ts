@@ -57,30 +57,32 @@ describe('usage summary', () => {
   });
 
   it('splits each day by status class and counts errors per endpoint, agreeing with the summary', () => {
-    const classed = [
-      { ...row('2025-03-09', 'GET', '/v1/me', { requests: 3 }), statusClass: 2 },
-      { ...row('2025-03-09', 'GET', '/v1/me', { requests: 1, errors: 1 }), statusClass: 4 },
-      { ...row('2025-03-10', 'POST', '/v1/imports', { requests: 2, errors: 2 }), statusClass: 5 },
-    ];
-    // As the store reads them: by day and endpoint, and by day and class.
+    // The same counts as the API reads them (by day and endpoint) and as the page does (by day
+    // and class, and by endpoint).
     const rows = [
-      row('2025-03-09', 'GET', '/v1/me', { requests: 4, errors: 1 }),
+      row('2025-03-09', 'GET', '/v1/me', { requests: 4, errors: 1, rateLimited: 1 }),
       row('2025-03-10', 'POST', '/v1/imports', { requests: 2, errors: 2 }),
+      row('2025-03-10', 'GET', '/v1/me', { requests: 5 }),
     ];
-    const classRows = classed.map(({ day, statusClass, requests }) => ({
-      day,
-      statusClass,
-      requests,
-    }));
-    const usage = summarizeClassedUsage(2, NOW, rows, classRows);
+    const classRows = [
+      { day: '2025-03-09', statusClass: 2, requests: 3, rateLimited: 0 },
+      { day: '2025-03-09', statusClass: 4, requests: 1, rateLimited: 1 },
+      { day: '2025-03-10', statusClass: 2, requests: 5, rateLimited: 0 },
+      { day: '2025-03-10', statusClass: 5, requests: 2, rateLimited: 0 },
+    ];
+    const endpointRows = [
+      { method: 'POST', route: '/v1/imports', requests: 2, errors: 2 },
+      { method: 'GET', route: '/v1/me', requests: 9, errors: 1 },
+    ];
+    const usage = summarizeClassedUsage(2, NOW, classRows, endpointRows);
     expect(usage.summary).toEqual(summarizeUsage(2, NOW, rows));
     expect(usage.classes).toEqual([2, 4, 5]);
     expect(usage.dailyByClass).toEqual([
       { date: '2025-03-09', counts: [3, 1, 0] },
-      { date: '2025-03-10', counts: [0, 0, 2] },
+      { date: '2025-03-10', counts: [5, 0, 2] },
     ]);
     expect(usage.endpoints).toEqual([
-      { method: 'GET', route: '/v1/me', requests: 4, errors: 1 },
+      { method: 'GET', route: '/v1/me', requests: 9, errors: 1 },
       { method: 'POST', route: '/v1/imports', requests: 2, errors: 2 },
     ]);
   });

@@ -12,11 +12,12 @@ export interface UsageRow {
   rateLimited: number;
 }
 
-/** A day's requests of one status class (2 for 2xx, 4 for 4xx…). */
+/** A day's requests of one status class (2 for 2xx, 4 for 4xx…), and how many were rate limited. */
 export interface DayClassRow {
   day: string;
   statusClass: number;
   requests: number;
+  rateLimited: number;
 }
 
 /** An endpoint's requests and errors (status 400 or above). */
@@ -28,7 +29,7 @@ export interface EndpointErrors {
 }
 
 /**
- * The account-wide view of usage: the API's summary of the same rows (so the numbers agree with
+ * The account-wide view of usage: the API's summary of the same counts (so the numbers agree with
  * GET /me/usage for one key), each day split by status class, and each endpoint's errors.
  */
 export interface ClassedUsage {
@@ -42,37 +43,41 @@ export interface ClassedUsage {
 }
 
 /**
- * `rows` as the API reads them (day and endpoint), and `classRows` the same counts by day and
- * status class: two small folds instead of one over every day, endpoint and class.
+ * The counts by day and status class (`classRows`) and by endpoint (`endpointRows`), as the
+ * Usage page reads them: it shows no endpoint's days, and reading them is most of its rows. A
+ * 4xx or 5xx is an error, as the API counts them.
  */
 export function summarizeClassedUsage(
   days: number,
   now: Date,
-  rows: UsageRow[],
   classRows: DayClassRow[],
+  endpointRows: EndpointErrors[],
 ): ClassedUsage {
-  const summary = summarizeUsage(days, now, rows);
+  const { from, to, daily, byDate } = emptyDaily(days, now);
+  const totals: UsageTotals = { requests: 0, errors: 0, rateLimited: 0 };
   const classes = [...new Set(classRows.map((r) => r.statusClass))].sort((a, b) => a - b);
   const column = new Map(classes.map((c, i) => [c, i]));
-  const dailyByClass = summary.daily.map((d) => ({
-    date: d.date,
-    counts: classes.map(() => 0),
-  }));
-  const byDate = new Map(dailyByClass.map((d) => [d.date, d]));
+  const dailyByClass = daily.map((d) => ({ date: d.date, counts: classes.map(() => 0) }));
   for (const row of classRows) {
+    const counts = {
+      requests: row.requests,
+      errors: row.statusClass >= 4 ? row.requests : 0,
+      rateLimited: row.rateLimited,
+    };
+    addTo(totals, counts);
     const day = byDate.get(row.day);
-    if (day) day.counts[column.get(row.statusClass)!] += row.requests;
+    if (!day) continue;
+    addTo(day.usage, counts);
+    dailyByClass[day.index].counts[column.get(row.statusClass)!] += row.requests;
   }
-  const errors = new Map<string, number>();
-  for (const row of rows) {
-    const id = `${row.method} ${row.route}`;
-    errors.set(id, (errors.get(id) ?? 0) + row.errors);
-  }
-  const endpoints = summary.byEndpoint.map((e) => ({
-    ...e,
-    errors: errors.get(`${e.method} ${e.route}`) ?? 0,
-  }));
-  return { summary, classes, dailyByClass, endpoints };
+  const endpoints = [...endpointRows].sort(busiestFirst);
+  const byEndpoint = endpoints.map(({ method, route, requests }) => ({ method, route, requests }));
+  return {
+    summary: { days, from, to, totals, daily, byEndpoint },
+    classes,
+    dailyByClass,
+    endpoints,
+  };
 }
 
 /** The UTC date range of `days` days ending today. */
@@ -83,6 +88,24 @@ export function usageRange(days: number, now = new Date()): { from: string; to: 
 
 /** Folds the rows into totals, a zero-filled daily series and the busiest endpoints first. */
 export function summarizeUsage(days: number, now: Date, rows: UsageRow[]): UsageResponse {
+  const { from, to, daily, byDate } = emptyDaily(days, now);
+  const endpoints = new Map<string, EndpointUsage>();
+  const totals: UsageTotals = { requests: 0, errors: 0, rateLimited: 0 };
+  for (const row of rows) {
+    addTo(totals, row);
+    const day = byDate.get(row.day);
+    if (day) addTo(day.usage, row);
+    const id = `${row.method} ${row.route}`;
+    const endpoint = endpoints.get(id);
+    if (endpoint) endpoint.requests += row.requests;
+    else endpoints.set(id, { method: row.method, route: row.route, requests: row.requests });
+  }
+  const byEndpoint = [...endpoints.values()].sort(busiestFirst);
+  return { days, from, to, totals, daily, byEndpoint };
+}
+
+/** Each date of the range with zero counts, oldest first, and each found by its date. */
+function emptyDaily(days: number, now: Date) {
   const { from, to } = usageRange(days, now);
   const firstDay = Date.parse(`${from}T00:00:00Z`) / DAY_MS;
   const daily: DailyUsage[] = Array.from({ length: days }, (_, i) => ({
@@ -91,26 +114,18 @@ export function summarizeUsage(days: number, now: Date, rows: UsageRow[]): Usage
     errors: 0,
     rateLimited: 0,
   }));
-  const byDate = new Map(daily.map((d) => [d.date, d]));
-  const endpoints = new Map<string, EndpointUsage>();
-  const totals: UsageTotals = { requests: 0, errors: 0, rateLimited: 0 };
-  for (const row of rows) {
-    addTo(totals, row);
-    const day = byDate.get(row.day);
-    if (day) addTo(day, row);
-    const id = `${row.method} ${row.route}`;
-    const endpoint = endpoints.get(id);
-    if (endpoint) endpoint.requests += row.requests;
-    else endpoints.set(id, { method: row.method, route: row.route, requests: row.requests });
-  }
-  const byEndpoint = [...endpoints.values()].sort(
-    (a, b) =>
-      b.requests - a.requests || a.route.localeCompare(b.route) || a.method.localeCompare(b.method),
-  );
-  return { days, from, to, totals, daily, byEndpoint };
+  const byDate = new Map(daily.map((usage, index) => [usage.date, { usage, index }]));
+  return { from, to, daily, byDate };
 }
 
-function addTo(sum: UsageTotals, row: UsageRow): void {
+/** The busiest endpoint first; ties by route, then method. */
+function busiestFirst(a: EndpointUsage, b: EndpointUsage): number {
+  return (
+    b.requests - a.requests || a.route.localeCompare(b.route) || a.method.localeCompare(b.method)
+  );
+}
+
+function addTo(sum: UsageTotals, row: UsageTotals): void {
   sum.requests += row.requests;
   sum.errors += row.errors;
   sum.rateLimited += row.rateLimited;

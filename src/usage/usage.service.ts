@@ -33,8 +33,8 @@ export class UsageService {
     now = new Date(),
   ): Promise<ClassedUsage> {
     const { from, to } = usageRange(days, now);
-    const { rows, classRows } = await this.store.byDayEndpointOrClass(keyIds, from, to);
-    return summarizeClassedUsage(days, now, rows, classRows);
+    const { classRows, endpointRows } = await this.store.byDayClassOrEndpoint(keyIds, from, to);
+    return summarizeClassedUsage(days, now, classRows, endpointRows);
   }
 
   /** Older rows serve nobody. */

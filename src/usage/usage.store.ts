@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import type { DayClassRow, UsageRow } from './usage-summary';
+import type { DayClassRow, EndpointErrors, UsageRow } from './usage-summary';
 import type { UsageCount } from './usage-tally';
 
 /** Adds the batch to the stored counts; a key deleted meanwhile is skipped, not an error. */
@@ -25,17 +25,17 @@ const USAGE_BY_DAY_AND_ENDPOINT = `
   GROUP BY day, method, route`;
 
 /**
- * Both folds of the dashboard's Usage page in one scan: per day and endpoint (as the API reads
- * them) and per day and status class (the chart); a row of the second set has no route.
+ * Both folds of the dashboard's Usage page in one scan: per day and status class (its daily
+ * table and chart) and per endpoint; a row of the first set has no route, of the second no day.
  */
-const USAGE_BY_DAY_ENDPOINT_OR_CLASS = `
-  SELECT to_char(day, 'YYYY-MM-DD') AS day, method, route, status_class AS "statusClass",
+const USAGE_BY_DAY_CLASS_OR_ENDPOINT = `
+  SELECT to_char(day, 'YYYY-MM-DD') AS day, status_class AS "statusClass", method, route,
          sum(requests) AS requests,
          coalesce(sum(requests) FILTER (WHERE status_class >= 4), 0) AS errors,
          coalesce(sum(requests) FILTER (WHERE rate_limited), 0) AS "rateLimited"
   FROM api_usage
   WHERE key_id = ANY($1::uuid[]) AND day BETWEEN $2 AND $3
-  GROUP BY GROUPING SETS ((day, method, route), (day, status_class))`;
+  GROUP BY GROUPING SETS ((day, status_class), (method, route))`;
 
 interface RawUsageRow {
   day: string;
@@ -95,17 +95,17 @@ export class UsageStore {
     return { requests: Number(row.requests), errors: Number(row.errors) };
   }
 
-  /** The keys' counts by day and endpoint, and by day and status class, `from` to `to`. */
-  async byDayEndpointOrClass(
+  /** The keys' counts by day and status class, and by endpoint, `from` to `to`. */
+  async byDayClassOrEndpoint(
     keyIds: readonly string[],
     from: string,
     to: string,
-  ): Promise<{ rows: UsageRow[]; classRows: DayClassRow[] }> {
-    const rows: UsageRow[] = [];
+  ): Promise<{ classRows: DayClassRow[]; endpointRows: EndpointErrors[] }> {
     const classRows: DayClassRow[] = [];
-    if (keyIds.length === 0) return { rows, classRows };
+    const endpointRows: EndpointErrors[] = [];
+    if (keyIds.length === 0) return { classRows, endpointRows };
     const raw: (RawUsageRow & { statusClass: number | null })[] = await this.dataSource.query(
-      USAGE_BY_DAY_ENDPOINT_OR_CLASS,
+      USAGE_BY_DAY_CLASS_OR_ENDPOINT,
       [keyIds, from, to],
     );
     for (const r of raw) {
@@ -114,10 +114,17 @@ export class UsageStore {
           day: r.day,
           statusClass: Number(r.statusClass),
           requests: Number(r.requests),
+          rateLimited: Number(r.rateLimited),
         });
-      else rows.push(usageRowOf(r));
+      else
+        endpointRows.push({
+          method: r.method,
+          route: r.route,
+          requests: Number(r.requests),
+          errors: Number(r.errors),
+        });
     }
-    return { rows, classRows };
+    return { classRows, endpointRows };
   }
 
   /** Deletes the counts of UTC days more than `days` days before today. */
