@@ -1,5 +1,3 @@
-// @ts-expect-error: pg's own value conversion (what it sends for a parameter) has no types
-import { prepareValue } from 'pg/lib/utils';
 import { ValidationError } from '../common/errors/domain-error';
 import { finalStatus, FirstLines, KnownLines, lineError, removalLimit } from './import-plan';
 
@@ -61,17 +59,6 @@ describe('import plan', () => {
       expect(lines.duplicateOf('id-7', 8)).toBeUndefined();
       expect(lines.duplicateOf('id-7', 20_008)).toBe(8);
       expect(lines.duplicateOf('id-20000', 1)).toBeUndefined();
-    });
-
-    it('sends the externalIds as node-pg would send their array', () => {
-      const lines = new FirstLines();
-      ['a', 'b"c', 'd\\e', 'ö', '日本', '\ud800', 'x,y', '{z}', 'NULL'].forEach((id, i) =>
-        lines.note(id, i + 1),
-      );
-      // Compared as sent, in UTF-8 (a lone surrogate goes as U+FFFD either way).
-      const sent = (text: string) => Buffer.from(text, 'utf8');
-      expect(sent(lines.externalIdsLiteral())).toEqual(sent(prepareValue(lines.externalIds())));
-      expect(new FirstLines().externalIdsLiteral()).toBe(prepareValue([]));
     });
   });
 

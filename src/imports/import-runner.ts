@@ -133,12 +133,7 @@ export class ImportRunner {
       if (await this.holdsForRemovals(planned, claim, firstLines, lastLine)) return claim.id;
       let current = await this.applyLines(planned, claim, firstLines, known);
       if (current.mode === 'mirror')
-        current = await this.applyRemovals(
-          current,
-          claim,
-          lastLine,
-          firstLines.externalIdsLiteral(),
-        );
+        current = await this.applyRemovals(current, claim, lastLine, firstLines.externalIdsParam());
       await this.settle(claim, current, finalStatus(current));
     } catch (error) {
       await this.ended(error, row, claim);
@@ -281,7 +276,7 @@ export class ImportRunner {
     lastLine: number,
   ): Promise<boolean> {
     if (row.mode !== 'mirror' || row.confirmed || row.next_line > 0) return false;
-    const keep = firstLines.externalIdsLiteral();
+    const keep = firstLines.externalIdsParam();
     const { removable, removals } = await this.listingsStore.countMirrorRemovals(
       this.dataSource.manager,
       this.scopeOf(row),
@@ -311,7 +306,7 @@ export class ImportRunner {
   private async recordPlannedRemovals(
     em: EntityManager,
     row: ImportRow,
-    keep: string,
+    keep: Buffer,
     lastLine: number,
   ): Promise<void> {
     const scope = this.scopeOf(row);
@@ -632,7 +627,7 @@ export class ImportRunner {
     row: ImportRow,
     claim: Claim,
     lastLine: number,
-    keep: string,
+    keep: Buffer,
   ): Promise<ImportRow> {
     const scope = this.scopeOf(row);
     const pacer = this.newPacer();

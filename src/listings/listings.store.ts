@@ -196,19 +196,20 @@ export class ListingsStore {
   /**
    * What a mirror import removes: listings of the scope that existed when it was accepted (their
    * creator is visible in `accepted`, the import's snapshot; see EXISTED_WHEN_ACCEPTED), have an
-   * externalId that is not in `keep` (a text[] literal: see FirstLines.externalIdsLiteral), and are DRAFT, ACTIVE or EXPIRED (never SOLD). Locked, in
-   * id order after `afterId`, so their state cannot change before the caller removes them.
+   * externalId that is not in `keep` (a text[] in binary: FirstLines.externalIdsParam), and are
+   * DRAFT, ACTIVE or EXPIRED (never SOLD). Locked, in id order after `afterId`, so their state
+   * cannot change before the caller removes them.
    */
   async lockMirrorRemovals(
     em: EntityManager,
     scope: OwnerScope,
-    q: { accepted: string; keep: string; afterId: string | null; limit: number; lock: boolean },
+    q: { accepted: string; keep: Buffer; afterId: string | null; limit: number; lock: boolean },
   ): Promise<{ id: string; external_id: string }[]> {
     return em.query(
       `SELECT id, external_id FROM listings
        WHERE account_id = $1 AND livemode = $2 AND external_id IS NOT NULL
          AND status IN ('DRAFT', 'ACTIVE', 'EXPIRED') AND ${EXISTED_WHEN_ACCEPTED('$3')}
-         AND NOT (external_id = ANY($4)) AND ($5::uuid IS NULL OR id > $5)
+         AND NOT (external_id = ANY($4::text[])) AND ($5::uuid IS NULL OR id > $5)
        ORDER BY id LIMIT $6 ${q.lock ? 'FOR UPDATE' : ''}`,
       [scope.accountId, scope.livemode, q.accepted, q.keep, q.afterId, q.limit],
     );
@@ -216,17 +217,17 @@ export class ListingsStore {
 
   /**
    * How many listings a mirror import could remove, and how many it would with `keep` kept (a
-   * text[] literal, as in lockMirrorRemovals).
+   * text[] in binary, as in lockMirrorRemovals).
    */
   async countMirrorRemovals(
     em: EntityManager,
     scope: OwnerScope,
     accepted: string,
-    keep: string,
+    keep: Buffer,
   ): Promise<{ removable: number; removals: number }> {
     const [counts] = await em.query(
       `SELECT count(*)::int AS removable,
-              (count(*) FILTER (WHERE NOT (external_id = ANY($4))))::int AS removals
+              (count(*) FILTER (WHERE NOT (external_id = ANY($4::text[]))))::int AS removals
        FROM listings
        WHERE account_id = $1 AND livemode = $2 AND external_id IS NOT NULL
          AND status IN ('DRAFT', 'ACTIVE', 'EXPIRED') AND ${EXISTED_WHEN_ACCEPTED('$3')}`,

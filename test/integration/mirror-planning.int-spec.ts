@@ -1,4 +1,5 @@
 import type { OwnerScope } from '../../src/auth/scope';
+import { FirstLines } from '../../src/imports/import-plan';
 import { ImportRunner } from '../../src/imports/import-runner';
 import { ImportsStore } from '../../src/imports/imports.store';
 import { ImportsWorkerModule } from '../../src/imports/imports-worker.module';
@@ -91,5 +92,41 @@ describe('A mirror import accepted while a create is in flight', () => {
       { external_id: 'newer', status: 'ACTIVE' },
       { external_id: 'old', status: 'REMOVED' },
     ]);
+  });
+});
+
+describe("A mirror import's kept externalIds, as the database reads them", () => {
+  let ctx: IntegrationContext;
+
+  beforeAll(async () => {
+    ctx = await createIntegrationContext({ imports: [ImportsWorkerModule] });
+  });
+  afterAll(async () => {
+    await ctx?.close();
+  });
+
+  const asRead = async (lines: FirstLines): Promise<string[]> => {
+    const [row]: { ids: string[] }[] = await ctx.dataSource.query(`SELECT $1::text[] AS ids`, [
+      lines.externalIdsParam(),
+    ]);
+    return row.ids;
+  };
+
+  it('reads every externalId back in the order noted, whatever its characters', async () => {
+    const ids = ['a', 'b"c', 'd\\e', 'ö', '日本', '😀', 'x,y', '{z}', 'NULL', '', ' s '];
+    const lines = new FirstLines();
+    ids.forEach((id, i) => lines.note(id, i + 1));
+    lines.note('a', 99); // a repeat is kept once
+    expect(await asRead(lines)).toEqual(ids);
+  });
+
+  it('reads a lone surrogate as U+FFFD, as a text parameter sends it', async () => {
+    const lines = new FirstLines();
+    lines.note('x\ud800', 1);
+    expect(await asRead(lines)).toEqual(['x\ufffd']);
+  });
+
+  it('reads an empty feed as an empty array, so that nothing is kept', async () => {
+    expect(await asRead(new FirstLines())).toEqual([]);
   });
 });
