@@ -13,8 +13,8 @@ const RESERVED_BYTES = 2 ** 30;
 
 /**
  * A typed array of `length` zeroes over a resizable ArrayBuffer, tracking its length: it grows
- * and shrinks in place (`withRoom`, `trimTo`). A plain array grown by copying leaves each old copy
- * as garbage until V8 collects it; a million-line import's read pass left ~45 MB of them.
+ * and shrinks in place (`withRoom`, `trimTo`). An array grown by copying leaves each old copy as
+ * garbage until V8's next full collection: tens of MB for the tables of a million-line feed.
  */
 export function growable<T extends GrowableArray>(Type: GrowableType<T>, length: number): T {
   const bytes = length * Type.BYTES_PER_ELEMENT;
