@@ -22,19 +22,15 @@ export function growable<T extends GrowableArray>(Type: GrowableType<T>, length:
 }
 
 /** `array` (from `growable`) with room for `length` elements at least, its contents kept. */
-export function withRoom<T extends GrowableArray>(
-  Type: GrowableType<T>,
-  array: T,
-  length: number,
-): T {
+export function withRoom<T extends GrowableArray>(array: T, length: number): T {
   if (length <= array.length) return array;
   const elements = Math.max(length, array.length * 2);
   const buffer = array.buffer as ArrayBuffer;
-  if (elements * Type.BYTES_PER_ELEMENT <= buffer.maxByteLength) {
-    buffer.resize(elements * Type.BYTES_PER_ELEMENT);
+  if (elements * array.BYTES_PER_ELEMENT <= buffer.maxByteLength) {
+    buffer.resize(elements * array.BYTES_PER_ELEMENT);
     return array;
   }
-  const larger = growable(Type, elements);
+  const larger = growable(array.constructor as GrowableType<T>, elements);
   larger.set(array);
   return larger;
 }

@@ -49,7 +49,7 @@ export class FirstLines {
     const known = this.ids.size;
     const entry = this.ids.add(externalId);
     if (entry < known) return;
-    this.firsts = withRoom(Uint32Array, this.firsts, entry + 1);
+    this.firsts = withRoom(this.firsts, entry + 1);
     this.firsts[entry] = line;
   }
 
@@ -196,10 +196,10 @@ export class KnownLines {
 
   private grow(): void {
     const size = this.count + 1;
-    this.lines = withRoom(Uint32Array, this.lines, size);
-    this.entries = withRoom(Uint32Array, this.entries, size);
-    this.flags = withRoom(Uint8Array, this.flags, size);
-    this.idRoom = withRoom(Uint8Array, this.idRoom, size * UUID_BYTES);
+    this.lines = withRoom(this.lines, size);
+    this.entries = withRoom(this.entries, size);
+    this.flags = withRoom(this.flags, size);
+    this.idRoom = withRoom(this.idRoom, size * UUID_BYTES);
     this.listingIds = bufferOf(this.idRoom);
   }
 }

@@ -120,8 +120,8 @@ export class PackedStrings {
   }
 
   private growEntries(): void {
-    this.offsets = withRoom(Uint32Array, this.offsets, this.offsets.length + 1);
-    this.wide = withRoom(Uint8Array, this.wide, Math.ceil(this.offsets.length / 8));
+    this.offsets = withRoom(this.offsets, this.offsets.length + 1);
+    this.wide = withRoom(this.wide, Math.ceil(this.offsets.length / 8));
   }
 
   private growSlots(): void {
@@ -130,7 +130,7 @@ export class PackedStrings {
   }
 
   private growBytes(atLeast: number): void {
-    this.raw = withRoom(Uint8Array, this.raw, this.used + atLeast);
+    this.raw = withRoom(this.raw, this.used + atLeast);
     this.bytes = bufferOf(this.raw);
   }
 }
