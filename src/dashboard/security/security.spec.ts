@@ -178,14 +178,17 @@ describe('password rules', () => {
       loaded = true;
       return jest.requireActual('@zxcvbn-ts/language-en');
     });
-    let fresh: typeof import('./passwords') | undefined;
-    jest.isolateModules(() => {
-      fresh = jest.requireActual('./passwords');
-    });
-    expect(loaded).toBe(false);
-    expect(await fresh!.passwordProblem('violet tractor harbour 42 umbrella')).toBeUndefined();
-    expect(loaded).toBe(true);
-    jest.dontMock('@zxcvbn-ts/language-en');
+    try {
+      let fresh: typeof import('./passwords') | undefined;
+      jest.isolateModules(() => {
+        fresh = jest.requireActual('./passwords');
+      });
+      expect(loaded).toBe(false);
+      expect(await fresh!.passwordProblem('violet tractor harbour 42 umbrella')).toBeUndefined();
+      expect(loaded).toBe(true);
+    } finally {
+      jest.dontMock('@zxcvbn-ts/language-en');
+    }
   });
 });
 
