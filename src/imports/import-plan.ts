@@ -67,11 +67,6 @@ export class FirstLines {
     return first !== line ? first : undefined;
   }
 
-  /** In the order they were first noted. */
-  externalIds(): string[] {
-    return Array.from({ length: this.ids.size }, (_, entry) => this.ids.at(entry));
-  }
-
   /**
    * The externalIds as one text[] parameter in PostgreSQL's binary format (node-pg sends a Buffer
    * as binary), written straight from the packed ids: as a text literal, a million ids were a

@@ -90,7 +90,8 @@ export class WebhookEndpointsService {
     em: EntityManager,
     origin: AuditOrigin,
     owner: OwnerScope,
-    action: 'endpoint.created' | 'endpoint.updated' | 'endpoint.deleted' | 'endpoint.secret_rotated',
+    action:
+      'endpoint.created' | 'endpoint.updated' | 'endpoint.deleted' | 'endpoint.secret_rotated',
     endpoint: WebhookEndpoint,
     details: Record<string, unknown> = {},
   ): Promise<void> {
