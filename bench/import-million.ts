@@ -153,7 +153,8 @@ export async function benchImportMillion(pg: string) {
     describe('New listings', created);
     // BENCH_IMPORT_1M_SETTLE=0: the next run starts while the worker still relays (minutes).
     const settle = process.env.BENCH_IMPORT_1M_SETTLE !== '0';
-    if (settle) console.log(`  outbox settled ${(await outboxSettled(db, SETTLE)).toFixed(0)} s after`);
+    if (settle)
+      console.log(`  outbox settled ${(await outboxSettled(db, SETTLE)).toFixed(0)} s after`);
     const unchanged = await run(db, worker, storageDir, importer.key, feed);
     describe('The same file again (all unchanged)', unchanged);
     let mirror: MillionRun | undefined;

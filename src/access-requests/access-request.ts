@@ -3,7 +3,13 @@ export const ACCESS_REQUEST_STATUSES = ['pending', 'approved', 'rejected'] as co
 export type AccessRequestStatus = (typeof ACCESS_REQUEST_STATUSES)[number];
 
 /** The expected number of listings, as ranges (the form's choices). */
-export const EXPECTED_LISTINGS = ['1-100', '101-1000', '1001-10000', '10001-100000', '100001+'] as const;
+export const EXPECTED_LISTINGS = [
+  '1-100',
+  '101-1000',
+  '1001-10000',
+  '10001-100000',
+  '100001+',
+] as const;
 export type ExpectedListings = (typeof EXPECTED_LISTINGS)[number];
 
 export interface AccessRequest {

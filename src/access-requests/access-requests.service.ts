@@ -74,11 +74,7 @@ export class AccessRequestsService {
   }
 
   /** Changes the account's open request; only while it waits for a decision. */
-  update(
-    accountId: string,
-    input: AccessRequestInput,
-    em?: EntityManager,
-  ): Promise<AccessRequest> {
+  update(accountId: string, input: AccessRequestInput, em?: EntityManager): Promise<AccessRequest> {
     return this.within(em, async (tx) => {
       const request = await this.store.updateOpen(tx, accountId, input);
       if (!request) throw new NotFoundError('Open access request');
@@ -124,7 +120,11 @@ export class AccessRequestsService {
         action: 'access.approved',
         target: id,
       });
-      await this.notifier?.decided(tx, { accountId: request.accountId, decision: 'approved', request: decided! });
+      await this.notifier?.decided(tx, {
+        accountId: request.accountId,
+        decision: 'approved',
+        request: decided!,
+      });
       return { accountId: request.accountId, request: decided!, account };
     });
   }
@@ -140,7 +140,11 @@ export class AccessRequestsService {
         target: id,
         details: { reason },
       });
-      await this.notifier?.decided(tx, { accountId: request.accountId, decision: 'rejected', request: decided! });
+      await this.notifier?.decided(tx, {
+        accountId: request.accountId,
+        decision: 'rejected',
+        request: decided!,
+      });
       return { accountId: request.accountId, request: decided!, account };
     });
   }
@@ -157,7 +161,8 @@ export class AccessRequestsService {
     return this.dataSource.transaction(async (tx) => {
       const before = await this.accounts.getLocked(accountId, tx);
       const account = await this.accounts.setStatus(accountId, 'APPROVED', tx);
-      const request = (await this.store.approveOpen(tx, accountId, decidedBy(origin.actor))) ?? null;
+      const request =
+        (await this.store.approveOpen(tx, accountId, decidedBy(origin.actor))) ?? null;
       if (before.status !== 'APPROVED' || request) {
         await this.audit.record(tx, {
           ...origin,
@@ -177,7 +182,11 @@ export class AccessRequestsService {
   private decide(
     id: string,
     origin: AuditOrigin,
-    change: (tx: EntityManager, request: AccessRequest, account: Account) => Promise<AccessDecision>,
+    change: (
+      tx: EntityManager,
+      request: AccessRequest,
+      account: Account,
+    ) => Promise<AccessDecision>,
   ): Promise<AccessDecision> {
     return this.dataSource.transaction(async (tx) => {
       const found = await this.store.find(id, tx);
@@ -194,7 +203,10 @@ export class AccessRequestsService {
     });
   }
 
-  private within<T>(em: EntityManager | undefined, work: (tx: EntityManager) => Promise<T>): Promise<T> {
+  private within<T>(
+    em: EntityManager | undefined,
+    work: (tx: EntityManager) => Promise<T>,
+  ): Promise<T> {
     return em ? work(em) : this.dataSource.transaction(work);
   }
 }

@@ -34,7 +34,11 @@ export class AccessRequestsStore {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   /** Fails with a unique violation of ONE_OPEN_REQUEST when the account has an open one. */
-  async insert(em: EntityManager, accountId: string, input: AccessRequestInput): Promise<AccessRequest> {
+  async insert(
+    em: EntityManager,
+    accountId: string,
+    input: AccessRequestInput,
+  ): Promise<AccessRequest> {
     const [row]: AccessRequestRow[] = await em.query(
       `INSERT INTO access_requests (account_id, legal_name, organisation_number, website,
          integration_description, expected_listings, terms_accepted)
@@ -85,7 +89,10 @@ export class AccessRequestsStore {
   }
 
   async find(id: string, em: EntityManager = this.db.manager): Promise<AccessRequest | undefined> {
-    const [row]: AccessRequestRow[] = await em.query(`SELECT * FROM access_requests WHERE id = $1`, [id]);
+    const [row]: AccessRequestRow[] = await em.query(
+      `SELECT * FROM access_requests WHERE id = $1`,
+      [id],
+    );
     return row && toAccessRequest(row);
   }
 
@@ -124,7 +131,11 @@ export class AccessRequestsStore {
   }
 
   /** Approves the account's open request, if it has one (the account was approved directly). */
-  async approveOpen(em: EntityManager, accountId: string, decidedBy: string): Promise<AccessRequest | undefined> {
+  async approveOpen(
+    em: EntityManager,
+    accountId: string,
+    decidedBy: string,
+  ): Promise<AccessRequest | undefined> {
     const [rows]: [AccessRequestRow[], number] = await em.query(
       `UPDATE access_requests SET status = 'approved', decided_at = now(), decided_by = $2, updated_at = now()
        WHERE account_id = $1 AND status = 'pending' RETURNING *`,

@@ -29,5 +29,6 @@ export class ApiKey {
   /** set when the key is rolled: authentication refuses it from then on */
   @Column({ name: 'expires_at', type: 'timestamptz', nullable: true }) expiresAt: Date | null;
   /** the dashboard user who made it; null for the CLI and the admin API ("staff") */
-  @Column({ name: 'created_by_user_id', type: 'uuid', nullable: true }) createdByUserId: string | null;
+  @Column({ name: 'created_by_user_id', type: 'uuid', nullable: true }) createdByUserId:
+    string | null;
 }

@@ -69,7 +69,11 @@ export class ApiKeysService implements KeyAuthenticator {
         accountId,
         action: 'key.created',
         target: created.record.id,
-        details: { kind: created.record.kind, name: created.record.name, scopes: created.record.scopes },
+        details: {
+          kind: created.record.kind,
+          name: created.record.name,
+          scopes: created.record.scopes,
+        },
       });
       await this.notifyLive(em, created.record, 'created');
       return created;
@@ -96,7 +100,8 @@ export class ApiKeysService implements KeyAuthenticator {
         lock: { mode: 'pessimistic_write' },
       });
       if (!old) throw new NotFoundError('API key');
-      if (old.revokedAt) throw ValidationError.field('status', 'The key is revoked; it cannot be rolled.');
+      if (old.revokedAt)
+        throw ValidationError.field('status', 'The key is revoked; it cannot be rolled.');
       if (old.expiresAt) {
         throw ValidationError.field(
           'status',
@@ -124,7 +129,12 @@ export class ApiKeysService implements KeyAuthenticator {
         accountId,
         action: 'key.rolled',
         target: old.id,
-        details: { newKeyId: created.record.id, kind: old.kind, graceSeconds: graceMs / 1000, expiresAt: at.toISOString() },
+        details: {
+          newKeyId: created.record.id,
+          kind: old.kind,
+          graceSeconds: graceMs / 1000,
+          expiresAt: at.toISOString(),
+        },
       });
       await this.notifyLive(em, created.record, 'rolled');
       return { ...created, rolled: old };
@@ -161,7 +171,11 @@ export class ApiKeysService implements KeyAuthenticator {
     return this.keys.find({ where: { accountId }, order: { createdAt: 'DESC', id: 'DESC' } });
   }
 
-  private async notifyLive(em: EntityManager, key: ApiKey, how: 'created' | 'rolled'): Promise<void> {
+  private async notifyLive(
+    em: EntityManager,
+    key: ApiKey,
+    how: 'created' | 'rolled',
+  ): Promise<void> {
     if (key.kind !== 'live' || !this.liveKeys) return;
     await this.liveKeys.liveKeyCreated(em, {
       accountId: key.accountId,

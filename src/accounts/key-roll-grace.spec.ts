@@ -11,19 +11,23 @@ describe('key roll grace', () => {
     expect(keyRollGraceMs('7d')).toBe(604_800_000);
   });
 
-  it.each(['2h', '', '1d', '24', 'constructor', '__proto__', '7D'])('refuses %j naming the field', (name) => {
-    expect(() => keyRollGraceMs(name)).toThrow(ValidationError);
-    try {
-      keyRollGraceMs(name, 'grace');
-    } catch (error) {
-      expect((error as ValidationError).details).toEqual([
-        { field: 'grace', message: 'grace must be one of 0, 1h, 24h, 7d.' },
-      ]);
-    }
-  });
+  it.each(['2h', '', '1d', '24', 'constructor', '__proto__', '7D'])(
+    'refuses %j naming the field',
+    (name) => {
+      expect(() => keyRollGraceMs(name)).toThrow(ValidationError);
+      try {
+        keyRollGraceMs(name, 'grace');
+      } catch (error) {
+        expect((error as ValidationError).details).toEqual([
+          { field: 'grace', message: 'grace must be one of 0, 1h, 24h, 7d.' },
+        ]);
+      }
+    },
+  );
 
   it('accepts only the choices in milliseconds', () => {
-    for (const ms of [0, 3_600_000, 86_400_000, 604_800_000]) expect(() => assertKeyRollGraceMs(ms)).not.toThrow();
+    for (const ms of [0, 3_600_000, 86_400_000, 604_800_000])
+      expect(() => assertKeyRollGraceMs(ms)).not.toThrow();
     for (const ms of [1, -1, 60_000, 2 * 86_400_000, Number.NaN])
       expect(() => assertKeyRollGraceMs(ms)).toThrow(ValidationError);
   });

@@ -19,7 +19,10 @@ const GRACE_MS: ReadonlySet<number> = new Set(Object.values(KEY_ROLL_GRACES));
 export function keyRollGraceMs(name: string, field = 'grace'): number {
   const key = name === 'now' ? '0' : name;
   if (!Object.prototype.hasOwnProperty.call(KEY_ROLL_GRACES, key)) {
-    throw ValidationError.field(field, `${field} must be one of ${KEY_ROLL_GRACE_NAMES.join(', ')}.`);
+    throw ValidationError.field(
+      field,
+      `${field} must be one of ${KEY_ROLL_GRACE_NAMES.join(', ')}.`,
+    );
   }
   return KEY_ROLL_GRACES[key as KeyRollGrace];
 }
@@ -27,6 +30,9 @@ export function keyRollGraceMs(name: string, field = 'grace'): number {
 /** Refuses a grace that is not one of the choices, in milliseconds. */
 export function assertKeyRollGraceMs(graceMs: number, field = 'grace'): void {
   if (!GRACE_MS.has(graceMs)) {
-    throw ValidationError.field(field, `${field} must be one of ${KEY_ROLL_GRACE_NAMES.join(', ')}.`);
+    throw ValidationError.field(
+      field,
+      `${field} must be one of ${KEY_ROLL_GRACE_NAMES.join(', ')}.`,
+    );
   }
 }

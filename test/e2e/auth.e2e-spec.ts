@@ -131,7 +131,10 @@ describe('Authentication and authorisation', () => {
 
   describe('403 FORBIDDEN', () => {
     it('for a key of an account that is not yet approved: it gets none, of either kind', async () => {
-      const pending = await admin(t).post('/v1/admin/accounts').send({ name: 'Väntar AB' }).expect(201);
+      const pending = await admin(t)
+        .post('/v1/admin/accounts')
+        .send({ name: 'Väntar AB' })
+        .expect(201);
       for (const kind of ['live', 'test']) {
         const error = expectError(
           await admin(t).post(`/v1/admin/accounts/${pending.body.data.id}/keys`).send({ kind }),

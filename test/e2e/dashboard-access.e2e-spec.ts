@@ -1,5 +1,11 @@
 import { admin } from '../support/factories';
-import { aDashboardOwner, addMember, csrfFrom, DashboardUser, lastMailTo } from '../support/dashboard';
+import {
+  aDashboardOwner,
+  addMember,
+  csrfFrom,
+  DashboardUser,
+  lastMailTo,
+} from '../support/dashboard';
 import { createTestApp, TestApp } from '../support/test-app';
 
 const GOOD = {
@@ -48,14 +54,24 @@ describe('Dashboard: access request', () => {
 
   it('refuses bad input beside each field, with the values kept', async () => {
     const owner = await aDashboardOwner(t);
-    const res = await send(owner, {
-      legalName: 'Bilhallen AB',
-      organisationNumber: '556677-8890',
-      website: 'ftp://x',
-      integrationDescription: 'short',
-      expectedListings: 'lots',
-    }, 200);
-    for (const field of ['organisationNumber', 'website', 'integrationDescription', 'expectedListings', 'termsAccepted'])
+    const res = await send(
+      owner,
+      {
+        legalName: 'Bilhallen AB',
+        organisationNumber: '556677-8890',
+        website: 'ftp://x',
+        integrationDescription: 'short',
+        expectedListings: 'lots',
+      },
+      200,
+    );
+    for (const field of [
+      'organisationNumber',
+      'website',
+      'integrationDescription',
+      'expectedListings',
+      'termsAccepted',
+    ])
       expect(res.text).toContain(`id="${field}-error"`);
     expect(res.text).not.toContain('id="legalName-error"');
     expect(res.text).toContain('value="Bilhallen AB"');
@@ -65,7 +81,9 @@ describe('Dashboard: access request', () => {
 
   it('sends, edits while pending, is approved by staff (mail), and the form is gone', async () => {
     const owner = await aDashboardOwner(t);
-    expect((await send(owner, GOOD, 303)).headers.location).toBe('/dashboard/access?notice=access-requested');
+    expect((await send(owner, GOOD, 303)).headers.location).toBe(
+      '/dashboard/access?notice=access-requested',
+    );
     const pending = await owner.agent.get('/dashboard/access').expect(200);
     expect(pending.text).toContain('Pending');
     expect(pending.text).toContain('Save request');
@@ -74,7 +92,11 @@ describe('Dashboard: access request', () => {
     await send(owner, { ...GOOD, legalName: 'Bilhallen Norr AB' }, 303);
     const rows = await requestsOf(t, owner.accountId);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ status: 'pending', legal_name: 'Bilhallen Norr AB', organisation_number: '5566778899' });
+    expect(rows[0]).toMatchObject({
+      status: 'pending',
+      legal_name: 'Bilhallen Norr AB',
+      organisation_number: '5566778899',
+    });
     const audit = await t.dataSource.query(
       `SELECT actor_type, actor_id FROM audit_log WHERE account_id = $1 AND action = 'access.requested'`,
       [owner.accountId],
@@ -108,13 +130,18 @@ describe('Dashboard: access request', () => {
     expect(page.text).toContain('We could not find the company.');
     expect(page.text).toContain('Send request');
     await send(owner, GOOD, 303);
-    expect((await requestsOf(t, owner.accountId)).map((r) => r.status)).toEqual(['rejected', 'pending']);
+    expect((await requestsOf(t, owner.accountId)).map((r) => r.status)).toEqual([
+      'rejected',
+      'pending',
+    ]);
   });
 
   it("staff's account approval (admin API) mails the owners too", async () => {
     const owner = await aDashboardOwner(t);
     await admin(t).post(`/v1/admin/accounts/${owner.accountId}/approve`).expect(200);
-    expect((await lastMailTo(t, owner.email)).subject).toBe('Your Listings Service API access is approved');
+    expect((await lastMailTo(t, owner.email)).subject).toBe(
+      'Your Listings Service API access is approved',
+    );
   });
 
   it('developers and viewers see the status only; their POST is refused', async () => {

@@ -85,7 +85,11 @@ describe('Dashboard: keys', () => {
     expect(again.text).not.toContain(key);
     const rows = await keyRows(t, owner.accountId);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ kind: 'test', name: 'Nightly sync', scopes: ['listings:read', 'account:read'] });
+    expect(rows[0]).toMatchObject({
+      kind: 'test',
+      name: 'Nightly sync',
+      scopes: ['listings:read', 'account:read'],
+    });
     expect(rows[0].created_by_user_id).toEqual(expect.any(String));
 
     const list = await owner.agent.get('/dashboard/keys').expect(200);
@@ -225,7 +229,12 @@ describe('Dashboard: keys', () => {
     await developer.agent
       .post('/dashboard/keys')
       .type('form')
-      .send({ _csrf: devForm.csrf, formToken: devForm.formToken, name: 'Dev', scopes: 'account:read' })
+      .send({
+        _csrf: devForm.csrf,
+        formToken: devForm.formToken,
+        name: 'Dev',
+        scopes: 'account:read',
+      })
       .expect(200);
     await setMode(developer, 'live');
     const livePage = await developer.agent.get('/dashboard/keys').expect(200);
@@ -291,7 +300,9 @@ describe('Dashboard: keys', () => {
     expect(results.sort()).toEqual([false, true]);
     expect(await once.consume(ctx, token)).toBe(false);
     expect(await once.consume(ctx, 'x'.repeat(43))).toBe(false);
-    const other = { session: { id: '00000000-0000-0000-0000-000000000000' } } as unknown as DashboardContext;
+    const other = {
+      session: { id: '00000000-0000-0000-0000-000000000000' },
+    } as unknown as DashboardContext;
     const second = await once.issue(ctx);
     expect(await once.consume(other, second)).toBe(false);
     expect(await once.consume(ctx, second)).toBe(true);

@@ -16,7 +16,10 @@ describe('Dashboard: overview facts', () => {
       .post(`/v1/admin/accounts/${owner.accountId}/keys`)
       .send({ kind: 'test', name: 'Rolled soon' })
       .expect(201);
-    await admin(t).post(`/v1/admin/keys/${created.body.data.id}/roll`).send({ grace: '24h' }).expect(200);
+    await admin(t)
+      .post(`/v1/admin/keys/${created.body.data.id}/roll`)
+      .send({ grace: '24h' })
+      .expect(200);
     const today = new Date().toISOString().slice(0, 10);
     await t.dataSource.query(
       `INSERT INTO api_usage (key_id, day, method, route, status_class, rate_limited, requests)

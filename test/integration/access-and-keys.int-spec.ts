@@ -57,7 +57,11 @@ describe('Access requests and key rolls', () => {
         { field: 'status', message: expect.stringMatching(/already has an open access request/) },
       ]);
       const page = await access.list('pending', null, 100);
-      expect((page.items as unknown[]).filter((r) => (r as { accountId: string }).accountId === accountId)).toHaveLength(1);
+      expect(
+        (page.items as unknown[]).filter(
+          (r) => (r as { accountId: string }).accountId === accountId,
+        ),
+      ).toHaveLength(1);
       // the refused submit wrote no audit row
       expect(await actions(accountId)).toEqual(['access.requested']);
     });
@@ -69,8 +73,14 @@ describe('Access requests and key rolls', () => {
       expect(edited).toMatchObject({ id: first.id, expectedListings: '1-100', status: 'pending' });
 
       const { request } = await access.reject(first.id, 'Website unreachable', ADMIN);
-      expect(request).toMatchObject({ status: 'rejected', rejectionReason: 'Website unreachable', decidedBy: 'admin' });
-      await expect(access.update(accountId, form())).rejects.toThrow('Open access request not found.');
+      expect(request).toMatchObject({
+        status: 'rejected',
+        rejectionReason: 'Website unreachable',
+        decidedBy: 'admin',
+      });
+      await expect(access.update(accountId, form())).rejects.toThrow(
+        'Open access request not found.',
+      );
       expect((await accounts.get(accountId)).status).toBe('PENDING');
 
       const second = await access.submit(accountId, form(), OWNER);
@@ -113,7 +123,9 @@ describe('Access requests and key rolls', () => {
         .spyOn(accounts, 'setStatus')
         .mockRejectedValueOnce(new Error('the account change failed'));
       try {
-        await expect(access.approve(request.id, ADMIN)).rejects.toThrow('the account change failed');
+        await expect(access.approve(request.id, ADMIN)).rejects.toThrow(
+          'the account change failed',
+        );
       } finally {
         setStatus.mockRestore();
       }
@@ -125,7 +137,9 @@ describe('Access requests and key rolls', () => {
     it('approving the account directly closes its open request', async () => {
       const accountId = await pendingAccount();
       const request = await access.submit(accountId, form(), OWNER);
-      const { account, request: closed } = await access.approveAccount(accountId, { actor: { type: 'cli' } });
+      const { account, request: closed } = await access.approveAccount(accountId, {
+        actor: { type: 'cli' },
+      });
       expect(account.status).toBe('APPROVED');
       expect(closed).toMatchObject({ id: request.id, status: 'approved', decidedBy: 'cli' });
       expect(await actions(accountId)).toEqual(['access.approved', 'access.requested']);
@@ -144,11 +158,20 @@ describe('Access requests and key rolls', () => {
 
     it('a roll makes a like key; the old one works until expires_at and not after, cached or not', async () => {
       const { accountId } = await ctx.newOwner();
-      const old = await keys.create(accountId, { kind: 'live', name: 'ERP', scopes: ['listings:read'] }, ADMIN);
+      const old = await keys.create(
+        accountId,
+        { kind: 'live', name: 'ERP', scopes: ['listings:read'] },
+        ADMIN,
+      );
       expect(await keys.authenticate(old.key)).toMatchObject({ keyId: old.record.id });
 
       const rolled = await keys.roll(accountId, old.record.id, KEY_ROLL_GRACES['1h'], ADMIN);
-      expect(rolled.record).toMatchObject({ accountId, kind: 'live', name: 'ERP', scopes: ['listings:read'] });
+      expect(rolled.record).toMatchObject({
+        accountId,
+        kind: 'live',
+        name: 'ERP',
+        scopes: ['listings:read'],
+      });
       expect(rolled.key).not.toBe(old.key);
       expect(rolled.rolled.expiresAt!.getTime()).toBeGreaterThan(Date.now() + 3_500_000);
       // before its expiry the old key still authenticates, beside the new one
@@ -168,7 +191,10 @@ describe('Access requests and key rolls', () => {
 
       const rows = (await audit.page(accountId, 10)).items;
       expect(rows.map((r) => r.action)).toEqual(['key.rolled', 'key.created']);
-      expect(rows[0]).toMatchObject({ target: old.record.id, details: expect.objectContaining({ newKeyId: rolled.record.id, graceSeconds: 3600 }) });
+      expect(rows[0]).toMatchObject({
+        target: old.record.id,
+        details: expect.objectContaining({ newKeyId: rolled.record.id, graceSeconds: 3600 }),
+      });
       expect(JSON.stringify(rows)).not.toContain(old.key);
       expect(JSON.stringify(rows)).not.toContain(rolled.key);
     }, 20_000);
@@ -182,12 +208,18 @@ describe('Access requests and key rolls', () => {
       await expect(keys.roll(accountId, old.record.id, 0, ADMIN)).rejects.toThrow(/expired/);
 
       const next = await keys.roll(accountId, rolled.record.id, KEY_ROLL_GRACES['7d'], ADMIN);
-      await expect(keys.roll(accountId, rolled.record.id, 0, ADMIN)).rejects.toThrow(/already rolled/);
+      await expect(keys.roll(accountId, rolled.record.id, 0, ADMIN)).rejects.toThrow(
+        /already rolled/,
+      );
       await keys.revoke(next.record.id, ADMIN, accountId);
       await expect(keys.roll(accountId, next.record.id, 0, ADMIN)).rejects.toThrow(/revoked/);
-      await expect(keys.roll(accountId, next.record.id, 5_000, ADMIN)).rejects.toThrow(/grace must be one of/);
+      await expect(keys.roll(accountId, next.record.id, 5_000, ADMIN)).rejects.toThrow(
+        /grace must be one of/,
+      );
       const other = await ctx.newOwner();
-      await expect(keys.roll(other.accountId, rolled.record.id, 0, ADMIN)).rejects.toThrow('API key not found.');
+      await expect(keys.roll(other.accountId, rolled.record.id, 0, ADMIN)).rejects.toThrow(
+        'API key not found.',
+      );
       expect(await actions(accountId)).toEqual([
         'key.revoked',
         'key.rolled',

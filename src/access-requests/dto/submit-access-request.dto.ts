@@ -11,7 +11,11 @@ import {
 } from 'class-validator';
 import { HasNoUserInfo, IsRequestableUrl } from '../../common/http/http-url.validator';
 import { IsPlainText, trimText } from '../../common/http/plain-text.validator';
-import { EXPECTED_LISTINGS, type AccessRequestInput, type ExpectedListings } from '../access-request';
+import {
+  EXPECTED_LISTINGS,
+  type AccessRequestInput,
+  type ExpectedListings,
+} from '../access-request';
 import { luhnValid, normaliseOrganisationNumber } from '../organisation-number';
 
 /* The type check sits nearest the property: class-validator runs it first (see CreateListingDto). */

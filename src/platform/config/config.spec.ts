@@ -116,8 +116,10 @@ describe('config validation', () => {
     );
   });
 
-  it('takes WORKER_LANES as one lane or both, and sets a worker\'s niceness by them', () => {
-    expect(withEnv({ WORKER_LANES: 'interactive' }, appConfig).workerLanes).toEqual(['interactive']);
+  it("takes WORKER_LANES as one lane or both, and sets a worker's niceness by them", () => {
+    expect(withEnv({ WORKER_LANES: 'interactive' }, appConfig).workerLanes).toEqual([
+      'interactive',
+    ]);
     expect(withEnv({ WORKER_LANES: 'bulk, interactive,bulk' }, appConfig).workerLanes).toEqual([
       'bulk',
       'interactive',

@@ -30,8 +30,12 @@ export class AccessRequestsAndKeyExpiry1765700000000 implements MigrationInterfa
     )`);
     await q.query(`CREATE UNIQUE INDEX access_requests_one_open_uq ON access_requests (account_id)
       WHERE status = 'pending'`);
-    await q.query(`CREATE INDEX access_requests_account_idx ON access_requests (account_id, created_at DESC)`);
-    await q.query(`CREATE INDEX access_requests_status_idx ON access_requests (status, created_at, id)`);
+    await q.query(
+      `CREATE INDEX access_requests_account_idx ON access_requests (account_id, created_at DESC)`,
+    );
+    await q.query(
+      `CREATE INDEX access_requests_status_idx ON access_requests (status, created_at, id)`,
+    );
     await q.query(`ALTER TABLE api_keys ADD COLUMN expires_at timestamptz`);
   }
 
