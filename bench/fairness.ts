@@ -52,16 +52,20 @@ async function listingsToSell(base: string, account: BenchAccount, count: number
   return ids;
 }
 
-/** Sells each listing in turn, `SALE_GAP_MS` apart; the ms from each request to its arrival. */
+/** Per account, each sale's ms from its request to its arrival, and to the API's answer. */
+type SaleTimes = Map<string, { arrived: number[]; answered: number[] }>;
+
+/** Sells each listing in turn, `SALE_GAP_MS` apart, and times each sale (SaleTimes). */
 async function timedSales(
   base: string,
   receiver: BenchReceiver,
   sales: { account: BenchAccount; listingId: string }[],
-): Promise<Map<string, number[]>> {
-  const sent = new Map<string, { at: number; account: string }>();
+): Promise<SaleTimes> {
+  const sent = new Map<string, { at: number; account: string; answered: number }>();
   for (const { account, listingId } of sales) {
-    sent.set(listingId, { at: Date.now(), account: account.id });
+    const at = Date.now();
     await api(base, account.key, 'POST', `/v1/listings/${listingId}/sold`);
+    sent.set(listingId, { at, account: account.id, answered: Date.now() - at });
     await new Promise((r) => setTimeout(r, SALE_GAP_MS));
   }
   const arrival = (id: string) =>
@@ -71,9 +75,13 @@ async function timedSales(
     if (Date.now() > deadline) throw new Error('sales not delivered within 10 minutes');
     await new Promise((r) => setTimeout(r, 20));
   }
-  const byAccount = new Map<string, number[]>();
-  for (const [id, { at, account }] of sent)
-    byAccount.set(account, [...(byAccount.get(account) ?? []), arrival(id)!.at - at]);
+  const byAccount: SaleTimes = new Map();
+  for (const [id, { at, account, answered }] of sent) {
+    const times = byAccount.get(account) ?? { arrived: [], answered: [] };
+    times.arrived.push(arrival(id)!.at - at);
+    times.answered.push(answered);
+    byAccount.set(account, times);
+  }
   return byAccount;
 }
 
@@ -122,14 +130,18 @@ export async function benchFairness(ctx: FairnessBenchContext) {
     while (createdSoFar() < listingsCreated && Date.now() < drained)
       await new Promise((r) => setTimeout(r, 250));
 
-    const p95 = (m: Map<string, number[]>, account: BenchAccount) =>
-      Math.max(1, percentile(m.get(account.id)!, 0.95));
+    const p95 = (m: SaleTimes, account: BenchAccount, of: 'arrived' | 'answered' = 'arrived') =>
+      Math.max(1, percentile(m.get(account.id)![of], 0.95));
     const otherIdle = p95(idle, other);
     const otherLoaded = p95(loaded, other);
     const ownIdle = p95(idle, importer);
     const ownLoaded = p95(loaded, importer);
     console.log(
       `listing.sold → receiver p95: other account ${otherIdle} ms alone, ${otherLoaded} ms during the import; the importer's own ${ownIdle} ms alone, ${ownLoaded} ms during it (${backlogLeft.toLocaleString('en')} of its listing events still to deliver when the sales ended; import ${finished.status})`,
+    );
+    // Where the time went: the API's answer is part of each figure above.
+    console.log(
+      `POST /sold answered, p95: other account ${p95(idle, other, 'answered')} ms alone, ${p95(loaded, other, 'answered')} ms during the import; the importer's ${p95(idle, importer, 'answered')} ms alone, ${p95(loaded, importer, 'answered')} ms during it`,
     );
     const ratio = (loadedMs: number, idleMs: number) => Number((loadedMs / idleMs).toFixed(2));
     return {

@@ -21,7 +21,7 @@ export interface RenewBenchContext {
 
 const LINES = 20_000;
 const DUE_ONE_IN = 23;
-const ROUNDS = 3;
+const ROUNDS = 5;
 
 interface Run {
   view: Awaited<ReturnType<typeof pollImport>>;
