@@ -169,6 +169,14 @@ export class KnownLines {
     };
   }
 
+  /** Whether `line` was found by its hash and writes nothing: unchanged, or renewed only if due. */
+  writesNothing(line: number, renewing: boolean): boolean {
+    const other = this.others.get(line);
+    if (other) return !(renewing && other.renewalDue);
+    const at = this.find(line);
+    return at >= 0 && !(renewing && (this.flags[at] & RENEWAL_DUE) !== 0);
+  }
+
   delete(line: number): void {
     this.others.delete(line);
     const at = this.find(line);

@@ -25,6 +25,7 @@ import { ReferenceService } from '../reference/reference.service';
 import { STORAGE_DRIVER, StorageDriver } from '../storage/storage-driver';
 import { ImportFeedSource } from './import-feed-source';
 import { importEvent } from './imports.mapper';
+import { ChunkFill } from './chunk-fill';
 import { ChunkPacer } from './chunk-pacer';
 import { lineHash } from './import-line-hash';
 import {
@@ -352,12 +353,15 @@ export class ImportRunner {
     };
     try {
       let chunk: FeedRecord[] = [];
+      const fill = new ChunkFill(this.config.chunkLines);
       for await (const record of await this.feeds.open(row, this.cancelCheck(row.id))) {
         if (record.line <= row.next_line) continue;
         chunk.push(record);
-        if (chunk.length >= this.config.chunkLines) {
+        const writes = !known.writesNothing(record.line, row.renew);
+        if (fill.add(record.content.length, writes)) {
           await apply(chunk);
           chunk = [];
+          fill.reset();
         }
       }
       if (chunk.length > 0) await apply(chunk);

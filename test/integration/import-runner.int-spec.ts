@@ -387,6 +387,53 @@ describe('ImportRunner resume after a crash between chunks', () => {
     expect({ row: await importRow(id), results: await results(id) }).toEqual(before);
   });
 
+  it("a re-sent file's unchanged lines ride along in its chunks, and a renewing one's renewals commit together", async () => {
+    const lines = Array.from({ length: 12 }, (_, i) => body(300 + i));
+    await runner.run(await newImport(lines));
+    const due = [300, 306].map(externalId);
+    await ctx.dataSource.query(
+      `UPDATE listings SET expires_at = now() + interval '3 days'
+       WHERE account_id = $1 AND external_id = ANY($2)`,
+      [owner.accountId, due],
+    );
+    const chunks = jest.spyOn(store, 'saveChunk');
+    const renewing = jest.spyOn(store, 'saveRenewingChunk');
+    try {
+      // The night before: the due lines are applied again (the update above dropped their hashes),
+      // two lines to write (CHUNK is 3), in one chunk with the ten unchanged ones.
+      const night = await newImport(lines);
+      await runner.run(night);
+      expect(await importRow(night)).toMatchObject({
+        status: 'succeeded',
+        processed: 12,
+        unchanged: 12,
+      });
+      expect(chunks).toHaveBeenCalledTimes(1);
+      // All 12 known now: one chunk, with its two renewals in one statement.
+      const renew = await queueImport(ctx, owner, lines, { renew: true });
+      await runner.run(renew);
+      expect(chunks).toHaveBeenCalledTimes(1);
+      expect(renewing).toHaveBeenCalledTimes(1);
+      const [row] = await ctx.dataSource.query(
+        `SELECT status, processed, renewed, unchanged, next_line FROM imports WHERE id = $1`,
+        [renew],
+      );
+      expect(row).toEqual({
+        status: 'succeeded',
+        processed: 12,
+        renewed: 2,
+        unchanged: 10,
+        next_line: 12,
+      });
+      expect(await results(renew)).toEqual(
+        Array.from({ length: 12 }, (_, i) => `${i + 1}:${i % 6 === 0 ? 'renewed' : 'unchanged'}`),
+      );
+    } finally {
+      chunks.mockRestore();
+      renewing.mockRestore();
+    }
+  });
+
   it('runs one import at a time per account and mode, in order of arrival', async () => {
     const first = await newImport([body(1)]);
     const second = await newImport([body(2)]);
