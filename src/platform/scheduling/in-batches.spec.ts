@@ -3,7 +3,7 @@ import { inBatches } from './in-batches';
 describe('inBatches', () => {
   afterEach(() => jest.restoreAllMocks());
 
-  it('runs batches until one comes back short, resting after each full one as long as it took', async () => {
+  it('runs batches until one comes back short, resting after each full one twice as long as it took', async () => {
     const removed = [5, 5, 2];
     // Each batch takes the time the clock is moved on by while it runs: 40 ms, then 70 ms.
     const took = [40, 70, 10];
@@ -23,7 +23,7 @@ describe('inBatches', () => {
       },
     );
     expect(total).toBe(12);
-    expect(calls).toEqual(['batch 5', 'rest 40', 'batch 5', 'rest 70', 'batch 5']);
+    expect(calls).toEqual(['batch 5', 'rest 80', 'batch 5', 'rest 140', 'batch 5']);
   });
 
   it('ends after the batch in progress once the worker is stopping', async () => {
