@@ -120,6 +120,25 @@ describe('import plan', () => {
       known.delete(2);
       expect(known.get(2)).toBeUndefined();
     });
+
+    it('tells a line that writes nothing: found, and not due or not renewing', () => {
+      const firstLines = new FirstLines();
+      const known = new KnownLines(firstLines);
+      firstLines.note('plain', 1);
+      firstLines.note('due', 2);
+      known.set(1, hit('plain', 1));
+      known.set(2, hit('due', 2, true));
+      known.set(9, hit('never-noted', 9, true)); // kept apart, as above
+      expect([1, 2, 9].map((line) => known.writesNothing(line, false))).toEqual([true, true, true]);
+      expect([1, 2, 9].map((line) => known.writesNothing(line, true))).toEqual([
+        true,
+        false,
+        false,
+      ]);
+      expect(known.writesNothing(3, false)).toBe(false); // not found: read and written
+      known.delete(1);
+      expect(known.writesNothing(1, false)).toBe(false);
+    });
   });
 
   it('finishes with errors when any line failed', () => {
