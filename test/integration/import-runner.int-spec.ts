@@ -434,6 +434,62 @@ describe('ImportRunner resume after a crash between chunks', () => {
     }
   });
 
+  it('a renewing run that dies after its first chunk of riding lines resumes after it: each listing renewed once', async () => {
+    const lines = Array.from({ length: 40 }, (_, i) => body(400 + i));
+    await runner.run(await newImport(lines));
+    const due = [400, 410, 420, 430].map(externalId);
+    await ctx.dataSource.query(
+      `UPDATE listings SET expires_at = now() + interval '3 days'
+       WHERE account_id = $1 AND external_id = ANY($2)`,
+      [owner.accountId, due],
+    );
+    await runner.run(await newImport(lines)); // the night before: every line known again
+    const id = await queueImport(ctx, owner, lines, { renew: true });
+    // Renewals count as lines to write (CHUNK is 3): lines 1–21 hold three, 22–40 the fourth.
+    const renewing = jest.spyOn(store, 'saveRenewingChunk');
+    renewing
+      .mockImplementationOnce((...args) =>
+        ImportsStore.prototype.saveRenewingChunk.apply(store, args),
+      )
+      .mockImplementationOnce(() => Promise.reject(new Error('crashed between chunks')));
+    const logged = jest
+      .spyOn((runner as unknown as { logger: Logger }).logger, 'error')
+      .mockImplementation(() => undefined);
+    try {
+      await expect(runner.run(id)).rejects.toThrow('crashed between chunks');
+    } finally {
+      renewing.mockRestore();
+      logged.mockRestore();
+    }
+    expect(await importRow(id)).toMatchObject({ status: 'running', next_line: 21, processed: 21 });
+
+    await ctx.dataSource.query(
+      `UPDATE imports SET lease_until = now() - interval '1 second' WHERE id = $1`,
+      [id],
+    );
+    await runner.run(id);
+    const [row] = await ctx.dataSource.query(
+      `SELECT status, processed, renewed, unchanged, attempts FROM imports WHERE id = $1`,
+      [id],
+    );
+    expect(row).toEqual({
+      status: 'succeeded',
+      processed: 40,
+      renewed: 4,
+      unchanged: 36,
+      attempts: 1,
+    });
+    expect(await results(id)).toEqual(
+      Array.from({ length: 40 }, (_, i) => `${i + 1}:${i % 10 === 0 ? 'renewed' : 'unchanged'}`),
+    );
+    const updated = (await listingEvents()).filter((e: { key: string }) =>
+      e.key.startsWith('listing.updated:'),
+    );
+    expect(updated).toEqual(
+      due.map((externalId) => ({ key: `listing.updated:${externalId}`, n: 1 })),
+    );
+  });
+
   it('runs one import at a time per account and mode, in order of arrival', async () => {
     const first = await newImport([body(1)]);
     const second = await newImport([body(2)]);
