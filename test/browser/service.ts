@@ -45,8 +45,9 @@ export async function adminApi<T = unknown>(
 export const STRONG_PASSWORD = 'violet tractor harbour 42 umbrella';
 
 let users = 0;
+/** Unique across the run's workers too: each numbers its users, under its worker index. */
 export const uniqueEmail = (prefix = 'owner') =>
-  `${prefix}.${Date.now().toString(36)}.${++users}@example.se`;
+  `${prefix}.${Date.now().toString(36)}.w${process.env.TEST_WORKER_INDEX ?? 0}.${++users}@example.se`;
 
 /** The dashboard link (path and token) of the newest kept mail to `email`, read by staff's API. */
 export async function mailedLink(baseURL: string, email: string, path: string): Promise<string> {

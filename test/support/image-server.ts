@@ -13,13 +13,14 @@ export class ImageServer {
   /** /held waits for this before it answers */
   held: { arrived: () => void; release: Promise<void> } | undefined;
   private server!: http.Server;
-  private bodies!: { jpeg: Buffer; png: Buffer; bomb: Buffer };
+  private bodies!: { jpeg: Buffer; png: Buffer; smallPng: Buffer; bomb: Buffer };
   base = '';
 
   async start(): Promise<void> {
     this.bodies = {
       jpeg: await jpegWithGps(64, 32),
       png: await png(2000, 1000),
+      smallPng: await png(640, 320),
       bomb: await pixelBomb(),
     };
     this.server = http.createServer((req, res) => void this.answer(req, res));
@@ -42,6 +43,8 @@ export class ImageServer {
         return image(this.bodies.jpeg, 'image/jpeg');
       case '/wide.png':
         return image(this.bodies.png, 'image/png');
+      case '/small.png':
+        return image(this.bodies.smallPng, 'image/png');
       case '/bomb.png':
         return image(this.bodies.bomb, 'image/png');
       case '/page.html':
