@@ -1,5 +1,6 @@
 import { IMAGE_PRIORITY } from '../../listings/gallery/image-priority';
-import { imageJobOptions } from './image-queue';
+import { stalledJobSettings } from '../../platform/queues/stalled-jobs';
+import { imageJobOptions, imageQueueOptions } from './image-queue';
 
 describe('imageJobOptions', () => {
   it('gives a single request’s image a higher Bull priority (a lower number) than a bulk one’s', () => {
@@ -16,5 +17,15 @@ describe('imageJobOptions', () => {
       removeOnComplete: true,
       removeOnFail: true,
     });
+  });
+});
+
+describe('imageQueueOptions', () => {
+  it('frees a dead worker’s job within its image’s lease, so the hand-over after the lease is not ignored', () => {
+    expect(imageQueueOptions(3_000).settings).toMatchObject(stalledJobSettings(3_000));
+  });
+
+  it('keeps Bull’s 30 s lock under a longer lease: Bull runs the stalled job again before the lease ends', () => {
+    expect(imageQueueOptions(5 * 60_000).settings).toMatchObject(stalledJobSettings(30_000));
   });
 });

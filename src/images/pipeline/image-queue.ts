@@ -1,4 +1,5 @@
-import type { JobOptions } from 'bull';
+import type { JobOptions, QueueOptions } from 'bull';
+import { stalledJobSettings } from '../../platform/queues/stalled-jobs';
 import type { ImagePriority } from '../../listings/gallery/image-priority';
 
 export const IMAGE_QUEUE = 'images';
@@ -9,6 +10,8 @@ export interface ImageJob {
 
 /** Past this a job is failed by Bull, and its image handed over again after the lease. */
 const JOB_TIMEOUT_MS = 120_000;
+/** Bull's default lock: a job stalled within it is run again by Bull itself, before a longer lease ends. */
+const MAX_JOB_LOCK_MS = 30_000;
 
 /**
  * The database is the truth: a job only says "process this image". One job per image (its id),
@@ -26,4 +29,12 @@ export function imageJobOptions(imageId: string, priority: ImagePriority): JobOp
     attempts: 1,
     timeout: JOB_TIMEOUT_MS,
   };
+}
+
+/**
+ * A dead worker's job must leave Bull's active list within about its image's lease, as the
+ * image's claim does: while it sits there, the dispatcher's hand-over (same job id) is ignored.
+ */
+export function imageQueueOptions(leaseMs: number): QueueOptions {
+  return { settings: stalledJobSettings(Math.min(leaseMs, MAX_JOB_LOCK_MS)) };
 }
