@@ -113,8 +113,8 @@ describe('ImportRunner resume after a crash between chunks', () => {
   const importRow = async (id: string) =>
     (
       await ctx.dataSource.query(
-        `SELECT status, next_line, lines, processed, created, updated, unchanged, failed, removed,
-                attempts, claim_token, lease_until
+        `SELECT status, next_line, lines, processed, created, updated, unchanged, renewed, failed,
+                removed, attempts, claim_token, lease_until
          FROM imports WHERE id = $1`,
         [id],
       )
@@ -414,11 +414,7 @@ describe('ImportRunner resume after a crash between chunks', () => {
       await runner.run(renew);
       expect(chunks).toHaveBeenCalledTimes(1);
       expect(renewing).toHaveBeenCalledTimes(1);
-      const [row] = await ctx.dataSource.query(
-        `SELECT status, processed, renewed, unchanged, next_line FROM imports WHERE id = $1`,
-        [renew],
-      );
-      expect(row).toEqual({
+      expect(await importRow(renew)).toMatchObject({
         status: 'succeeded',
         processed: 12,
         renewed: 2,
@@ -468,11 +464,7 @@ describe('ImportRunner resume after a crash between chunks', () => {
       [id],
     );
     await runner.run(id);
-    const [row] = await ctx.dataSource.query(
-      `SELECT status, processed, renewed, unchanged, attempts FROM imports WHERE id = $1`,
-      [id],
-    );
-    expect(row).toEqual({
+    expect(await importRow(id)).toMatchObject({
       status: 'succeeded',
       processed: 40,
       renewed: 4,
